@@ -1,0 +1,94 @@
+"""Command-line entry point: `tftui FLOW` opens the debugger; subcommands run headless.
+
+Each subcommand lives in `tftui/commands/<name>.py` and exposes `HELP` (one line),
+`DESCRIPTION` (the --help text), `add_arguments(parser)` and `run(args) -> int`.
+Command modules import heavy dependencies (Textual, httpx) inside `run`, so building
+the parser and the headless paths stay fast and never pull in the UI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from tftui import __version__
+
+# name -> module under tftui.commands, in the order `tftui --help` lists them.
+SUBCOMMANDS: dict[str, str] = {
+    "open": "open_flow",
+    "run": "run",
+    "check": "check",
+    "runs": "runs",
+    "gate": "gate",
+    "trace": "trace",
+    "replay": "replay",
+    "schema": "schema",
+    "config": "config",
+}
+
+EPILOG = """\
+examples:
+  tftui sample_flows/validate.json        open the debugger on a flow
+  tftui run sample_flows/validate.json    run a flow headless (replies file found next to it)
+  tftui check sample_flows/*.json         validate flows (exit 1 on errors)
+  tftui gate trace.json --rules rules.toml  check a recorded trace with deterministic rules
+
+exit codes: 0 success, 1 failure (errors, failed or blocked run), 2 invalid input or usage
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tftui",
+        description="tftui runs and debugs taskflow flows (JSON DAGs of agent phases with quality gates).\n"
+        "`tftui FLOW` opens the terminal debugger; the subcommands below run headless.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"tftui {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module_name in SUBCOMMANDS.items():
+        try:
+            module = importlib.import_module(f"tftui.commands.{module_name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"tftui.commands.{module_name}":
+                raise
+            continue  # a subcommand not built yet is simply not offered
+        cmd = sub.add_parser(
+            name,
+            help=module.HELP,
+            description=getattr(module, "DESCRIPTION", module.HELP),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        module.add_arguments(cmd)
+        cmd.set_defaults(handler=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    # `tftui FLOW ...` is shorthand for `tftui open FLOW ...`.
+    if args_list and not args_list[0].startswith("-") and args_list[0] not in SUBCOMMANDS:
+        args_list.insert(0, "open")
+    parser = build_parser()
+    if not args_list:
+        parser.print_help()
+        return 2
+    args = parser.parse_args(args_list)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(handler(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The flow file as a value: models, loading with diagnostics, checks, the DAG."""

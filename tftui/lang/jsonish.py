@@ -1,0 +1,57 @@
+"""Lenient JSON extraction from model output (SPEC §4.4).
+
+Used by `output: "json"`, `{steps.X.json}`, map `over`, the json-schema scorer and
+the verdict/judge/winner parsers. Returns MISSING when nothing parses; never raises.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from tftui.lang.values import MISSING, js_trim
+
+# ```<info>\n<body>```  — info has no backticks and no newline; \r\n accepted; body non-greedy.
+_FENCE_RE = re.compile(r"```([^`\n]*?)\r?\n([\s\S]*?)```")
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"JSON does not allow {name}")
+
+
+def strict_json(text: str) -> Any:
+    """JSON.parse: MISSING on any syntax error (NaN/Infinity are not JSON)."""
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except (ValueError, RecursionError):
+        return MISSING
+
+
+def lenient_parse(text: Any) -> Any:
+    """First success of: whole text, fenced blocks (json-tagged first), bracket slice."""
+    if not isinstance(text, str):
+        return MISSING
+    body = js_trim(text)
+    if not body:
+        return MISSING
+    value = strict_json(body)
+    if value is not MISSING:
+        return value
+    if "```" in body:
+        tagged: list[str] = []
+        others: list[str] = []
+        for match in _FENCE_RE.finditer(body):
+            (tagged if match.group(1).strip().lower() == "json" else others).append(match.group(2))
+        for block in tagged + others:
+            value = strict_json(js_trim(block))
+            if value is not MISSING:
+                return value
+    starts = [i for i in (body.find("["), body.find("{")) if i >= 0]
+    if starts:
+        start = min(starts)
+        closer = "]" if body[start] == "[" else "}"
+        end = body.rfind(closer)
+        if end > start:
+            return strict_json(body[start : end + 1])
+    return MISSING
