@@ -1,0 +1,321 @@
+"""Run events: the only thing front ends (TUI, headless CLI, journal, trace recorder) consume.
+
+Every state change of a run is one event. `tftui.engine.state.fold` turns a stream of
+them into a `RunState`, so a live run, a resumed run and a replay look the same.
+
+Conventions (stable contract):
+- Each event class has a class-level `kind` string and two instance fields set by the
+  run's emitter: `seq` (monotonic per run, starting at 1) and `ts` (wall-clock seconds).
+- `attempt` fields are 0-based, as in `AgentRequest.attempt` (SPEC §7.3 `k`); add 1 to
+  display them. `round` is the onBlock round (0 = the gate's first evaluation).
+- `usage` fields are `Usage.to_json()` dicts (`input`, `output`, `costUSD`?, `cacheRead`?,
+  `cacheWrite`?) or None when the runner reported no usage (never a fake zero).
+- A phase's `json` may be MISSING (JS undefined: "no parsed value"); it is omitted from
+  the JSON form and restored as MISSING when decoding. JSON null stays None.
+- `node_path` follows DESIGN §3 (`phase`, `phase#item-<i>`, `phase#branch-<i>`,
+  `phase#variant-<n>`, `phase#judge`).
+- `event_from_json` tolerates unknown kinds (returns `UnknownEvent`) and unknown keys
+  (ignored), so newer journals can be read by older front ends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar
+
+from tftui.lang.values import MISSING
+
+
+@dataclass(slots=True, kw_only=True)
+class Event:
+    kind: ClassVar[str] = "event"
+    seq: int = 0
+    ts: float = 0.0
+
+
+@dataclass(slots=True, kw_only=True)
+class RunStarted(Event):
+    kind: ClassVar[str] = "run_started"
+    run_id: str = ""
+    flow_name: str = ""
+    flow_path: str | None = None
+    args: dict[str, Any] = field(default_factory=dict)
+    phase_ids: list[str] = field(default_factory=list)
+    phase_types: dict[str, str] = field(default_factory=dict)
+    resumed: bool = False  # True when the run continues a journal (resume_state)
+
+
+@dataclass(slots=True, kw_only=True)
+class GuardEvaluated(Event):
+    kind: ClassVar[str] = "guard_evaluated"
+    phase_id: str = ""
+    expr: str = ""
+    value: bool = True
+    error: str | None = None
+    overridden: bool = False  # the expression came from a debugger guard override
+
+
+@dataclass(slots=True, kw_only=True)
+class PhaseSkipped(Event):
+    kind: ClassVar[str] = "phase_skipped"
+    phase_id: str = ""
+    reason: str = ""  # SPEC §3.2 skip reason (stored as the phase's `error`)
+
+
+@dataclass(slots=True, kw_only=True)
+class PhaseStarted(Event):
+    kind: ClassVar[str] = "phase_started"
+    phase_id: str = ""
+    phase_type: str = "agent"
+    depth: int = 0  # onBlock re-run depth (SPEC §6.10); 0 for a normal run
+    round: int = 0  # the onBlock round that re-runs this phase (0 = first run)
+
+
+@dataclass(slots=True, kw_only=True)
+class PhaseWarning(Event):
+    """A warning added to a phase while it runs (it is repeated in PhaseFinished.warnings)."""
+
+    kind: ClassVar[str] = "phase_warning"
+    phase_id: str = ""
+    message: str = ""
+
+
+@dataclass(slots=True, kw_only=True)
+class AttemptStarted(Event):
+    kind: ClassVar[str] = "attempt_started"
+    phase_id: str = ""
+    node_path: str = ""
+    attempt: int = 0
+    prompt: str = ""
+    agent: str = ""
+
+
+@dataclass(slots=True, kw_only=True)
+class AgentReturned(Event):
+    kind: ClassVar[str] = "agent_returned"
+    phase_id: str = ""
+    node_path: str = ""
+    attempt: int = 0
+    output: str = ""
+    error: str | None = None
+    usage: dict[str, Any] | None = None
+    duration_ms: float = 0.0
+    timed_out: bool = False
+    exit_code: int = 0
+
+
+@dataclass(slots=True, kw_only=True)
+class AttemptFailed(Event):
+    kind: ClassVar[str] = "attempt_failed"
+    phase_id: str = ""
+    node_path: str = ""
+    attempt: int = 0
+    error: str = ""
+    transient: bool = False
+    why: str = ""  # "error" | "timeout" | "contract" | "aborted" | "budget"
+    will_retry: bool = False
+
+
+@dataclass(slots=True, kw_only=True)
+class BackoffStarted(Event):
+    kind: ClassVar[str] = "backoff_started"
+    phase_id: str = ""
+    node_path: str = ""
+    attempt: int = 0  # the attempt that failed; the next one is attempt + 1
+    delay_ms: int = 0
+
+
+@dataclass(slots=True, kw_only=True)
+class ScorersEvaluated(Event):
+    kind: ClassVar[str] = "scorers_evaluated"
+    phase_id: str = ""
+    results: list[dict[str, Any]] = field(default_factory=list)  # {name, type, passed, score, detail?}
+    combined: float = 0.0
+    threshold: float | None = None
+    stage: str = ""  # deterministic | early-cutoff | judge-weighted | judge-authoritative | unresolved
+    report: str = ""  # the scorer report text (SPEC §6.6)
+
+
+@dataclass(slots=True, kw_only=True)
+class JudgeCalled(Event):
+    kind: ClassVar[str] = "judge_called"
+    phase_id: str = ""
+    prompt: str = ""
+    node_path: str = ""
+
+
+@dataclass(slots=True, kw_only=True)
+class FallbackUsed(Event):
+    """A fail-open substitution (SPEC §9.8 `fallback` steps): ambiguous verdict, bad guard, …"""
+
+    kind: ClassVar[str] = "fallback_used"
+    phase_id: str = ""
+    reason: str = ""
+
+
+@dataclass(slots=True, kw_only=True)
+class GateVerdict(Event):
+    kind: ClassVar[str] = "gate_verdict"
+    phase_id: str = ""
+    verdict: str = "pass"  # "pass" | "block"
+    reason: str | None = None
+    source: str = ""  # eval | score | judge | task | approval
+    round: int = 0
+    json: Any = MISSING
+    prompts: list[str] = field(default_factory=list)
+    combined: float | None = None
+    output: str = ""
+
+
+@dataclass(slots=True, kw_only=True)
+class OnBlockRound(Event):
+    kind: ClassVar[str] = "on_block_round"
+    phase_id: str = ""
+    round: int = 1  # 1-based onBlock round about to run
+    reason: str | None = None  # the block reason that triggered it
+    rerun: list[str] = field(default_factory=list)  # upstream phase ids re-executed this round
+
+
+@dataclass(slots=True, kw_only=True)
+class ApprovalRequested(Event):
+    kind: ClassVar[str] = "approval_requested"
+    phase_id: str = ""
+    message: str = ""
+    previous_output: str | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class PhaseFinished(Event):
+    kind: ClassVar[str] = "phase_finished"
+    phase_id: str = ""
+    status: str = "done"  # done | failed (skips are PhaseSkipped)
+    output: str | None = None
+    json: Any = MISSING
+    error: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    usage: dict[str, Any] | None = None
+    attempts: int = 1  # SPEC §2.2: calls made (gates: onBlock rounds run)
+    gate: dict[str, Any] | None = None  # {verdict, reason?, scores?}
+    duration_ms: float = 0.0
+    # loop / tournament / approval / defError / timedOut / budgetTruncated / sideEffect
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True, kw_only=True)
+class PhaseReset(Event):
+    """The debugger made a finished phase pending again (re-run of stale phases / gate)."""
+
+    kind: ClassVar[str] = "phase_reset"
+    phase_id: str = ""
+    reason: str = ""
+
+
+@dataclass(slots=True, kw_only=True)
+class Paused(Event):
+    kind: ClassVar[str] = "paused"
+    point: str = ""  # before-phase | before-attempt | before-round | after-verdict
+    phase_id: str | None = None
+    node_path: str | None = None
+    attempt: int | None = None
+    round: int | None = None
+    why: str = "step"  # step | breakpoint | data-breakpoint | failure | block | pause
+
+
+@dataclass(slots=True, kw_only=True)
+class Resumed(Event):
+    kind: ClassVar[str] = "resumed"
+
+
+@dataclass(slots=True, kw_only=True)
+class RunFinished(Event):
+    kind: ClassVar[str] = "run_finished"
+    status: str = "completed"  # completed | failed | blocked | paused
+    final_output: str = ""
+    usage: dict[str, Any] | None = None
+    error: str | None = None  # crash message, if the engine crashed
+
+
+@dataclass(slots=True, kw_only=True)
+class UnknownEvent(Event):
+    """An event of a kind this version does not know (kept verbatim)."""
+
+    kind: ClassVar[str] = "unknown"
+    raw_kind: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.kind: cls
+    for cls in (
+        RunStarted,
+        GuardEvaluated,
+        PhaseSkipped,
+        PhaseStarted,
+        PhaseWarning,
+        AttemptStarted,
+        AgentReturned,
+        AttemptFailed,
+        BackoffStarted,
+        ScorersEvaluated,
+        JudgeCalled,
+        FallbackUsed,
+        GateVerdict,
+        OnBlockRound,
+        ApprovalRequested,
+        PhaseFinished,
+        PhaseReset,
+        Paused,
+        Resumed,
+        RunFinished,
+    )
+}
+
+_FIELDS: dict[type, tuple[str, ...]] = {cls: tuple(f.name for f in fields(cls)) for cls in EVENT_TYPES.values()}
+
+
+def _plain(value: Any) -> Any:
+    """Make a value JSON-safe: MISSING inside containers becomes None, tuples become lists."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items() if v is not MISSING}
+    if isinstance(value, (list, tuple)):
+        return [None if v is MISSING else _plain(v) for v in value]
+    return value
+
+
+def event_to_json(event: Event) -> dict[str, Any]:
+    """The event as a JSON-ready dict with its `kind`; MISSING-valued fields are omitted."""
+    if isinstance(event, UnknownEvent):
+        data = dict(event.data)
+        data["kind"] = event.raw_kind
+        data["seq"] = event.seq
+        data["ts"] = event.ts
+        return data
+    out: dict[str, Any] = {"kind": event.kind}
+    for name in _FIELDS[type(event)]:
+        value = getattr(event, name)
+        if value is MISSING:
+            continue
+        out[name] = value if isinstance(value, (str, int, float, bool, type(None))) else _plain(value)
+    return out
+
+
+def event_from_json(data: dict[str, Any]) -> Event:
+    """Inverse of `event_to_json`; unknown kinds give `UnknownEvent`, unknown keys are ignored."""
+    kind = data.get("kind")
+    cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        rest = {k: v for k, v in data.items() if k not in ("kind", "seq", "ts")}
+        return UnknownEvent(
+            raw_kind=str(kind), data=rest, seq=_int(data.get("seq")), ts=_float(data.get("ts"))
+        )
+    names = _FIELDS[cls]
+    kwargs = {k: v for k, v in data.items() if k in names}
+    return cls(**kwargs)
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _float(value: Any) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0

@@ -1,0 +1,407 @@
+"""Run state as a fold over events (DESIGN §4): nothing else holds run state.
+
+`apply(state, event)` mutates and returns `state` in O(1) per event (no copies), so
+a live run folds as it goes, a resumed run folds its journal first, and a replay
+folds a recording: all three give the same `RunState`.
+
+Naming: `PhaseState.attempts` is SPEC §2.2's number (calls made; gates: onBlock
+rounds), `PhaseState.attempt_log` is the list of individual `Attempt`s (every model
+call of the phase, including map items, branches, variants and judges).
+`PhaseState.usage` uses SPEC §2.2's keys (`input`, `output`, `cost`, `cacheRead`,
+`cacheWrite`, `turns`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from tftui.engine import events as ev
+from tftui.lang.values import MISSING
+
+
+class PhaseStatus(StrEnum):
+    PENDING = "pending"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+    @property
+    def terminal(self) -> bool:
+        return self in (PhaseStatus.DONE, PhaseStatus.FAILED, PhaseStatus.SKIPPED)
+
+
+def empty_usage() -> dict[str, Any]:
+    return {"input": 0, "output": 0, "cost": 0.0, "cacheRead": 0, "cacheWrite": 0, "turns": 0}
+
+
+def add_usage(total: dict[str, Any], usage: dict[str, Any] | None) -> None:
+    """Add a runner usage dict (`Usage.to_json()` keys) to a SPEC §2.2 usage dict, in place."""
+    if not usage:
+        return
+    total["input"] += _num(usage.get("input"))
+    total["output"] += _num(usage.get("output"))
+    total["cost"] += _num(usage.get("costUSD", usage.get("cost")))
+    total["cacheRead"] += _num(usage.get("cacheRead"))
+    total["cacheWrite"] += _num(usage.get("cacheWrite"))
+    total["turns"] += 1
+
+
+def _num(value: Any) -> float | int:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+
+
+@dataclass(slots=True)
+class Attempt:
+    """One model call (one node path, one attempt number)."""
+
+    node_path: str
+    attempt: int  # 0-based
+    agent: str = ""
+    prompt: str = ""
+    status: str = "running"  # running | ok | failed
+    output: str | None = None
+    error: str | None = None
+    usage: dict[str, Any] | None = None
+    duration_ms: float = 0.0
+    transient: bool = False
+    why: str = ""
+    will_retry: bool = False
+    delay_ms: int | None = None  # backoff waited after this attempt
+    started_ts: float = 0.0
+
+
+@dataclass(slots=True)
+class GateEvaluation:
+    """One gate verdict (the first evaluation is round 0, then one per onBlock round)."""
+
+    round: int
+    verdict: str
+    reason: str | None = None
+    source: str = ""
+    json: Any = MISSING
+    prompts: list[str] = field(default_factory=list)
+    combined: float | None = None
+    scores: dict[str, Any] | None = None  # {results, combined, threshold?, stage}
+    output: str = ""
+
+
+@dataclass(slots=True)
+class PhaseState:
+    id: str
+    type: str = "agent"
+    status: PhaseStatus = PhaseStatus.PENDING
+    output: str | None = None
+    json: Any = MISSING
+    usage: dict[str, Any] = field(default_factory=empty_usage)
+    model: str | None = None
+    error: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    attempts: int = 0
+    timed_out: bool = False
+    budget_truncated: bool = False
+    gate: dict[str, Any] | None = None
+    approval: dict[str, Any] | None = None
+    loop: dict[str, Any] | None = None
+    tournament: dict[str, Any] | None = None
+    def_error: str | None = None
+    side_effect: bool = False
+    optional: bool = False
+    started_at: float | None = None
+    ended_at: float | None = None
+    duration_ms: float = 0.0
+    # debugger / TUI extras
+    attempt_log: list[Attempt] = field(default_factory=list)
+    gate_history: list[GateEvaluation] = field(default_factory=list)
+    scores: dict[str, Any] | None = None  # last ScorersEvaluated
+    judge_prompt: str | None = None
+    guard: dict[str, Any] | None = None  # {expr, value, error, overridden}
+    depth: int = 0
+    round: int = 0  # current onBlock round (gates) / re-run round (upstream phases)
+    runs: int = 0  # how many times the phase started (onBlock re-runs, debugger re-runs)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def current_attempt(self) -> Attempt | None:
+        return self.attempt_log[-1] if self.attempt_log else None
+
+
+@dataclass(slots=True)
+class RunState:
+    run_id: str = ""
+    flow_name: str = ""
+    flow_path: str | None = None
+    args: dict[str, Any] = field(default_factory=dict)
+    status: str = "pending"  # pending | running | completed | failed | blocked | paused
+    phases: dict[str, PhaseState] = field(default_factory=dict)
+    final_output: str | None = None
+    usage: dict[str, Any] = field(default_factory=empty_usage)  # every call, including re-runs
+    paused: ev.Paused | None = None
+    error: str | None = None
+    started_at: float | None = None
+    ended_at: float | None = None
+    last_seq: int = 0
+    event_count: int = 0
+    resumed: bool = False
+
+    def phase(self, phase_id: str) -> PhaseState:
+        state = self.phases.get(phase_id)
+        if state is None:  # tolerate events for phases the RunStarted did not list
+            state = self.phases[phase_id] = PhaseState(id=phase_id)
+        return state
+
+
+def _find_attempt(phase: PhaseState, node_path: str, attempt: int) -> Attempt | None:
+    # The matching attempt is nearly always among the last few (fan-outs interleave).
+    for item in reversed(phase.attempt_log):
+        if item.node_path == node_path and item.attempt == attempt:
+            return item
+    return None
+
+
+def _run_started(state: RunState, e: ev.RunStarted) -> None:
+    state.run_id = e.run_id
+    state.flow_name = e.flow_name
+    state.flow_path = e.flow_path
+    state.args = dict(e.args)
+    state.status = "running"
+    state.started_at = e.ts
+    state.ended_at = None
+    state.paused = None
+    state.resumed = e.resumed
+    for pid in e.phase_ids:
+        if pid not in state.phases:
+            state.phases[pid] = PhaseState(id=pid, type=e.phase_types.get(pid, "agent"))
+
+
+def _guard(state: RunState, e: ev.GuardEvaluated) -> None:
+    state.phase(e.phase_id).guard = {
+        "expr": e.expr,
+        "value": e.value,
+        "error": e.error,
+        "overridden": e.overridden,
+    }
+
+
+def _skipped(state: RunState, e: ev.PhaseSkipped) -> None:
+    p = state.phase(e.phase_id)
+    p.status = PhaseStatus.SKIPPED
+    p.error = e.reason
+    p.output = None
+    p.json = MISSING
+    p.ended_at = e.ts
+
+
+def _started(state: RunState, e: ev.PhaseStarted) -> None:
+    p = state.phase(e.phase_id)
+    p.type = e.phase_type
+    p.status = PhaseStatus.RUNNING
+    p.depth = e.depth
+    p.round = e.round
+    p.runs += 1
+    p.started_at = e.ts
+    p.ended_at = None
+    p.output = None
+    p.json = MISSING
+    p.error = None
+    p.warnings = []
+    p.attempts = 0
+    p.usage = empty_usage()
+    p.attempt_log = []
+    p.timed_out = False
+    p.budget_truncated = False
+    if e.phase_type == "gate" and e.round == 0:
+        p.gate_history = []
+        p.gate = None
+
+
+def _warning(state: RunState, e: ev.PhaseWarning) -> None:
+    p = state.phase(e.phase_id)
+    if e.message not in p.warnings:
+        p.warnings.append(e.message)
+
+
+def _attempt_started(state: RunState, e: ev.AttemptStarted) -> None:
+    state.phase(e.phase_id).attempt_log.append(
+        Attempt(node_path=e.node_path, attempt=e.attempt, agent=e.agent, prompt=e.prompt, started_ts=e.ts)
+    )
+
+
+def _agent_returned(state: RunState, e: ev.AgentReturned) -> None:
+    p = state.phase(e.phase_id)
+    item = _find_attempt(p, e.node_path, e.attempt)
+    if item is None:
+        item = Attempt(node_path=e.node_path, attempt=e.attempt)
+        p.attempt_log.append(item)
+    item.status = "failed" if e.error is not None else "ok"
+    item.output = e.output
+    item.error = e.error
+    item.usage = e.usage
+    item.duration_ms = e.duration_ms
+    add_usage(p.usage, e.usage)
+    add_usage(state.usage, e.usage)
+
+
+def _attempt_failed(state: RunState, e: ev.AttemptFailed) -> None:
+    p = state.phase(e.phase_id)
+    item = _find_attempt(p, e.node_path, e.attempt)
+    if item is None:
+        item = Attempt(node_path=e.node_path, attempt=e.attempt)
+        p.attempt_log.append(item)
+    item.status = "failed"
+    item.error = e.error
+    item.transient = e.transient
+    item.why = e.why
+    item.will_retry = e.will_retry
+
+
+def _backoff(state: RunState, e: ev.BackoffStarted) -> None:
+    item = _find_attempt(state.phase(e.phase_id), e.node_path, e.attempt)
+    if item is not None:
+        item.delay_ms = e.delay_ms
+
+
+def _scorers(state: RunState, e: ev.ScorersEvaluated) -> None:
+    state.phase(e.phase_id).scores = {
+        "results": e.results,
+        "combined": e.combined,
+        "threshold": e.threshold,
+        "stage": e.stage,
+        "report": e.report,
+    }
+
+
+def _judge(state: RunState, e: ev.JudgeCalled) -> None:
+    state.phase(e.phase_id).judge_prompt = e.prompt
+
+
+def _verdict(state: RunState, e: ev.GateVerdict) -> None:
+    p = state.phase(e.phase_id)
+    p.gate_history.append(
+        GateEvaluation(
+            round=e.round,
+            verdict=e.verdict,
+            reason=e.reason,
+            source=e.source,
+            json=e.json,
+            prompts=list(e.prompts),
+            combined=e.combined,
+            scores=p.scores,
+            output=e.output,
+        )
+    )
+    gate: dict[str, Any] = {"verdict": e.verdict}
+    if e.reason:
+        gate["reason"] = e.reason
+    p.gate = gate
+
+
+def _on_block_round(state: RunState, e: ev.OnBlockRound) -> None:
+    p = state.phase(e.phase_id)
+    p.round = e.round
+    p.scores = None
+    p.judge_prompt = None
+
+
+def _finished(state: RunState, e: ev.PhaseFinished) -> None:
+    p = state.phase(e.phase_id)
+    p.status = PhaseStatus(e.status)
+    p.output = e.output
+    p.json = e.json
+    p.error = e.error
+    p.warnings = list(e.warnings)
+    p.attempts = e.attempts
+    p.gate = e.gate
+    p.ended_at = e.ts
+    p.duration_ms = e.duration_ms
+    if e.usage is not None:
+        usage = empty_usage()
+        usage.update(e.usage)
+        p.usage = usage
+    x = e.extra
+    p.extra = x
+    p.loop = x.get("loop")
+    p.tournament = x.get("tournament")
+    p.approval = x.get("approval")
+    p.def_error = x.get("defError")
+    p.timed_out = bool(x.get("timedOut", False))
+    p.budget_truncated = bool(x.get("budgetTruncated", False))
+    p.side_effect = bool(x.get("sideEffect", False))
+    p.optional = bool(x.get("optional", p.optional))
+    p.model = x.get("model", p.model)
+
+
+def _reset(state: RunState, e: ev.PhaseReset) -> None:
+    p = state.phase(e.phase_id)
+    p.status = PhaseStatus.PENDING
+    p.output = None
+    p.json = MISSING
+    p.error = None
+    p.gate = None
+    if state.status not in ("running", "pending"):
+        state.status = "running"
+
+
+def _paused(state: RunState, e: ev.Paused) -> None:
+    state.paused = e
+
+
+def _resumed(state: RunState, e: ev.Resumed) -> None:
+    state.paused = None
+
+
+def _run_finished(state: RunState, e: ev.RunFinished) -> None:
+    state.status = e.status
+    state.final_output = e.final_output
+    state.error = e.error
+    state.ended_at = e.ts
+    state.paused = None
+    if e.usage is not None:
+        usage = empty_usage()
+        usage.update(e.usage)
+        state.usage = usage
+
+
+_HANDLERS: dict[type, Any] = {
+    ev.RunStarted: _run_started,
+    ev.GuardEvaluated: _guard,
+    ev.PhaseSkipped: _skipped,
+    ev.PhaseStarted: _started,
+    ev.PhaseWarning: _warning,
+    ev.AttemptStarted: _attempt_started,
+    ev.AgentReturned: _agent_returned,
+    ev.AttemptFailed: _attempt_failed,
+    ev.BackoffStarted: _backoff,
+    ev.ScorersEvaluated: _scorers,
+    ev.JudgeCalled: _judge,
+    ev.GateVerdict: _verdict,
+    ev.OnBlockRound: _on_block_round,
+    ev.PhaseFinished: _finished,
+    ev.PhaseReset: _reset,
+    ev.Paused: _paused,
+    ev.Resumed: _resumed,
+    ev.RunFinished: _run_finished,
+}
+
+
+def apply(state: RunState, event: ev.Event) -> RunState:
+    """Apply one event to `state` in place and return it. Unknown events only bump counters."""
+    handler = _HANDLERS.get(type(event))
+    if handler is not None:
+        handler(state, event)
+    state.event_count += 1
+    if event.seq > state.last_seq:
+        state.last_seq = event.seq
+    return state
+
+
+def fold(events: Iterable[ev.Event], state: RunState | None = None) -> RunState:
+    """Fold events into `state` (a fresh RunState when None)."""
+    if state is None:
+        state = RunState()
+    for event in events:
+        apply(state, event)
+    return state
