@@ -1,0 +1,413 @@
+"""Append-only run journal: `<root>/<run-id>/events.jsonl` + `meta.json` + `flow.json`.
+
+Why this shape:
+- One JSON object per line, written and flushed to the OS as each event happens, so a
+  killed process loses nothing it had finished (the kernel still has the bytes).
+- fsync is grouped: `sync()` makes everything written since the previous sync durable
+  with one fsync. The engine calls it at phase boundaries and at the end, never per
+  event, so a 1000-item map does not pay 1000 disk flushes.
+- Reading tolerates a torn last line (a crash mid-write) and reports it as a warning;
+  a bad line elsewhere is skipped and reported too.
+- Secrets never belong in a journal: values under keys such as `api_key` or
+  `authorization` are replaced before anything is written.
+
+The journal stores plain JSON dicts; `tftui.engine.events.event_from_json` turns them
+back into events (`decode_events`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+EVENTS_FILE = "events.jsonl"
+META_FILE = "meta.json"
+FLOW_FILE = "flow.json"
+RUNS_SUBDIR = Path(".tftui") / "runs"
+ENV_RUNS_DIR = "TFTUI_RUNS_DIR"
+REDACTED = "[redacted]"
+
+_RUN_ID_RE = re.compile(r"^\d{8}-\d{6}-[0-9a-z]{4,}$")
+
+# Keys whose values are secrets, compared after normalising camelCase/dashes to snake_case.
+_SECRET_KEYS = frozenset(
+    {
+        "api_key",
+        "apikey",
+        "authorization",
+        "proxy_authorization",
+        "password",
+        "passwd",
+        "secret",
+        "client_secret",
+        "access_token",
+        "refresh_token",
+        "id_token",
+        "bearer_token",
+        "auth_token",
+        "x_api_key",
+        "private_key",
+        "cookie",
+        "set_cookie",
+    }
+)
+_SECRET_SUFFIXES = ("_api_key", "_apikey", "_secret", "_password")
+_CAMEL_RE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+# Secret-looking fragments inside free text (an error message quoting a header, a key).
+_TEXT_SECRET_RES = (
+    re.compile(r"(?i)(\bauthorization\s*[:=]\s*)(?:bearer\s+|basic\s+)?[^\s\"',;]+"),
+    re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}"),
+    re.compile(r"()\bsk-[A-Za-z0-9_-]{16,}"),
+)
+
+
+# ── run ids and locations ────────────────────────────────────────────────────────────
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    """A run id that sorts by start time: `YYYYMMDD-HHMMSS-xxxx` (UTC, random suffix)."""
+    moment = (now or datetime.now(UTC)).astimezone(UTC)
+    return f"{moment:%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+
+
+def is_run_id(text: str) -> bool:
+    return bool(_RUN_ID_RE.match(text))
+
+
+def runs_root(
+    flow_path: str | os.PathLike[str] | None = None, override: str | os.PathLike[str] | None = None
+) -> Path:
+    """Where runs live: `--runs-dir` > env TFTUI_RUNS_DIR > `<flow dir>/.tftui/runs` > `./.tftui/runs`."""
+    if override:
+        return Path(override)
+    env = os.environ.get(ENV_RUNS_DIR)
+    if env:
+        return Path(env)
+    if flow_path is not None:
+        return Path(flow_path).resolve().parent / RUNS_SUBDIR
+    return Path.cwd() / RUNS_SUBDIR
+
+
+# ── redaction ────────────────────────────────────────────────────────────────────────
+
+
+def _is_secret_key(key: str) -> bool:
+    norm = _CAMEL_RE.sub("_", key).lower().replace("-", "_").strip("_")
+    return norm in _SECRET_KEYS or norm.endswith(_SECRET_SUFFIXES)
+
+
+def _redact_text(text: str) -> str:
+    if len(text) < 8:
+        return text
+    for pattern in _TEXT_SECRET_RES:
+        text = pattern.sub(lambda m: m.group(1) + REDACTED, text)
+    return text
+
+
+def redact(value: Any) -> Any:
+    """A copy of `value` with secret-keyed values and secret-looking text replaced by `[redacted]`."""
+    if isinstance(value, dict):
+        return {
+            k: (REDACTED if isinstance(k, str) and _is_secret_key(k) and v not in (None, "") else redact(v))
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [redact(v) for v in value]
+    if isinstance(value, str):
+        return _redact_text(value)
+    return value
+
+
+# ── writing ──────────────────────────────────────────────────────────────────────────
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    """Write via a temp file + rename so a crash never leaves half a meta.json."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some filesystems refuse fsync on directories; the data files are synced anyway
+    finally:
+        os.close(fd)
+
+
+def _encode(event: Any) -> dict[str, Any]:
+    if isinstance(event, dict):
+        return event
+    from tftui.engine.events import event_to_json
+
+    return event_to_json(event)
+
+
+class Journal:
+    """An open run journal. `append` writes + flushes one event; `sync` fsyncs the batch."""
+
+    def __init__(self, run_dir: Path, run_id: str, meta: dict[str, Any]) -> None:
+        self.run_dir = run_dir
+        self.run_id = run_id
+        self.meta = meta
+        self.events_path = run_dir / EVENTS_FILE
+        self._fh = open(self.events_path, "ab")  # noqa: SIM115 - lives as long as the journal
+        self._dirty = False
+        self.appended = 0
+        self.syncs = 0
+
+    # -- construction --------------------------------------------------------------
+
+    @classmethod
+    def create(
+        cls,
+        root: str | os.PathLike[str],
+        *,
+        flow_name: str,
+        flow_path: str | os.PathLike[str] | None = None,
+        flow_text: str | None = None,
+        args: dict[str, Any] | None = None,
+        run_id: str | None = None,
+        now: datetime | None = None,
+    ) -> Journal:
+        """Start a new run directory under `root` (created if needed)."""
+        moment = (now or datetime.now(UTC)).astimezone(UTC)
+        rid = run_id or new_run_id(moment)
+        run_dir = Path(root) / rid
+        run_dir.mkdir(parents=True, exist_ok=False)
+        meta: dict[str, Any] = {
+            "schemaVersion": 1,
+            "runId": rid,
+            "flowName": flow_name,
+            "flowPath": str(Path(flow_path).resolve()) if flow_path is not None else None,
+            "started": moment.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            "args": redact(args or {}),
+            "resumes": [],
+        }
+        if flow_text is not None:
+            _atomic_write(run_dir / FLOW_FILE, flow_text)
+        _atomic_write(run_dir / META_FILE, json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
+        journal = cls(run_dir, rid, meta)
+        _fsync_dir(run_dir)
+        return journal
+
+    @classmethod
+    def reopen(cls, run_dir: str | os.PathLike[str], *, now: datetime | None = None) -> Journal:
+        """Reopen an existing run for appending (resume). A torn tail is cut so the next line is clean."""
+        path = Path(run_dir)
+        meta = read_meta(path) or {"schemaVersion": 1, "runId": path.name, "resumes": []}
+        events_path = path / EVENTS_FILE
+        torn = _torn_tail_length(events_path)
+        if torn:
+            # The half-written line is unreadable anyway; appending after it would glue
+            # the next event onto it and corrupt a line in the middle of the file.
+            with open(events_path, "r+b") as fh:
+                fh.truncate(events_path.stat().st_size - torn)
+                fh.flush()
+                os.fsync(fh.fileno())
+        _end_with_newline(events_path)
+        moment = (now or datetime.now(UTC)).astimezone(UTC)
+        resumes = meta.setdefault("resumes", [])
+        if isinstance(resumes, list):
+            resumes.append(moment.isoformat(timespec="milliseconds").replace("+00:00", "Z"))
+        _atomic_write(path / META_FILE, json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
+        return cls(path, str(meta.get("runId") or path.name), meta)
+
+    # -- writing ---------------------------------------------------------------------
+
+    def append(self, event: Any) -> None:
+        """Serialize one event (an engine Event or a plain dict), write it and flush it to the OS."""
+        data = redact(_encode(event))
+        line = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
+        # One write call per line: a kill can tear only the line being written.
+        self._fh.write(line.encode("utf-8"))
+        self._fh.flush()
+        self._dirty = True
+        self.appended += 1
+
+    __call__ = append  # lets a journal be passed where an `on_event` callback is expected
+
+    def sync(self) -> None:
+        """Make every event appended since the last sync durable (one fsync, none if nothing new)."""
+        if not self._dirty or self._fh.closed:
+            return
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+        self._dirty = False
+        self.syncs += 1
+
+    def close(self) -> None:
+        if self._fh.closed:
+            return
+        self.sync()
+        self._fh.close()
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _end_with_newline(path: Path) -> None:
+    """A complete last line that only lacks its newline gets one, so the next append starts a new line."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return
+    if size == 0:
+        return
+    with open(path, "r+b") as fh:
+        fh.seek(size - 1)
+        if fh.read(1) != b"\n":
+            fh.write(b"\n")
+
+
+def _torn_tail_length(path: Path) -> int:
+    """Bytes after the last newline of `path` that do not form a complete JSON line."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return 0
+    if size == 0:
+        return 0
+    with open(path, "rb") as fh:
+        # Scan backwards in chunks for the last newline.
+        pos = size
+        tail = b""
+        while pos > 0:
+            step = min(65536, pos)
+            pos -= step
+            fh.seek(pos)
+            tail = fh.read(step) + tail
+            idx = tail.rfind(b"\n")
+            if idx != -1:
+                rest = tail[idx + 1 :]
+                break
+        else:
+            rest = tail
+    if not rest:
+        return 0
+    if _parse_line(rest) is not None:
+        return 0  # complete JSON that only lacks its newline: keep it (append adds one)
+    return len(rest)
+
+
+# ── reading ──────────────────────────────────────────────────────────────────────────
+
+
+def _parse_line(raw: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def read_meta(run_dir: str | os.PathLike[str]) -> dict[str, Any] | None:
+    try:
+        value = json.loads((Path(run_dir) / META_FILE).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def read_journal(run_dir: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], dict[str, Any], list[str]]:
+    """Events (JSON dicts, in file order), meta (`{}` if unreadable) and warnings. Never raises on bad data."""
+    path = Path(run_dir)
+    warnings: list[str] = []
+    meta = read_meta(path)
+    if meta is None:
+        warnings.append(f"{path / META_FILE}: missing or not valid JSON")
+        meta = {}
+    events: list[dict[str, Any]] = []
+    events_path = path / EVENTS_FILE
+    try:
+        data = events_path.read_bytes()
+    except OSError as exc:
+        warnings.append(f"{events_path}: cannot read ({exc.strerror or exc})")
+        return events, meta, warnings
+    lines = data.split(b"\n")
+    last_index = len(lines) - 1
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        parsed = _parse_line(raw)
+        if parsed is not None:
+            events.append(parsed)
+            continue
+        if number - 1 == last_index:
+            warnings.append(
+                f"{events_path}:{number}: torn last line ({len(raw)} bytes) ignored — the run was interrupted mid-write"
+            )
+        else:
+            warnings.append(f"{events_path}:{number}: not a JSON object; line skipped")
+    return events, meta, warnings
+
+
+def decode_events(rows: Iterable[dict[str, Any]]) -> tuple[list[Any], list[str]]:
+    """Journal dicts -> engine events (`event_from_json`); rows that cannot be decoded are reported."""
+    from tftui.engine.events import event_from_json
+
+    events: list[Any] = []
+    warnings: list[str] = []
+    for index, row in enumerate(rows):
+        try:
+            events.append(event_from_json(row))
+        except (TypeError, ValueError) as exc:
+            warnings.append(f"event {index + 1} ({row.get('kind')!r}) could not be decoded: {exc}")
+    return events, warnings
+
+
+@dataclass
+class RunEntry:
+    """One recorded run directory (what `list_runs` returns; summaries are computed by callers)."""
+
+    run_id: str
+    run_dir: Path
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def list_runs(root: str | os.PathLike[str]) -> list[RunEntry]:
+    """Run directories under `root`, oldest first (run ids sort by start time)."""
+    base = Path(root)
+    try:
+        children = list(base.iterdir())
+    except OSError:
+        return []
+    entries: list[RunEntry] = []
+    for child in children:
+        if not child.is_dir():
+            continue
+        if not ((child / EVENTS_FILE).exists() or (child / META_FILE).exists()):
+            continue
+        meta = read_meta(child) or {}
+        entries.append(RunEntry(run_id=str(meta.get("runId") or child.name), run_dir=child, meta=meta))
+    entries.sort(key=lambda e: (str(e.meta.get("started") or ""), e.run_dir.name))
+    return entries
+
+
+def find_run(root: str | os.PathLike[str], run_id: str) -> Path | None:
+    """The directory of `run_id` under `root`; a unique prefix is accepted; `None` if absent or ambiguous."""
+    base = Path(root)
+    exact = base / run_id
+    if (exact / EVENTS_FILE).exists() or (exact / META_FILE).exists():
+        return exact
+    matches = [e.run_dir for e in list_runs(base) if e.run_dir.name.startswith(run_id)]
+    return matches[0] if len(matches) == 1 else None
