@@ -1,0 +1,383 @@
+"""Placeholders: resolve `{path}` refs against a run context and fill templates (SPEC §4).
+
+Hot path notes: a template is compiled once (LRU) into literal pieces plus one
+resolver closure per placeholder; a ref path is compiled once (LRU) into a closure
+that dispatches on its head at compile time. Nothing here raises on user input.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from tftui.lang.jsonish import lenient_parse
+from tftui.lang.values import MISSING, template_text
+
+FAILED_SENTINEL = "[previous phase failed]"
+
+# SPEC §4.1: `{` segment ("." segment)* `}` with segment = [a-zA-Z0-9_-]+ (ASCII only).
+PLACEHOLDER_RE = re.compile(r"\{([a-zA-Z0-9_-]+(?:\.[a-zA-Z0-9_-]+)*)\}")
+
+_NOPE: Any = object()  # "key absent" marker for dict.get (distinct from MISSING values)
+_UNPARSED: Any = object()
+
+
+# --------------------------------------------------------------------------- context
+
+
+@dataclass(slots=True)
+class StepView:
+    """What a downstream placeholder sees of a finished (done or failed) phase."""
+
+    output: str
+    json: Any = MISSING
+    status: str = "done"
+    error: str | None = None
+    _parsed: Any = field(default=_UNPARSED, init=False, repr=False, compare=False)
+    _parsed_src: Any = field(default=None, init=False, repr=False, compare=False)
+
+    def output_value(self) -> Any:
+        """`{steps.ID.output}`: the failed-phase sentinel for failed phases (SPEC §4.2, D3)."""
+        if self.status == "failed":
+            return FAILED_SENTINEL
+        return self.output
+
+    def json_value(self) -> Any:
+        """`{steps.ID.json}`: stored json, else (MISSING or null, as JS `??`) a cached lenient parse."""
+        if self.status == "failed":
+            return MISSING
+        stored = self.json
+        if stored is not MISSING and stored is not None:
+            return stored
+        # Cache keyed on the identity of the output string, so a reassigned output re-parses.
+        if self._parsed is _UNPARSED or self._parsed_src is not self.output:
+            self._parsed = lenient_parse(self.output)
+            self._parsed_src = self.output
+        return self._parsed
+
+    def error_value(self) -> Any:
+        """`{steps.ID.error}` (tftui extension): the error text of a failed phase, else MISSING."""
+        if self.status == "failed" and isinstance(self.error, str):
+            return self.error
+        return MISSING
+
+
+@dataclass(slots=True)
+class Context:
+    args: dict
+    steps: dict[str, StepView]
+    previous_output: str | None = None
+    locals: dict = field(default_factory=dict)
+    reflexion: str | None = None
+
+
+@dataclass(slots=True)
+class Interpolated:
+    text: str
+    missing: list[str]
+
+
+# --------------------------------------------------------------------------- JS property walk
+
+
+class JSFunction:
+    """A JS prototype method reached by a path such as `{args.toString}` (js_artifact emulation).
+
+    It is truthy, stringifies as JS `String(fn)` in comparisons, and inserts as `undefined`
+    into templates (JSON.stringify(fn) is undefined, then string concatenation).
+    """
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"JSFunction({self.name})"
+
+    def js_string(self) -> str:
+        return f"function {self.name}() {{ [native code] }}"
+
+
+_OBJECT_PROTO = frozenset(
+    "constructor hasOwnProperty isPrototypeOf propertyIsEnumerable toLocaleString toString valueOf "
+    "__defineGetter__ __defineSetter__ __lookupGetter__ __lookupSetter__".split()
+)
+_ARRAY_PROTO = _OBJECT_PROTO | frozenset(
+    "at concat copyWithin entries every fill filter find findIndex findLast findLastIndex flat flatMap "
+    "forEach includes indexOf join keys lastIndexOf map pop push reduce reduceRight reverse shift slice "
+    "some sort splice toReversed toSorted toSpliced unshift values with".split()
+)
+_STRING_PROTO = _OBJECT_PROTO | frozenset(
+    "at charAt charCodeAt codePointAt concat endsWith includes indexOf isWellFormed lastIndexOf "
+    "localeCompare match matchAll normalize padEnd padStart repeat replace replaceAll search slice "
+    "split startsWith substr substring toLocaleLowerCase toLocaleUpperCase toLowerCase toUpperCase "
+    "toWellFormed trim trimEnd trimStart trimLeft trimRight anchor big blink bold fixed fontcolor "
+    "fontsize italics link small strike sub sup".split()
+)
+_NUMBER_PROTO = _OBJECT_PROTO | frozenset("toExponential toFixed toPrecision".split())
+
+
+def _is_index(key: str) -> bool:
+    """A canonical JS array index: ASCII digits, no leading zero (so `01` and `-1` are not)."""
+    return key.isascii() and key.isdigit() and (key == "0" or key[0] != "0")
+
+
+def _utf16_units(text: str) -> bytes:
+    return text.encode("utf-16-le", "surrogatepass")
+
+
+def utf16_len(text: str) -> int:
+    """JS `.length`: UTF-16 code units."""
+    return len(text) if text.isascii() else len(_utf16_units(text)) // 2
+
+
+def js_get(value: Any, key: str) -> Any:
+    """`value[key]` as JS property access, MISSING for undefined; never raises."""
+    if isinstance(value, dict):
+        found = value.get(key, _NOPE)
+        if found is not _NOPE:
+            return found
+        if key == "__proto__":
+            return {}
+        return JSFunction(key) if key in _OBJECT_PROTO else MISSING
+    if isinstance(value, str):
+        if key == "length":
+            return utf16_len(value)
+        if _is_index(key):
+            index = int(key)
+            if value.isascii():
+                return value[index] if index < len(value) else MISSING
+            units = _utf16_units(value)
+            if index * 2 >= len(units):
+                return MISSING
+            return units[index * 2 : index * 2 + 2].decode("utf-16-le", "surrogatepass")
+        return JSFunction(key) if key in _STRING_PROTO else MISSING
+    if isinstance(value, (list, tuple)):
+        if _is_index(key):
+            index = int(key)
+            return value[index] if index < len(value) else MISSING
+        if key == "length":
+            return len(value)
+        if key == "__proto__":
+            return []
+        return JSFunction(key) if key in _ARRAY_PROTO else MISSING
+    if value is None or value is MISSING or isinstance(value, JSFunction):
+        return MISSING
+    if isinstance(value, bool):
+        return JSFunction(key) if key in _OBJECT_PROTO else MISSING
+    if isinstance(value, (int, float)):
+        return JSFunction(key) if key in _NUMBER_PROTO else MISSING
+    return MISSING
+
+
+def walk(value: Any, segments: tuple[str, ...] | list[str]) -> Any:
+    for key in segments:
+        if value is MISSING:
+            return MISSING
+        value = js_get(value, key)
+    return value
+
+
+# --------------------------------------------------------------------------- ref compilation
+
+Resolver = Callable[[Context], Any]
+
+
+def _const_missing(ctx: Context) -> Any:
+    return MISSING
+
+
+def _previous_output(ctx: Context) -> Any:
+    prev = ctx.previous_output
+    return MISSING if prev is None else prev
+
+
+def _reflexion(ctx: Context) -> Any:
+    if ctx.reflexion is not None:
+        return ctx.reflexion
+    return ctx.locals.get("reflexion", MISSING)
+
+
+def _args_resolver(rest: tuple[str, ...]) -> Resolver:
+    if not rest:
+        return lambda ctx: ctx.args
+    if len(rest) == 1:
+        key = rest[0]
+
+        def one(ctx: Context) -> Any:
+            args = ctx.args
+            if type(args) is dict:  # fast path: a plain own key
+                found = args.get(key, _NOPE)
+                if found is not _NOPE:
+                    return found
+            return js_get(args, key)
+
+        return one
+    return lambda ctx: walk(ctx.args, rest)
+
+
+def _steps_resolver(step_id: str, fieldname: str, rest: tuple[str, ...]) -> Resolver:
+    if fieldname == "output" and not rest:
+
+        def output(ctx: Context) -> Any:
+            step = ctx.steps.get(step_id)
+            return MISSING if step is None else step.output_value()
+
+        return output
+    if fieldname == "error" and not rest:
+
+        def error(ctx: Context) -> Any:
+            step = ctx.steps.get(step_id)
+            return MISSING if step is None else step.error_value()
+
+        return error
+    if fieldname != "json":
+        return _const_missing
+    if len(rest) == 1:
+        key = rest[0]
+
+        def json_one(ctx: Context) -> Any:
+            step = ctx.steps.get(step_id)
+            if step is None:
+                return MISSING
+            data = step.json_value()
+            if type(data) is dict:
+                found = data.get(key, _NOPE)
+                if found is not _NOPE:
+                    return found
+            return MISSING if data is MISSING else js_get(data, key)
+
+        return json_one
+
+    def json_path(ctx: Context) -> Any:
+        step = ctx.steps.get(step_id)
+        return MISSING if step is None else walk(step.json_value(), rest)
+
+    return json_path
+
+
+def _local_resolver(head: str, rest: tuple[str, ...]) -> Resolver:
+    def local(ctx: Context) -> Any:
+        value = ctx.locals.get(head, _NOPE)
+        if value is _NOPE:
+            return MISSING
+        return walk(value, rest) if rest else value
+
+    return local
+
+
+@lru_cache(maxsize=8192)
+def compile_ref(path: str) -> Resolver:
+    """The resolver for one ref path (SPEC §4.2 resolution by head)."""
+    segments = tuple(path.split("."))
+    head, rest = segments[0], segments[1:]
+    if head == "previous":
+        return _previous_output if rest and rest[0] == "output" else _const_missing
+    if head == "reflexion":
+        return _const_missing if rest else _reflexion
+    if head == "args":
+        return _args_resolver(rest)
+    if head == "steps":
+        if len(rest) < 2:
+            return _const_missing
+        return _steps_resolver(rest[0], rest[1], rest[2:])
+    return _local_resolver(head, rest)
+
+
+def resolve(ref: str, ctx: Context) -> Any:
+    """Raw value of a ref path (no braces), MISSING when unresolved. Never raises."""
+    if not isinstance(ref, str):
+        return MISSING
+    try:
+        return compile_ref(ref)(ctx)
+    except Exception:  # a malformed context (wrong types) must not crash the caller
+        return MISSING
+
+
+# --------------------------------------------------------------------------- templates
+
+
+def value_text(value: Any) -> str:
+    """Insertion text of a resolved (non-MISSING) value: SPEC §4.5, plus JS functions → `undefined`."""
+    if isinstance(value, JSFunction):
+        return "undefined"
+    return template_text(value)
+
+
+@lru_cache(maxsize=4096)
+def _compile_template(template: str) -> tuple[tuple[str, ...], tuple[tuple[str, Resolver], ...]]:
+    """Split a template into n+1 literal pieces around n placeholders."""
+    literals: list[str] = []
+    refs: list[tuple[str, Resolver]] = []
+    last = 0
+    for match in PLACEHOLDER_RE.finditer(template):
+        literals.append(template[last : match.start()])
+        refs.append((match.group(1), compile_ref(match.group(1))))
+        last = match.end()
+    literals.append(template[last:])
+    return tuple(literals), tuple(refs)
+
+
+def interpolate(template: Any, ctx: Context) -> Interpolated:
+    """Fill `{path}` placeholders; unresolved ones stay verbatim and are listed (in order, with duplicates)."""
+    if not isinstance(template, str):
+        template = "" if template is None or template is MISSING else value_text(template)
+    if "{" not in template:
+        return Interpolated(template, [])
+    literals, refs = _compile_template(template)
+    if not refs:
+        return Interpolated(template, [])
+    out = [literals[0]]
+    missing: list[str] = []
+    for i, (path, resolver) in enumerate(refs):
+        try:
+            value = resolver(ctx)
+        except Exception:
+            value = MISSING
+        if type(value) is str:
+            out.append(value)
+        elif value is MISSING:
+            out.append("{" + path + "}")
+            missing.append(path)
+        else:
+            out.append(value_text(value))
+        out.append(literals[i + 1])
+    return Interpolated("".join(out), missing)
+
+
+def interpolate_value(value: Any, ctx: Context) -> Any:
+    """SPEC §4.8: an exact single placeholder keeps its type; mixed strings become text; others pass.
+
+    A JS prototype function (js_artifact) is treated as unresolved here, so it never leaks
+    into structured values.
+    """
+    if not isinstance(value, str):
+        return value
+    match = PLACEHOLDER_RE.fullmatch(value)
+    if match:
+        resolved = resolve(match.group(1), ctx)
+        if resolved is MISSING or isinstance(resolved, JSFunction):
+            return value
+        return resolved
+    return interpolate(value, ctx).text
+
+
+def placeholders(template: Any) -> list[str]:
+    """Ref paths of a template, in order of first appearance, without duplicates."""
+    if not isinstance(template, str):
+        return []
+    seen: dict[str, None] = {}
+    for match in PLACEHOLDER_RE.finditer(template):
+        seen.setdefault(match.group(1), None)
+    return list(seen)
+
+
+def missing_warning(missing: list[str]) -> str:
+    """SPEC §4.6 phase warning for unresolved refs (de-duplicated, in order)."""
+    unique = list(dict.fromkeys(missing))
+    refs = ", ".join("{" + path + "}" for path in unique)
+    return f"unresolved refs in task: {refs} — left intact (check dependsOn / placeholder spelling)"
