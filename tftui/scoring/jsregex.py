@@ -1,0 +1,402 @@
+"""JavaScript regular expressions (no flags, as `new RegExp(pattern)`) run on Python `re`.
+
+The `regex` scorer's patterns are written for JavaScript (seed 000, SPEC §6.4 "Regex
+dialect"). `compile_js_regex` translates a pattern to an equivalent Python pattern,
+compiles it with `re.ASCII` and caches the result per pattern text.
+
+What the translation does:
+- JS-only syntax: `(?<name>…)` → `(?P<name>…)`, `\\k<name>` → named backreference.
+- Character classes keep JS meaning: `\\d`, `\\w`, `\\b` are ASCII-only (via `re.ASCII`)
+  while `\\s`/`\\S` are spelled out as JS's Unicode whitespace set (U+00A0, U+2028, …).
+- `.` excludes all JS line terminators (`\\n`, `\\r`, U+2028, U+2029); `$` is the end of
+  input only (Python's `$` also matches before a final newline); `[]` never matches and
+  `[^]` matches anything.
+- Annex B (non-unicode mode) leniencies: unknown escapes such as `\\A`, `\\Z`, `\\z`, `\\G`
+  are the literal letter; `\\x`/`\\u` without hex digits are the letter; `\\c` without a
+  letter is a literal backslash; `\\8` is `8`; `\\12` with fewer groups is an octal escape;
+  a `{` that does not start a quantifier is literal (Python would read `{,5}` as one);
+  `[\\d-z]` is a class with a literal `-`; a surrogate pair `\\uD83D\\uDE00` is one character.
+- Backreferences to a group that has not matched (or is defined later, or is still
+  open, like `\\1(a)`) match the empty string, as in JS.
+- Python-only syntax that JavaScript rejects is rejected with JS's message:
+  inline flags `(?i)`, `(?P<n>…)`, atomic groups `(?>…)`, comments `(?#…)`,
+  possessive quantifiers `a++` / `a*+`, and out-of-order ranges or `{n,m}` bounds.
+
+Remaining differences (documented, not emulated):
+- JS strings are UTF-16: `.` matches a single code unit there but a whole code point
+  here, so `^.$` matches "😀" in tftui but not in JavaScript (conformance s066).
+- Python needs fixed-width look-behind; JS allows variable width (such patterns fail
+  with `invalid pattern: …`).
+- Group names must be Python identifiers (`(?<$x>…)` is valid JS, invalid here).
+- A quantifier directly after a lookaround (`(?=a)*`, Annex B) is rejected by Python.
+- Catastrophic backtracking behaves as in JS: there is no match time limit.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from tftui.lang.values import JS_WHITESPACE
+
+_WS_BODY = "".join(f"\\u{ord(c):04x}" for c in JS_WHITESPACE)
+_WS = "[" + _WS_BODY + "]"
+_NOT_WS = "[^" + _WS_BODY + "]"
+_DOT = "[^\\n\\r\\u2028\\u2029]"
+_QUANT_RE = re.compile(r"\{([0-9]+)(?:(,)([0-9]*))?\}")
+_NAME_RE = re.compile(r"<([^>]*)>")
+_HEX = "0123456789abcdefABCDEF"
+_SIMPLE_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "f": "\f", "v": "\v"}
+
+
+class JsRegexError(Exception):
+    """A pattern JavaScript itself would reject; str() is JS's SyntaxError message."""
+
+
+@dataclass(frozen=True)
+class CompiledPattern:
+    regex: re.Pattern[str] | None
+    error: str | None  # full `invalid pattern: …` detail when the pattern is invalid
+
+
+def _lit(code: int) -> str:
+    """A code point as an unambiguous escape, valid inside and outside classes."""
+    if code < 0x80 and chr(code).isalnum():
+        return chr(code)
+    return f"\\x{code:02x}" if code < 0x100 else (f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+
+
+def _prescan(p: str) -> tuple[int, set[str]]:
+    """Count capture groups and collect names (JS needs them before reading `\\N` and `\\k`)."""
+    count, names, i, in_class = 0, set(), 0, False
+    while i < len(p):
+        c = p[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if p.startswith("]", i + 1) or p.startswith("^]", i + 1):
+                i += 2 if p[i + 1] == "]" else 3
+                in_class = False
+                continue
+        elif c == "(":
+            if not p.startswith("?", i + 1):
+                count += 1
+            elif p.startswith("?<", i + 1) and not p.startswith(("?<=", "?<!"), i + 1):
+                count += 1
+                m = _NAME_RE.match(p, i + 2)
+                if m:
+                    names.add(m.group(1))
+        i += 1
+    return count, names
+
+
+class _Translator:
+    def __init__(self, pattern: str) -> None:
+        self.p = pattern
+        self.i = 0
+        self.out: list[str] = []
+        self.total_groups, self.names = _prescan(pattern)
+        self.opened = 0
+        self.open_numbers: list[int | None] = []  # stack: group number (None for non-capturing)
+        self.open_kinds: list[str] = []
+        self.closed_names: set[str] = set()
+        self.open_names: list[str | None] = []
+
+    def fail(self, reason: str) -> JsRegexError:
+        return JsRegexError(f"Invalid regular expression: /{self.p}/: {reason}")
+
+    def run(self) -> str:
+        p = self.p
+        atom = False  # may a quantifier follow?
+        while self.i < len(p):
+            c = p[self.i]
+            if c == "\\":
+                atom = self.escape()
+            elif c == "[":
+                self.char_class()
+                atom = True
+            elif c == "(":
+                self.open_group()
+                atom = False
+            elif c == ")":
+                if not self.open_kinds:
+                    raise self.fail("Unmatched ')'")
+                kind = self.open_kinds.pop()
+                self.open_numbers.pop()
+                name = self.open_names.pop()
+                if name is not None:
+                    self.closed_names.add(name)
+                self.out.append(")")
+                self.i += 1
+                atom = kind != "lookbehind"
+            elif c in "*+?":
+                if not atom:
+                    raise self.fail("Nothing to repeat")
+                self.out.append(c)
+                self.i += 1
+                self.lazy()
+                atom = False
+            elif c == "{":
+                m = _QUANT_RE.match(p, self.i)
+                if m:
+                    if not atom:
+                        raise self.fail("Nothing to repeat")
+                    low, comma, high = m.group(1), m.group(2), m.group(3)
+                    if high and int(high) < int(low):
+                        raise self.fail("numbers out of order in {} quantifier")
+                    self.out.append("{" + low + (("," + high) if comma else "") + "}")
+                    self.i = m.end()
+                    self.lazy()
+                    atom = False
+                else:
+                    self.out.append("\\{")
+                    self.i += 1
+                    atom = True
+            else:
+                self.i += 1
+                if c == "|":
+                    self.out.append("|")
+                    atom = False
+                elif c == "^":
+                    self.out.append("^")
+                    atom = False
+                elif c == "$":
+                    self.out.append("\\Z")
+                    atom = False
+                elif c == ".":
+                    self.out.append(_DOT)
+                    atom = True
+                else:
+                    self.out.append(_lit(ord(c)))
+                    atom = True
+        if self.open_kinds:
+            raise self.fail("Unterminated group")
+        return "".join(self.out)
+
+    def lazy(self) -> None:
+        if self.p.startswith("?", self.i):
+            self.out.append("?")
+            self.i += 1
+
+    def open_group(self) -> None:
+        p, i = self.p, self.i
+        if not p.startswith("?", i + 1):
+            self.opened += 1
+            self._push("capture", self.opened, None, "(")
+            self.i = i + 1
+            return
+        for prefix, kind in (("(?:", "group"), ("(?=", "lookahead"), ("(?!", "lookahead"),
+                             ("(?<=", "lookbehind"), ("(?<!", "lookbehind")):
+            if p.startswith(prefix, i):
+                self._push(kind, None, None, prefix)
+                self.i = i + len(prefix)
+                return
+        if p.startswith("(?<", i):
+            m = _NAME_RE.match(p, i + 2)
+            if not m or not m.group(1):
+                raise self.fail("Invalid capture group name")
+            self.opened += 1
+            self._push("capture", self.opened, m.group(1), f"(?P<{m.group(1)}>")
+            self.i = m.end()
+            return
+        raise self.fail("Invalid group")  # (?i) (?P<n> (?> (?# … are not JavaScript
+
+    def _push(self, kind: str, number: int | None, name: str | None, text: str) -> None:
+        self.open_kinds.append(kind)
+        self.open_numbers.append(number)
+        self.open_names.append(name)
+        self.out.append(text)
+
+    def escape(self) -> bool:
+        """Translate the escape at self.i (outside a class); returns whether it is quantifiable."""
+        p = self.p
+        if self.i + 1 >= len(p):
+            raise self.fail("\\ at end of pattern")
+        c = p[self.i + 1]
+        self.i += 2
+        if c in "dDwW":
+            self.out.append("\\" + c)
+        elif c in "bB":
+            self.out.append("\\" + c)
+            return False
+        elif c == "s":
+            self.out.append(_WS)
+        elif c == "S":
+            self.out.append(_NOT_WS)
+        elif c in "123456789":
+            self.backref()
+        elif c == "k" and self.names:
+            m = _NAME_RE.match(p, self.i)
+            if not m or m.group(1) not in self.names:
+                raise self.fail("Invalid named capture referenced")
+            self.i = m.end()
+            name = m.group(1)
+            self.out.append(self._named_ref(name))
+        else:
+            self.out.append(_lit(self.char_escape(c)))
+        return True
+
+    def _named_ref(self, name: str) -> str:
+        if name not in self.closed_names:
+            return "(?:)"  # forward or open reference: JS matches the empty string
+        return f"(?({name})(?P={name})|)"
+
+    def backref(self) -> None:
+        p, start = self.p, self.i - 1
+        j = start
+        while j < len(p) and p[j] in "0123456789":
+            j += 1
+        number = int(p[start:j])
+        if number <= self.total_groups:
+            self.i = j
+            if number > self.opened or number in self.open_numbers:
+                self.out.append("(?:)")  # JS: a group that has not captured matches empty
+            else:
+                self.out.append(f"(?({number})(?:\\{number})|)")
+            return
+        self.i = start
+        self.out.append(_lit(self.legacy_octal()))
+
+    def legacy_octal(self) -> int:
+        """Annex B: `\\8` is "8"; `\\1`..`\\377` is an octal escape (self.i is after the backslash)."""
+        p, i = self.p, self.i
+        if p[i] in "89":
+            self.i = i + 1
+            return ord(p[i])
+        limit = 3 if p[i] in "0123" else 2
+        j = i
+        while j < len(p) and j - i < limit and p[j] in "01234567":
+            j += 1
+        self.i = j
+        return int(p[i:j], 8)
+
+    def char_escape(self, c: str) -> int:
+        """A character escape (self.i is just after `c`); returns its code point."""
+        p = self.p
+        if c in _SIMPLE_ESCAPES:
+            return ord(_SIMPLE_ESCAPES[c])
+        if c == "0":
+            if self.i < len(p) and p[self.i] in "01234567":
+                self.i -= 1
+                return self.legacy_octal()
+            return 0
+        if c == "c":
+            if self.i < len(p) and p[self.i].isascii() and p[self.i].isalpha():
+                self.i += 1
+                return ord(p[self.i - 1]) % 32
+            self.i -= 1  # `\c` not followed by a letter: a literal backslash, then `c`
+            return ord("\\")
+        if c == "x" and len(p) >= self.i + 2 and all(h in _HEX for h in p[self.i : self.i + 2]):
+            self.i += 2
+            return int(p[self.i - 2 : self.i], 16)
+        if c == "u" and len(p) >= self.i + 4 and all(h in _HEX for h in p[self.i : self.i + 4]):
+            code = int(p[self.i : self.i + 4], 16)
+            self.i += 4
+            low = p[self.i + 2 : self.i + 6]
+            if (0xD800 <= code < 0xDC00 and p.startswith("\\u", self.i) and len(low) == 4
+                    and all(h in _HEX for h in low) and 0xDC00 <= int(low, 16) < 0xE000):
+                self.i += 6
+                return 0x10000 + ((code - 0xD800) << 10) + (int(low, 16) - 0xDC00)
+            return code
+        return ord(c)  # identity escape: `\A`, `\-`, `\k` without named groups, …
+
+    def char_class(self) -> None:
+        p = self.p
+        self.i += 1
+        negated = p.startswith("^", self.i)
+        if negated:
+            self.i += 1
+        items: list[str] = []  # Python class body fragments
+        shorthands: set[str] = set()
+        while True:
+            if self.i >= len(p):
+                raise self.fail("Unterminated character class")
+            if p[self.i] == "]":
+                self.i += 1
+                break
+            first = self.class_atom()
+            if p.startswith("-", self.i) and self.i + 1 < len(p) and p[self.i + 1] != "]":
+                self.i += 1
+                second = self.class_atom()
+                if isinstance(first, int) and isinstance(second, int):
+                    if first > second:
+                        raise self.fail("Range out of order in character class")
+                    items.append(_lit(first) + "-" + _lit(second))
+                    continue
+                # Annex B: a range with a class escape as an end is a literal '-'
+                for atom in (first, "-", second):
+                    self._class_item(atom if atom != "-" else ord("-"), items, shorthands)
+                continue
+            self._class_item(first, items, shorthands)
+        self.out.append(_class_text(negated, "".join(items), shorthands))
+
+    def _class_item(self, atom: int | str, items: list[str], shorthands: set[str]) -> None:
+        if isinstance(atom, int):
+            items.append(_lit(atom))
+        elif atom == "s":
+            items.append(_WS_BODY)
+        elif atom == "S":
+            shorthands.add("S")
+        else:
+            items.append("\\" + atom)  # d D w W: ASCII-only under re.ASCII, as in JS
+
+    def class_atom(self) -> int | str:
+        """One class member: a code point, or a shorthand letter (d D w W s S)."""
+        p = self.p
+        c = p[self.i]
+        if c != "\\":
+            self.i += 1
+            return ord(c)
+        if self.i + 1 >= len(p):
+            raise self.fail("\\ at end of pattern")
+        c = p[self.i + 1]
+        self.i += 2
+        if c in "dDwWsS":
+            return c
+        if c == "b":
+            return 8
+        if c in "123456789":
+            self.i -= 1
+            return self.legacy_octal()
+        if c == "c" and self.i < len(p) and p[self.i] in "0123456789_":
+            self.i += 1  # Annex B: inside a class `\c` also takes digits and `_`
+            return ord(p[self.i - 1]) % 32
+        return self.char_escape(c)
+
+
+def _class_text(negated: bool, body: str, shorthands: set[str]) -> str:
+    if "S" not in shorthands:
+        if not body:
+            return "[\\s\\S]" if negated else "(?!)"  # JS `[^]` / `[]`
+        return ("[^" if negated else "[") + body + "]"
+    # `\S` inside a class: Python's ASCII `\S` would include U+00A0, so spell it out.
+    if _WS_BODY in body:
+        return "(?!)" if negated else "[\\s\\S]"  # \s ∪ \S: everything
+    if negated:  # not (others or non-space) = whitespace that is not one of the others
+        return f"(?![{body}]){_WS}" if body else _WS
+    return f"(?:[{body}]|{_NOT_WS})" if body else _NOT_WS
+
+
+def translate(pattern: str) -> str:
+    """The Python spelling of a JS pattern; raises JsRegexError where JavaScript would."""
+    return _Translator(pattern).run()
+
+
+@lru_cache(maxsize=1024)
+def compile_js_regex(pattern: str) -> CompiledPattern:
+    """Compile once per pattern text; never raises."""
+    try:
+        python_pattern = translate(pattern)
+    except JsRegexError as exc:
+        return CompiledPattern(None, f"invalid pattern: {exc}")
+    except (RecursionError, ValueError, IndexError) as exc:  # defensive: translator bug
+        return CompiledPattern(None, f"invalid pattern: {exc}")
+    try:
+        return CompiledPattern(re.compile(python_pattern, re.ASCII), None)
+    except (re.error, OverflowError, RecursionError, ValueError) as exc:
+        return CompiledPattern(None, f"invalid pattern: {exc}")

@@ -1,0 +1,268 @@
+"""The pure scorers of a scoring gate (SPEC §6.4) and the `score` block's shape errors.
+
+`evaluate_scorer` never raises: a bad configuration fails that scorer with a detail.
+It also accepts scorers that never went through shape validation and then behaves
+like the reference (a missing `value`/`pattern` counts as "", a non-object `schema`
+only requires the target to parse, non-numeric length bounds are ignored).
+`code-compiles` is impure: the runtime runs it through `tftui.scoring.compile`;
+the pure evaluator fails it with SPEC's message.
+
+Regex patterns are JavaScript patterns, translated and compiled once per pattern
+text (`tftui.scoring.jsregex`, which documents the remaining dialect differences).
+Contracts are compiled once per schema object (`tftui.lang.contract`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tftui.lang.contract import compile_contract, contract_shape_errors
+from tftui.lang.jsonish import lenient_parse
+from tftui.lang.values import MISSING, js_json_stringify, js_number_str, js_trim
+from tftui.scoring.jsregex import compile_js_regex
+
+SCORER_TYPES = ("exact-match", "contains", "regex", "json-schema", "length-range", "code-compiles")
+LANGUAGES = ("javascript", "typescript", "python")
+SCORE_KEYS = ("target", "scorers", "combine", "weights", "threshold", "judge")
+COMBINE_MODES = ("all", "any", "weighted")
+ALLOWED_FIELDS: dict[str, tuple[str, ...]] = {
+    "exact-match": ("type", "name", "value"),
+    "contains": ("type", "name", "value"),
+    "regex": ("type", "name", "pattern", "negate"),
+    "json-schema": ("type", "name", "schema"),
+    "length-range": ("type", "name", "min", "max"),
+    "code-compiles": ("type", "name", "language"),
+}
+IMPURE_DETAIL = "code-compiles must be evaluated by the runtime (impure scorer)"
+
+
+@dataclass(frozen=True, slots=True)
+class ScorerResult:
+    name: str
+    type: str
+    passed: bool
+    score: int  # 1 or 0
+    detail: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """`{name, type, passed, score, detail?}` as stored in the gate's `json.results`."""
+        data: dict[str, Any] = {"name": self.name, "type": self.type, "passed": self.passed, "score": self.score}
+        if self.detail is not None:
+            data["detail"] = self.detail
+        return data
+
+
+def js_string(value: Any) -> str:
+    """JavaScript `String(value)` for the values a flow file can hold."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "null"
+    if value is MISSING:
+        return "undefined"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return js_number_str(value)
+    if isinstance(value, list):
+        return ",".join("" if v is None or v is MISSING else js_string(v) for v in value)
+    return "[object Object]"
+
+
+def _is_num(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def scorer_name(scorer: Any, index: int) -> str:
+    """Trimmed `name` if non-empty, else `<type>-<index>`."""
+    if isinstance(scorer, Mapping):
+        name = scorer.get("name")
+        if isinstance(name, str) and js_trim(name):
+            return js_trim(name)
+        return f"{js_string(scorer.get('type', MISSING))}-{index}"
+    return f"undefined-{index}"
+
+
+def _js_truthy(value: Any) -> bool:
+    if isinstance(value, (str, bool, int, float)) or value is None or value is MISSING:
+        return bool(value) and not (isinstance(value, float) and math.isnan(value))
+    return True  # objects and arrays, even empty ones
+
+
+def _text_field(scorer: Mapping, key: str) -> str:
+    value = scorer.get(key)
+    return "" if value is None else js_string(value)
+
+
+def _result(name: str, type_: str, passed: bool, detail: str | None) -> ScorerResult:
+    return ScorerResult(name, type_, passed, 1 if passed else 0, None if passed else detail)
+
+
+def evaluate_scorer(scorer: Any, index: int, target: str) -> ScorerResult:
+    """Run one pure scorer on `target`; never raises."""
+    name = scorer_name(scorer, index)
+    if not isinstance(scorer, Mapping):
+        return ScorerResult(name, "undefined", False, 0, "scorer must be an object with a 'type'")
+    type_ = js_string(scorer.get("type", MISSING))
+    try:
+        if not isinstance(target, str):
+            target = js_string(target)
+        return _evaluate(scorer, type_, name, target)
+    except Exception as exc:  # scorers never raise (SPEC §6.4)
+        return ScorerResult(name, type_, False, 0, f"scorer error: {exc}")
+
+
+def _evaluate(scorer: Mapping, type_: str, name: str, target: str) -> ScorerResult:
+    if type_ == "exact-match":
+        value = scorer.get("value")
+        expected = "" if value is None else value
+        passed = isinstance(expected, str) and target == expected
+        return _result(name, type_, passed, f"target ({len(target)} chars) !== value ({len(js_string(expected))} chars)")
+    if type_ == "contains":
+        value = _text_field(scorer, "value")
+        quoted = js_json_stringify(value, None)
+        if len(quoted) > 80:
+            quoted = quoted[:80] + "…"
+        return _result(name, type_, value in target, f"target does not contain {quoted}")
+    if type_ == "regex":
+        pattern = _text_field(scorer, "pattern")
+        compiled = compile_js_regex(pattern)
+        if compiled.regex is None:
+            return ScorerResult(name, type_, False, 0, compiled.error)
+        matched = compiled.regex.search(target) is not None
+        if _js_truthy(scorer.get("negate")):
+            return _result(name, type_, not matched, f"/{pattern}/ matched (negated)")
+        return _result(name, type_, matched, f"/{pattern}/ did not match")
+    if type_ == "json-schema":
+        parsed = lenient_parse(target)
+        if parsed is MISSING:
+            return ScorerResult(name, type_, False, 0, "target is not valid JSON")
+        violations: list[str] = []
+        compile_contract(scorer.get("schema"))(parsed, "$", violations)
+        return _result(name, type_, not violations, "; ".join(violations))
+    if type_ == "length-range":
+        low = scorer.get("min")
+        high = scorer.get("max")
+        low = low if _is_num(low) else None
+        high = high if _is_num(high) else None
+        length = len(target)  # code points (tftui decision R7; JS counts UTF-16 units)
+        passed = (low is None or length >= low) and (high is None or length <= high)
+        bounds = f"[{js_number_str(low if low is not None else 0)}, {'∞' if high is None else js_number_str(high)}]"
+        return _result(name, type_, passed, f"length {length} outside {bounds}")
+    if type_ == "code-compiles":
+        return ScorerResult(name, type_, False, 0, IMPURE_DETAIL)
+    return ScorerResult(name, type_, False, 0, f"unknown scorer type '{type_}'")
+
+
+# --- shape validation (SPEC §6.4); messages without the `Phase '<id>': ` prefix -------------
+
+
+def _scorer_shape_errors(scorer: Any, i: int) -> list[str]:
+    at = f"score.scorers[{i}]"
+    if not isinstance(scorer, Mapping) or "type" not in scorer:
+        return [f"{at}: must be an object with a 'type'"]
+    type_ = scorer["type"]
+    if type_ not in SCORER_TYPES:
+        return [f"{at}.type: must be one of {'|'.join(SCORER_TYPES)}"]
+    errors: list[str] = []
+    if "name" in scorer and not isinstance(scorer["name"], str):
+        errors.append(f"{at}.name: must be a string")
+    allowed = ALLOWED_FIELDS[type_]
+    for key in scorer:
+        if key not in allowed:
+            errors.append(f"{at}.{key}: not applicable to '{type_}' scorers (allowed: {', '.join(allowed)})")
+    if type_ in ("exact-match", "contains"):
+        if not isinstance(scorer.get("value"), str):
+            errors.append(f"{at}.value: required string for '{type_}'")
+    elif type_ == "regex":
+        if not isinstance(scorer.get("pattern"), str):
+            errors.append(f"{at}.pattern: required string for 'regex'")
+        if "negate" in scorer and not isinstance(scorer["negate"], bool):
+            errors.append(f"{at}.negate: must be a boolean")
+    elif type_ == "json-schema":
+        if "schema" not in scorer:
+            errors.append(f"{at}.schema: required for 'json-schema'")
+        else:
+            errors.extend(contract_shape_errors(scorer["schema"], f"{at}.schema"))
+    elif type_ == "length-range":
+        errors.extend(_length_range_errors(scorer, at))
+    elif scorer.get("language") not in LANGUAGES:
+        errors.append(f"{at}.language: must be one of {'|'.join(LANGUAGES)}")
+    return errors
+
+
+def _length_range_errors(scorer: Mapping, at: str) -> list[str]:
+    if "min" not in scorer and "max" not in scorer:
+        return [f"{at}: 'length-range' requires 'min' and/or 'max'"]
+    errors: list[str] = []
+    for key in ("min", "max"):
+        if key in scorer and not (_is_num(scorer[key]) and scorer[key] >= 0):
+            errors.append(f"{at}.{key}: must be a number >= 0")
+    low, high = scorer.get("min"), scorer.get("max")
+    if not errors and _is_num(low) and _is_num(high) and low > high:
+        errors.append(f"{at}: min ({js_number_str(low)}) must be <= max ({js_number_str(high)})")
+    return errors
+
+
+def score_shape_errors(score: Any) -> list[str]:
+    """Shape errors of a gate's `score` block ([] when well-formed)."""
+    if not isinstance(score, Mapping):
+        return ["score: must be an object ({scorers: [...], combine?, threshold?, judge?})"]
+    errors: list[str] = []
+    for key in score:
+        if key not in SCORE_KEYS:
+            errors.append(f"score.{key}: unknown score keyword (supported: {', '.join(SCORE_KEYS)})")
+    if "target" in score and not isinstance(score["target"], str):
+        errors.append('score.target: must be a string interpolation ref (e.g. "{steps.gen.output}")')
+    scorers = score.get("scorers")
+    if not isinstance(scorers, list) or not scorers:
+        errors.append("score.scorers: must be a non-empty array of scorers")
+        scorers = []
+    for i, scorer in enumerate(scorers):
+        errors.extend(_scorer_shape_errors(scorer, i))
+    mode = score.get("combine", "all")
+    if mode not in COMBINE_MODES:
+        errors.append("score.combine: must be one of all|any|weighted")
+    judge = score.get("judge")
+    has_judge = "judge" in score
+    if mode == "weighted":
+        errors.extend(_weighted_errors(score, len(scorers), has_judge))
+    elif mode in COMBINE_MODES:
+        for key in ("weights", "threshold"):
+            if key in score:
+                errors.append(f'score.{key}: only valid with combine:"weighted"')
+    if has_judge:
+        if not isinstance(judge, Mapping):
+            errors.append("score.judge: must be an object ({agent?, task})")
+        else:
+            task = judge.get("task")
+            if not isinstance(task, str) or not js_trim(task):
+                errors.append("score.judge.task: required non-empty string")
+            if "agent" in judge and not isinstance(judge["agent"], str):
+                errors.append("score.judge.agent: must be a string agent name")
+    return errors
+
+
+def _weighted_errors(score: Mapping, n: int, has_judge: bool) -> list[str]:
+    errors: list[str] = []
+    expected = n + (1 if has_judge else 0)
+    weights = score.get("weights")
+    if not isinstance(weights, list):
+        what = "one per scorer, then the judge's" if has_judge else "one per scorer"
+        errors.append(f'score.weights: required array for combine:"weighted" ({expected} entries: {what})')
+    else:
+        if len(weights) != expected:
+            errors.append(
+                f"score.weights: expected {expected} entries (scorers{' + judge' if has_judge else ''}), got {len(weights)}"
+            )
+        for i, weight in enumerate(weights):
+            if not (_is_num(weight) and weight > 0):
+                errors.append(f"score.weights[{i}]: must be a number > 0")
+    if "threshold" in score:
+        threshold = score["threshold"]
+        if not (_is_num(threshold) and 0 < threshold <= 1):
+            errors.append("score.threshold: must be a number in (0, 1]")
+    return errors
