@@ -44,6 +44,9 @@ class ArgSpec(_Model):
     description: str | None = None
     required: bool | None = None
     type: str | None = None  # informational (typed args are a taskflow extension)
+    values: list[Any] | None = None  # enum values of a typed arg (informational)
+    minimum: float | None = None
+    maximum: float | None = None
 
 
 class Budget(_Model):

@@ -1,0 +1,322 @@
+"""Semantic checks of a flow (SPEC §1.4, §1.6, §2.3), in SPEC's order:
+
+name/phases → per-phase shape → unknown deps → agent format → cycles (only if no error
+so far) → `final` count → `{steps.X}` reachability (only if no error so far) → arg
+warnings (runtime mode) → strictInterpolation promotion.
+
+`check_flow(flow)` is static mode; `check_flow(flow, args={...})` is runtime mode and
+also reports `{args.X}` references the invocation does not provide.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from tftui.flow.checks_phase import PhaseChecker, is_num
+from tftui.flow.diagnostics import Diagnostic, JsonPath, json_type, suggestion
+from tftui.flow.graph import find_cycle
+from tftui.flow.model import Flow, PhaseBase
+
+STRICT_PREFIX = "Strict interpolation: "
+_AGENT_NAME = re.compile(r"[a-z][a-z0-9-]*")
+_STEP_REF = re.compile(r"\{steps\.([a-zA-Z0-9_-]+)")
+_ARG_REF = re.compile(r"\{args\.([a-zA-Z0-9_-]+)")
+TOP_LEVEL_KEYS = [f.alias or n for n, f in Flow.model_fields.items()]
+
+
+def check_flow(
+    flow: Flow,
+    args: Mapping[str, Any] | None = None,
+    *,
+    prior_errors: bool = False,
+    promote: bool = True,
+    indices: Sequence[int] | None = None,
+) -> list[Diagnostic]:
+    """Every error and warning of `flow`. `prior_errors`: the loader already found errors
+    (they count for the "only if no error so far" rules). `indices[k]` is the position of
+    `flow.phases[k]` in the file's `phases` array (phases the loader could not build are absent)."""
+    out: list[Diagnostic] = []
+    phases = list(flow.phases)
+    bases: list[JsonPath] = [("phases", indices[k] if indices else k) for k in range(len(phases))]
+
+    def errors_so_far() -> bool:
+        return prior_errors or any(d.is_error for d in out)
+
+    if not flow.name:
+        out.append(Diagnostic("error", "Missing or invalid 'name'", path=("name",), field="name"))
+    if not phases:
+        out.append(Diagnostic("error", "Taskflow must have at least one phase", path=("phases",), field="phases"))
+        return promote_strict(out) if promote and flow.strict_interpolation else out
+    _top_level(flow, out)
+
+    ids: set[str] = set()
+    for phase, base in zip(phases, bases, strict=True):
+        if not phase.id:
+            out.append(Diagnostic("error", "Each phase requires an 'id'", path=base))
+            continue
+        if phase.id in ids:
+            out.append(Diagnostic("error", f"Duplicate phase id: {phase.id}", phase_id=phase.id, path=(*base, "id")))
+        ids.add(phase.id)
+        PhaseChecker(phase, base, flow.incremental, out).run()
+
+    for phase, base in zip(phases, bases, strict=True):
+        for key, deps in (("dependsOn", phase.depends_on), ("from", phase.from_ or [])):
+            for j, dep in enumerate(deps):
+                if dep not in ids:
+                    out.append(
+                        Diagnostic(
+                            "error",
+                            f"Phase '{phase.id}': {key} unknown phase '{dep}'",
+                            phase_id=phase.id,
+                            field=key,
+                            path=(*base, key, j),
+                        )
+                    )
+
+    for phase, base in zip(phases, bases, strict=True):
+        agent = phase.agent
+        if isinstance(agent, str) and "_" not in agent and not _AGENT_NAME.fullmatch(agent):
+            out.append(
+                Diagnostic(
+                    "error",
+                    f"Phase '{phase.id}': agent '{agent}' has invalid name format "
+                    "(expected lowercase alphanumeric with hyphens)",
+                    phase_id=phase.id,
+                    field="agent",
+                    path=(*base, "agent"),
+                )
+            )
+
+    by_id: dict[str, tuple[PhaseBase, JsonPath]] = {}
+    for phase, base in zip(phases, bases, strict=True):
+        by_id.setdefault(phase.id, (phase, base))
+    deps_of = {pid: [d for d in p.edges if d in by_id] for pid, (p, _) in by_id.items()}
+
+    if not errors_so_far():
+        cycle = find_cycle(list(by_id), deps_of)
+        if cycle:
+            first, base = by_id[cycle[0]]
+            key, j = _edge_path(first, cycle[1])
+            out.append(
+                Diagnostic(
+                    "error",
+                    f"Dependency cycle detected: {' -> '.join(cycle)}",
+                    phase_id=first.id,
+                    field=key,
+                    path=(*base, key, j),
+                )
+            )
+
+    finals = [(p, b) for p, b in zip(phases, bases, strict=True) if p.final]
+    if len(finals) > 1:
+        phase, base = finals[1]
+        out.append(
+            Diagnostic(
+                "error",
+                f"Only one phase may be marked 'final' (found {len(finals)})",
+                phase_id=phase.id,
+                field="final",
+                path=(*base, "final"),
+            )
+        )
+
+    if not errors_so_far():
+        _reachability(phases, bases, by_id, deps_of, out)
+
+    if args is not None and not errors_so_far():
+        _arg_warnings(flow, phases, bases, args, out)
+
+    return promote_strict(out) if promote and flow.strict_interpolation else out
+
+
+def promote_strict(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """strictInterpolation: every warning becomes an error prefixed `Strict interpolation: `."""
+    return [
+        d if d.is_error else replace(d, severity="error", message=STRICT_PREFIX + d.message) for d in diagnostics
+    ]
+
+
+def _edge_path(phase: PhaseBase, dep: str) -> tuple[str, int]:
+    if dep in phase.depends_on:
+        return "dependsOn", phase.depends_on.index(dep)
+    return "from", (phase.from_ or []).index(dep)
+
+
+def _top_level(flow: Flow, out: list[Diagnostic]) -> None:
+    if flow.concurrency is not None and not is_num(flow.concurrency):
+        out.append(
+            Diagnostic(
+                "error",
+                f"Field 'concurrency' must be a number, got {json_type(flow.concurrency)}",
+                path=("concurrency",),
+                field="concurrency",
+            )
+        )
+    if "idle_timeout" in flow.model_fields_set:
+        value = flow.idle_timeout
+        if not is_num(value) or value < 0:
+            shown = value if is_num(value) else json_type(value)
+            out.append(
+                Diagnostic(
+                    "error",
+                    f"Flow 'idleTimeout' must be a non-negative finite number (ms), got {shown}",
+                    path=("idleTimeout",),
+                    field="idleTimeout",
+                )
+            )
+        elif 0 < value < 1000:
+            out.append(
+                Diagnostic(
+                    "error",
+                    f"Flow 'idleTimeout' must be 0 (disable) or >= 1000 ms, got {value}",
+                    path=("idleTimeout",),
+                    field="idleTimeout",
+                )
+            )
+    if flow.budget is not None:
+        for key, value in (("maxUSD", flow.budget.max_usd), ("maxTokens", flow.budget.max_tokens)):
+            if value is not None and value < 0:
+                out.append(
+                    Diagnostic(
+                        "error", f"Field 'budget.{key}' must be >= 0", path=("budget", key), field=f"budget.{key}"
+                    )
+                )
+    for key in flow.model_extra or {}:
+        guess = suggestion(key, TOP_LEVEL_KEYS)
+        out.append(
+            Diagnostic(
+                "warning",
+                f"Unknown top-level field '{key}'{guess or ' (ignored)'}",
+                path=(key,),
+                field=key,
+                at_key=True,
+            )
+        )
+
+
+def collect_refs(phase: PhaseBase) -> tuple[dict[str, tuple[str | int, ...]], dict[str, tuple[str | int, ...]]]:
+    """`{steps.X…}` and `{args.X…}` references of a phase: ref -> path of its first occurrence.
+
+    Scans every field that is interpolated at run time (taskflow's collectRefs).
+    """
+    texts: list[tuple[tuple[str | int, ...], Any]] = [
+        (("task",), phase.task),
+        (("over",), getattr(phase, "over", None)),
+        (("when",), phase.when),
+        (("until",), getattr(phase, "until", None)),
+        (("cwd",), phase.cwd),
+        (("input",), getattr(phase, "input", None)),
+        (("def",), getattr(phase, "def_", None)),
+    ]
+    run = getattr(phase, "run", None)
+    if isinstance(run, list):
+        texts += [(("run", i), r) for i, r in enumerate(run)]
+    for i, entry in enumerate(getattr(phase, "eval", None) or []):
+        texts.append((("eval", i), entry))
+    score = getattr(phase, "score", None)
+    if isinstance(score, dict):
+        texts.append((("score", "target"), score.get("target")))
+        judge = score.get("judge")
+        if isinstance(judge, dict):
+            texts.append((("score", "judge", "task"), judge.get("task")))
+    for i, branch in enumerate(getattr(phase, "branches", None) or []):
+        texts.append((("branches", i, "task"), branch.task))
+    for key, value in (getattr(phase, "with_", None) or {}).items():
+        texts.append((("with", key), value))
+    for i, entry in enumerate(phase.context or []):
+        texts.append((("context", i), entry))
+    steps: dict[str, tuple[str | int, ...]] = {}
+    args: dict[str, tuple[str | int, ...]] = {}
+    for path, text in texts:
+        if not isinstance(text, str) or "{" not in text:
+            continue
+        for ref in _STEP_REF.findall(text):
+            steps.setdefault(ref, path)
+        for ref in _ARG_REF.findall(text):
+            args.setdefault(ref, path)
+    return steps, args
+
+
+def _reachability(phases, bases, by_id, deps_of, out: list[Diagnostic]) -> None:
+    ancestors: dict[str, set[str]] = {}
+
+    def reaches(pid: str, target: str) -> bool:
+        if target in deps_of[pid]:
+            return True  # the common case, without computing a closure
+        if pid not in ancestors:
+            seen: set[str] = set()
+            stack = list(deps_of[pid])
+            while stack:
+                node = stack.pop()
+                if node not in seen:
+                    seen.add(node)
+                    stack.extend(deps_of[node])
+            ancestors[pid] = seen
+        return target in ancestors[pid]
+
+    for phase, base in zip(phases, bases, strict=True):
+        if phase.join == "any" or by_id[phase.id][0] is not phase:
+            continue
+        steps, _ = collect_refs(phase)
+        for ref, path in steps.items():
+            if ref == phase.id:
+                if phase.type != "loop":
+                    out.append(
+                        Diagnostic(
+                            "error",
+                            f"Phase '{phase.id}': references its own output via {{steps.{ref}.*}}; "
+                            "this is almost always a bug.",
+                            phase_id=phase.id,
+                            field=str(path[0]),
+                            path=(*base, *path),
+                        )
+                    )
+                continue
+            if ref in by_id and not reaches(phase.id, ref):
+                out.append(
+                    Diagnostic(
+                        "error",
+                        f"Phase '{phase.id}': task references {{steps.{ref}.*}} but '{ref}' is not reachable via "
+                        f"dependsOn. The phase will run in parallel with '{ref}' and see the literal placeholder. "
+                        f'Add "dependsOn": ["{ref}"] (or include \'{ref}\' transitively).',
+                        phase_id=phase.id,
+                        field=str(path[0]),
+                        path=(*base, *path),
+                    )
+                )
+
+
+def _arg_warnings(flow: Flow, phases, bases, args: Mapping[str, Any], out: list[Diagnostic]) -> None:
+    resolved = {**flow.arg_defaults(), **dict(args)}
+    for name, spec in (flow.args or {}).items():
+        has_default = "default" in spec.model_fields_set
+        if spec.type is None and spec.required is True and not has_default and name not in resolved:
+            out.append(
+                Diagnostic(
+                    "warning",
+                    f"Legacy untyped argument '{name}' is marked required but remains advisory; "
+                    "add an explicit type to enforce it",
+                    path=("args", name),
+                    field=f"args.{name}",
+                )
+            )
+    reported: set[str] = set()
+    for phase, base in zip(phases, bases, strict=True):
+        _, refs = collect_refs(phase)
+        for ref, path in refs.items():
+            if ref in resolved or ref in reported:
+                continue
+            reported.add(ref)
+            out.append(
+                Diagnostic(
+                    "warning",
+                    f"Taskflow references {{args.{ref}}} but the invocation did not provide '{ref}'. "
+                    "The placeholder will remain literal unless a default or runtime arg is supplied.",
+                    phase_id=phase.id,
+                    field=str(path[0]),
+                    path=(*base, *path),
+                )
+            )

@@ -1,0 +1,446 @@
+"""Per-phase checks (SPEC §1.4, §1.6, §2.3): requirement matrix, limits, misplaced keys.
+
+Messages are SPEC's (and taskflow 0.2.4's) byte for byte; tftui's own additions are
+warnings. Each diagnostic carries the phase id and the JSON path of the value.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import re
+from typing import Any
+
+from tftui.flow.diagnostics import Diagnostic, JsonPath, json_type, suggestion
+from tftui.flow.model import PHASE_CLASSES, PhaseBase
+
+AGENT_RUNNING = {"agent", "gate", "reduce", "map", "parallel", "loop", "tournament", "race"}
+EXPECT_TYPES = ("agent", "gate", "reduce", "loop")
+LOOP_ONLY_WARN = ("until", "maxIterations", "convergence")
+CACHE_SCOPES = ("run-only", "cross-run", "off")
+CACHE_CROSS_RUN_BLOCKED = ("gate", "approval", "loop", "tournament", "script", "race", "expand")
+_PLACEHOLDER = re.compile(r"\{[a-zA-Z0-9_-]+(?:\.[a-zA-Z0-9_-]+)*\}")
+_REFERENCEABLE_ID = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _aliases(cls: type[PhaseBase]) -> list[str]:
+    return [f.alias or name for name, f in cls.model_fields.items()]
+
+
+OWN_KEYS: dict[str, list[str]] = {t: _aliases(cls) for t, cls in PHASE_CLASSES.items()}
+ALL_KEYS: list[str] = list(dict.fromkeys(k for keys in OWN_KEYS.values() for k in keys))
+ALL_KEYS += ["run", "input", "score", "reflexion"]  # owned by one type each; listed for suggestions
+ALL_KEYS = list(dict.fromkeys(ALL_KEYS))
+
+
+def is_num(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def optional_module(name: str) -> Any:
+    """A sibling module that may not be built yet; None while it is missing."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+class PhaseChecker:
+    """Collects the diagnostics of one phase."""
+
+    def __init__(self, phase: PhaseBase, base: JsonPath, flow_incremental: bool, out: list[Diagnostic]):
+        self.p = phase
+        self.id = phase.id
+        self.type = phase.type
+        self.base = base
+        self.incremental = flow_incremental
+        self.out = out
+        self.extra: dict[str, Any] = dict(phase.model_extra or {})
+
+    def err(self, message: str, *path: str | int, at_key: bool = False, severity: str = "error") -> None:
+        field = str(path[0]) if path else None
+        self.out.append(
+            Diagnostic(severity, message, phase_id=self.id, field=field, path=(*self.base, *path), at_key=at_key)  # type: ignore[arg-type]
+        )
+
+    def warn(self, message: str, *path: str | int, at_key: bool = False) -> None:
+        self.err(message, *path, at_key=at_key, severity="warning")
+
+    def has(self, key: str) -> bool:
+        """The file set `key` (even to null), whether it is a model field or an extra."""
+        return key in self.extra or any(
+            (f.alias or n) == key and n in self.p.model_fields_set for n, f in type(self.p).model_fields.items()
+        )
+
+    # -- the checks, in taskflow's order ---------------------------------------------
+
+    def run(self) -> None:
+        pid, ptype = self.id, self.type
+        known_type = ptype in PHASE_CLASSES
+        if not known_type:
+            self.err(f"Phase '{pid}': unknown type '{ptype}'", "type")
+        if self.p.task is not None and not isinstance(self.p.task, str):
+            self.err(f"Phase '{pid}': 'task' must be a string, got {json_type(self.p.task)}", "task")
+        self._branch_tasks()
+        if known_type:
+            self._score()
+            self._misplaced_keys()
+            self._idempotent()
+            getattr(self, f"_type_{ptype}")()
+            self._timeout()
+        self._retry()
+        if self.p.join and self.p.join not in ("all", "any"):
+            self.err(f"Phase '{pid}': unknown join mode '{self.p.join}'", "join")
+        if known_type:
+            self._expect()
+        self._cache()
+        agent = self.p.agent
+        if isinstance(agent, str) and "_" in agent:
+            self.err(
+                f"Phase '{pid}': agent name '{agent}' uses underscores — use hyphens "
+                "(e.g. 'executor-code' not 'executor_code')",
+                "agent",
+            )
+        if "_" in pid:
+            self.err(
+                f"Phase '{pid}': id uses underscores — use hyphens for consistency with interpolation "
+                "placeholders (e.g. {steps.audit-each.output})",
+                "id",
+            )
+        elif not _REFERENCEABLE_ID.fullmatch(pid):
+            self.warn(f"Phase '{pid}': id contains characters that placeholders cannot reference", "id")
+        self._guards()
+        if known_type:
+            self._unknown_keys()
+
+    def _branch_tasks(self) -> None:
+        for i, branch in enumerate(getattr(self.p, "branches", None) or []):
+            if not isinstance(branch.task, str):
+                self.err(f"Phase '{self.id}': branches[{i}].task must be a string", "branches", i, "task")
+            for key in branch.model_extra or {}:
+                self.warn(
+                    f"Phase '{self.id}': branches[{i}] has unknown field '{key}' (ignored)"
+                    f"{suggestion(key, ['task', 'agent', 'cwd'])}",
+                    "branches",
+                    i,
+                    key,
+                    at_key=True,
+                )
+
+    def _score(self) -> None:
+        if not self.has("score"):
+            return
+        pid, ptype = self.id, self.type
+        score = self.extra.pop("score") if "score" in self.extra else getattr(self.p, "score", None)
+        if ptype != "gate":
+            self.err(f"Phase '{pid}' ({ptype}): 'score' is only valid for gate phases", "score", at_key=True)
+            return
+        scorers = optional_module("tftui.scoring.scorers")
+        if scorers is not None:
+            for message in scorers.score_shape_errors(score):
+                self.err(f"Phase '{pid}': {message}", "score")
+        evals = getattr(self.p, "eval", None)
+        if isinstance(evals, list) and evals:
+            self.warn(
+                f"Phase '{pid}' (gate): both 'eval' and 'score' are set — eval runs first (all-pass skips the "
+                "gate entirely), then score. This is valid but usually one of the two suffices.",
+                "eval",
+                at_key=True,
+            )
+        judge = score.get("judge") if isinstance(score, dict) else None
+        agent = judge.get("agent") if isinstance(judge, dict) else None
+        if isinstance(agent, str) and "_" in agent:
+            self.err(
+                f"Phase '{pid}': score.judge.agent '{agent}' uses underscores — use hyphens",
+                "score",
+                "judge",
+                "agent",
+            )
+
+    def _misplaced_keys(self) -> None:
+        pid, ptype = self.id, self.type
+        if "reflexion" in self.extra:
+            value = self.extra.pop("reflexion")
+            if not isinstance(value, bool):
+                self.err(f"Phase '{pid}': 'reflexion' must be a boolean, got {json_type(value)}", "reflexion")
+            elif value:
+                self.err(f"Phase '{pid}' ({ptype}): 'reflexion' is only valid for loop phases", "reflexion")
+        for key in LOOP_ONLY_WARN:
+            if key in self.extra:
+                self.extra.pop(key)
+                self.warn(
+                    f"Phase '{pid}' ({ptype}): '{key}' is only meaningful on loop phases and is ignored here",
+                    key,
+                    at_key=True,
+                )
+        for key in ("run", "input"):
+            if key in self.extra:
+                self.extra.pop(key)
+                self.err(f"Phase '{pid}' ({ptype}): '{key}' is only valid for script phases", key, at_key=True)
+
+    def _idempotent(self) -> None:
+        if self.p.idempotent is not False:
+            return
+        pid, ptype = self.id, self.type
+        if ptype in ("approval", "flow"):
+            self.warn(
+                f"Phase '{pid}' ({ptype}): 'idempotent: false' is a no-op here — {ptype} phases run no subagent "
+                "(no transient retry) and are already excluded from cross-run cache. The flag has no effect.",
+                "idempotent",
+            )
+        scope = self.p.cache.get("scope") if isinstance(self.p.cache, dict) else None
+        if scope == "cross-run":
+            self.warn(
+                f"Phase '{pid}': idempotent:false overrides cache.scope 'cross-run' — a side-effecting phase is "
+                "never cached (it will re-run every time).",
+                "idempotent",
+            )
+        elif self.incremental and scope is None:
+            self.warn(
+                f"Phase '{pid}': idempotent:false under an incremental flow — this phase is excluded from caching "
+                "and will re-run every invocation (this is the safe behavior for side effects).",
+                "idempotent",
+            )
+
+    # -- per-type requirement matrix (SPEC §2.3) ---------------------------------------
+
+    def _type_agent(self) -> None:
+        if not self.p.task:
+            self.err(f"Phase '{self.id}' (agent) requires 'task'")
+
+    def _type_approval(self) -> None:
+        pass
+
+    def _type_gate(self) -> None:
+        p = self.p
+        if not p.task and getattr(p, "score", None) is None:
+            self.err(f"Phase '{self.id}' (gate) requires 'task' (or 'score')")
+        for i, entry in enumerate(getattr(p, "eval", None) or []):
+            if not isinstance(entry, str):
+                self.err(
+                    f"Phase '{self.id}' (gate): eval[{i}] must be a string condition, got {json_type(entry)}",
+                    "eval",
+                    i,
+                )
+
+    def _type_map(self) -> None:
+        over = getattr(self.p, "over", None)
+        if not over:
+            self.err(f"Phase '{self.id}' (map) requires 'over'")
+        elif not isinstance(over, (str, list)):
+            self.err(
+                f"Phase '{self.id}' (map): 'over' must be a string interpolation ref (e.g. "
+                f'"{{steps.scan.json}}") or an array, got {json_type(over)}',
+                "over",
+            )
+        if not self.p.task:
+            self.err(f"Phase '{self.id}' (map) requires 'task'")
+
+    def _type_parallel(self) -> None:
+        if not getattr(self.p, "branches", None):
+            self.err(f"Phase '{self.id}' (parallel) requires non-empty 'branches'")
+
+    def _type_race(self) -> None:
+        branches = getattr(self.p, "branches", None)
+        if not branches:
+            self.err(f"Phase '{self.id}' (race) requires non-empty 'branches'")
+        elif len(branches) < 2:
+            self.err(f"Phase '{self.id}' (race): needs at least 2 branches", "branches")
+
+    def _type_expand(self) -> None:
+        if not self.has("def"):
+            self.err(f"Phase '{self.id}' (expand) requires 'def' (fragment Taskflow or {{steps.X.json}})")
+        max_nodes = getattr(self.p, "max_nodes", None)
+        if self.has("maxNodes") and not (is_num(max_nodes) and 1 <= max_nodes <= 100):
+            self.err(f"Phase '{self.id}' (expand): maxNodes must be 1..100", "maxNodes")
+
+    def _type_reduce(self) -> None:
+        p = self.p
+        if not p.from_:
+            self.err(f"Phase '{self.id}' (reduce) requires 'from'")
+        if not p.task:
+            self.err(f"Phase '{self.id}' (reduce) requires 'task'")
+        batch = getattr(p, "batch_size", None)
+        if self.has("batchSize"):
+            if not (is_num(batch) and batch >= 2 and float(batch).is_integer()):
+                self.err(f"Phase '{self.id}' (reduce): batchSize must be an integer >= 2", "batchSize")
+            elif getattr(p, "reduce_strategy", None) != "tree":
+                self.warn(
+                    f"Phase '{self.id}' (reduce): batchSize is only used with reduceStrategy 'tree' — "
+                    "ignored for one-shot",
+                    "batchSize",
+                )
+
+    def _type_flow(self) -> None:
+        use = getattr(self.p, "use", None)
+        has_use = isinstance(use, str) and len(use) > 0
+        has_def = self.has("def")
+        if not has_use and not has_def:
+            self.err(f"Phase '{self.id}' (flow) requires 'use' (a saved flow name) or 'def' (an inline definition)")
+        elif has_use and has_def:
+            self.err(f"Phase '{self.id}' (flow): 'use' and 'def' are mutually exclusive — provide exactly one", "def")
+
+    def _type_loop(self) -> None:
+        p = self.p
+        if not p.task:
+            self.err(f"Phase '{self.id}' (loop) requires 'task' (the iteration body)")
+        if not getattr(p, "until", None):
+            self.err(f"Phase '{self.id}' (loop) requires 'until' (the stop condition)")
+        if self.has("maxIterations"):
+            value = getattr(p, "max_iterations", None)
+            if not (is_num(value) and value >= 1):
+                self.err(f"Phase '{self.id}' (loop): maxIterations must be a number >= 1", "maxIterations")
+            elif value > 100:
+                self.err(f"Phase '{self.id}' (loop): maxIterations must be <= 100", "maxIterations")
+
+    def _type_tournament(self) -> None:
+        p = self.p
+        branches = getattr(p, "branches", None) or []
+        if not branches and not p.task:
+            self.err(f"Phase '{self.id}' (tournament) requires 'task' (the competitor prompt) or non-empty 'branches'")
+        if self.has("variants"):
+            value = getattr(p, "variants", None)
+            if not (is_num(value) and value >= 2):
+                self.err(f"Phase '{self.id}' (tournament): variants must be a number >= 2", "variants")
+            elif value > 20:
+                self.err(f"Phase '{self.id}' (tournament): variants must be <= 20", "variants")
+        if branches and len(branches) < 2:
+            self.err(f"Phase '{self.id}' (tournament): 'branches' needs at least 2 competitors", "branches")
+        mode = getattr(p, "mode", None)
+        if mode and mode not in ("best", "aggregate"):
+            self.err(f"Phase '{self.id}' (tournament): unknown mode '{mode}'", "mode")
+
+    def _type_script(self) -> None:
+        p = self.p
+        run = getattr(p, "run", None)
+        if not run:
+            self.err(f"Phase '{self.id}' (script) requires 'run' (the shell command)")
+        if isinstance(run, list) and (not run or not run[0]):
+            self.err(f"Phase '{self.id}' (script): 'run' array must be non-empty with a valid first element", "run")
+        if isinstance(run, str) and _PLACEHOLDER.search(run):
+            self.err(
+                f"Phase '{self.id}' (script): string 'run' must not contain interpolation placeholders "
+                "(use array form or pipe through 'input')",
+                "run",
+            )
+        if p.retry is not None:
+            self.err(f"Phase '{self.id}' (script): 'retry' is not supported for script phases", "retry", at_key=True)
+        if p.output == "json":
+            self.err(f"Phase '{self.id}' (script): 'output:\"json\"' is not supported for script phases", "output")
+
+    def _timeout(self) -> None:
+        if not self.has("timeout"):
+            return
+        pid, ptype, value = self.id, self.type, self.p.timeout
+        if ptype == "script":
+            if not (is_num(value) and 1000 <= value <= 300000):
+                self.err(f"Phase '{pid}' (script): 'timeout' must be a number between 1000 and 300000 ms", "timeout")
+        elif ptype in ("approval", "flow"):
+            self.err(f"Phase '{pid}' ({ptype}): 'timeout' is not supported for {ptype} phases", "timeout")
+        elif not (is_num(value) and value >= 1000):
+            self.err(f"Phase '{pid}' ({ptype}): 'timeout' must be a number >= 1000 ms", "timeout")
+
+    def _retry(self) -> None:
+        retry = self.p.retry
+        if retry is None:
+            return
+        pid = self.id
+        if not is_num(retry.max) or retry.max < 0:
+            self.err(f"Phase '{pid}': retry.max must be a number >= 0", "retry", "max")
+        elif retry.max > 20:
+            self.err(f"Phase '{pid}': retry.max must be <= 20", "retry", "max")
+        if retry.backoff_ms is not None and not (is_num(retry.backoff_ms) and 0 <= retry.backoff_ms <= 60000):
+            self.err(f"Phase '{pid}': retry.backoffMs must be between 0 and 60000", "retry", "backoffMs")
+        if retry.factor is not None:
+            if not (is_num(retry.factor) and 1 <= retry.factor <= 10):
+                self.err(f"Phase '{pid}': retry.factor must be between 1 and 10", "retry", "factor")
+            elif retry.backoff_ms is None:
+                self.warn(f"Phase '{pid}': retry.factor has no effect without retry.backoffMs", "retry", "factor")
+        for key in retry.model_extra or {}:
+            self.warn(
+                f"Phase '{pid}': retry has unknown field '{key}' (ignored)"
+                f"{suggestion(key, ['max', 'backoffMs', 'factor'])}",
+                "retry",
+                key,
+                at_key=True,
+            )
+
+    def _expect(self) -> None:
+        if not self.has("expect"):
+            return
+        pid, ptype = self.id, self.type
+        if ptype not in EXPECT_TYPES:
+            self.err(f"Phase '{pid}' ({ptype}): 'expect' is only valid for agent/gate/reduce/loop phases", "expect")
+        elif self.p.output != "json":
+            self.err(
+                f"Phase '{pid}': 'expect' requires 'output': \"json\" (the contract validates the parsed JSON output)",
+                "expect",
+                at_key=True,
+            )
+        else:
+            contract = optional_module("tftui.lang.contract")
+            if contract is not None:
+                for message in contract.contract_shape_errors(self.p.expect):
+                    self.err(f"Phase '{pid}': {message}", "expect")
+
+    def _cache(self) -> None:
+        cache = self.p.cache
+        if cache is None:
+            return
+        pid = self.id
+        if not isinstance(cache, dict):
+            self.err(f"Phase '{pid}': 'cache' must be an object", "cache")
+            return
+        scope = cache.get("scope", "run-only")
+        if scope not in CACHE_SCOPES:
+            self.err(
+                f"Phase '{pid}': unknown cache.scope '{scope}' (expected one of {', '.join(CACHE_SCOPES)})",
+                "cache",
+                "scope",
+            )
+        elif scope == "cross-run" and self.type in CACHE_CROSS_RUN_BLOCKED:
+            self.err(
+                f"Phase '{pid}' ({self.type}): cache.scope 'cross-run' is not allowed for "
+                f"{'/'.join(CACHE_CROSS_RUN_BLOCKED)} phases — they must produce a fresh result each run. "
+                "Use 'run-only'.",
+                "cache",
+                "scope",
+            )
+
+    # -- tftui additions: guard syntax and unknown keys (warnings) ----------------------
+
+    def _guards(self) -> None:
+        condition = optional_module("tftui.lang.condition")
+        if condition is None:
+            return
+        pid = self.id
+        guards: list[tuple[tuple[str | int, ...], str, str, str]] = []  # (path, label, expr, consequence)
+        if isinstance(self.p.when, str):
+            guards.append((("when",), "when", self.p.when, "the guard fails open (the phase will run)"))
+        until = getattr(self.p, "until", None) if self.type == "loop" else None
+        if isinstance(until, str):
+            guards.append((("until",), "until", until, "the loop stops after its first successful iteration"))
+        evals = getattr(self.p, "eval", None) if self.type == "gate" else None
+        for i, entry in enumerate(evals or []):
+            # `left contains right` entries are not conditions (SPEC §5.8)
+            if isinstance(entry, str) and entry.find(" contains ") <= 0:
+                guards.append((("eval", i), f"eval[{i}]", entry, "this check always fails (the gate falls through)"))
+        for path, label, expr, consequence in guards:
+            if not expr.strip():
+                continue
+            problem = condition.syntax_error(expr)
+            if problem is not None:
+                message = getattr(problem, "message", None) or str(problem)
+                position = getattr(problem, "position", None)
+                where = f" at position {position}" if position is not None else ""
+                self.warn(f"Phase '{pid}': {label}: {message}{where} — {consequence}", *path)
+
+    def _unknown_keys(self) -> None:
+        pid, ptype = self.id, self.type
+        own = OWN_KEYS[ptype]
+        for key in self.extra:
+            if key in ALL_KEYS:
+                self.warn(f"Phase '{pid}' ({ptype}): '{key}' is not used by {ptype} phases and is ignored", key, at_key=True)
+            else:
+                guess = suggestion(key, own)
+                self.warn(f"Phase '{pid}': unknown field '{key}'{guess or ' (ignored)'}", key, at_key=True)

@@ -1,0 +1,119 @@
+"""Diagnostics: one problem found in a flow file, with where it is and how bad it is.
+
+Checks and the loader create diagnostics with a JSON path (`("phases", 2, "dependsOn")`);
+the loader then attaches the 1-based line:col of that path in the source text.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, replace
+from typing import Any, Literal
+
+Severity = Literal["error", "warning"]
+JsonPath = tuple[str | int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    severity: Severity
+    message: str
+    line: int | None = None
+    col: int | None = None
+    phase_id: str | None = None
+    field: str | None = None
+    path: JsonPath = ()
+    # Point at the key of the last path element rather than its value (unknown keys).
+    at_key: bool = False
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == "error"
+
+    @property
+    def json_path(self) -> str:
+        return format_path(self.path)
+
+    def located(self, line: int | None, col: int | None) -> Diagnostic:
+        return replace(self, line=line, col=col)
+
+    def format(self, filename: str | None = None) -> str:
+        """`path:line:col: error: message [phase-id]` (compiler style, clickable in editors)."""
+        where = filename or "<flow>"
+        if self.line is not None:
+            where += f":{self.line}:{self.col or 1}"
+        suffix = f" [{self.phase_id}]" if self.phase_id else ""
+        return f"{where}: {self.severity}: {self.message}{suffix}"
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["path"] = self.json_path
+        del data["at_key"]
+        return data
+
+
+def format_path(path: Sequence[str | int]) -> str:
+    """`("phases", 2, "retry", "max")` -> `$.phases[2].retry.max`."""
+    out = "$"
+    for step in path:
+        out += f"[{step}]" if isinstance(step, int) else f".{step}"
+    return out
+
+
+def dotted(path: Sequence[str | int]) -> str:
+    """A field path as a person writes it: `retry.max`, `branches[1].task`."""
+    out = ""
+    for step in path:
+        if isinstance(step, int):
+            out += f"[{step}]"
+        else:
+            out += f".{step}" if out else str(step)
+    return out
+
+
+def json_type(value: Any) -> str:
+    """The JSON type name of a parsed value, as a person would say it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str | None:
+    """The closest known name for a misspelt key, or None."""
+    known = list(known)
+    lowered = {k.lower(): k for k in known}
+    if name.lower() in lowered:
+        return lowered[name.lower()]
+    stripped = name.replace("_", "").replace("-", "").lower()
+    for k in known:
+        if k.lower() == stripped:
+            return k
+    matches = difflib.get_close_matches(name, known, n=1, cutoff=0.7)
+    return matches[0] if matches else None
+
+
+def suggestion(name: str, known: Iterable[str]) -> str:
+    guess = did_you_mean(name, known)
+    return f" — did you mean '{guess}'?" if guess else ""
+
+
+def count(diagnostics: Iterable[Diagnostic]) -> tuple[int, int]:
+    """(errors, warnings)."""
+    errors = warnings = 0
+    for d in diagnostics:
+        if d.is_error:
+            errors += 1
+        else:
+            warnings += 1
+    return errors, warnings

@@ -1,0 +1,167 @@
+"""The dependency graph of a flow (SPEC §3.1) and per-phase fingerprints for hot reload.
+
+Edges are `dependsOn ∪ from`; array order of `phases` never implies an edge. Unknown
+dependency ids are ignored here (checks report them).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from tftui.flow.model import Flow, PhaseBase
+
+
+@dataclass
+class Dag:
+    ids: list[str]  # phases in array order (first occurrence of a duplicated id)
+    deps: dict[str, list[str]]  # known edges, dependsOn first, de-duplicated
+    dependents: dict[str, list[str]]  # reverse edges, dependents in array order
+    layers: list[list[str]]  # Kahn layers; phases on a cycle appear in none
+    cycle: list[str] | None = None  # e.g. ["a", "b", "a"]: a depends on b depends on a
+    _ancestors: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
+    _downstream: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_flow(cls, flow: Flow) -> Dag:
+        return cls.from_phases(flow.phases)
+
+    @classmethod
+    def from_phases(cls, phases: Sequence[PhaseBase]) -> Dag:
+        ids: list[str] = []
+        deps: dict[str, list[str]] = {}
+        for phase in phases:
+            if phase.id not in deps:
+                ids.append(phase.id)
+                deps[phase.id] = list(phase.edges)
+        for pid in ids:
+            deps[pid] = [d for d in deps[pid] if d in deps]
+        dependents: dict[str, list[str]] = {pid: [] for pid in ids}
+        for pid in ids:
+            for dep in deps[pid]:
+                dependents[dep].append(pid)
+        return cls(ids, deps, dependents, _kahn_layers(ids, deps, dependents), find_cycle(ids, deps))
+
+    @property
+    def order(self) -> list[str]:
+        """Execution order: the layers flattened."""
+        return [pid for layer in self.layers for pid in layer]
+
+    def layer_of(self, phase_id: str) -> int | None:
+        for index, layer in enumerate(self.layers):
+            if phase_id in layer:
+                return index
+        return None
+
+    def ancestors(self, phase_id: str) -> frozenset[str]:
+        """Every phase `phase_id` transitively depends on (itself excluded unless on a cycle)."""
+        return self._closure(phase_id, self.deps, self._ancestors)
+
+    def downstream(self, phase_id: str) -> frozenset[str]:
+        """Every phase that transitively depends on `phase_id`."""
+        return self._closure(phase_id, self.dependents, self._downstream)
+
+    @staticmethod
+    def _closure(start: str, edges: dict[str, list[str]], cache: dict[str, frozenset[str]]) -> frozenset[str]:
+        if start in cache:
+            return cache[start]
+        seen: set[str] = set()
+        queue = deque(edges.get(start, ()))
+        while queue:
+            node = queue.popleft()
+            if node in seen:
+                continue
+            seen.add(node)
+            queue.extend(edges.get(node, ()))
+        result = frozenset(seen)
+        cache[start] = result
+        return result
+
+
+def _kahn_layers(ids: list[str], deps: dict[str, list[str]], dependents: dict[str, list[str]]) -> list[list[str]]:
+    indegree = {pid: len(deps[pid]) for pid in ids}
+    layers: list[list[str]] = []
+    frontier = [pid for pid in ids if indegree[pid] == 0]
+    while frontier:
+        layers.append(frontier)
+        nxt: list[str] = []
+        for pid in frontier:
+            for dep in dependents[pid]:
+                indegree[dep] -= 1
+                if indegree[dep] == 0:
+                    nxt.append(dep)
+        frontier = nxt
+    return layers
+
+
+def find_cycle(ids: Iterable[str], deps: dict[str, list[str]]) -> list[str] | None:
+    """A dependency cycle as a path `[a, b, …, a]` (each depends on the next), or None.
+
+    Depth-first in array order, iterative so a 1,000-phase chain cannot overflow the stack.
+    """
+    white, gray, black = 0, 1, 2
+    color = dict.fromkeys(deps, white)
+    for root in ids:
+        if color[root] != white:
+            continue
+        stack: list[tuple[str, int]] = [(root, 0)]
+        path: list[str] = [root]
+        color[root] = gray
+        while stack:
+            node, i = stack[-1]
+            edges = deps[node]
+            if i < len(edges):
+                stack[-1] = (node, i + 1)
+                dep = edges[i]
+                if dep not in color:
+                    continue
+                if color[dep] == gray:
+                    return path[path.index(dep) :] + [dep]
+                if color[dep] == white:
+                    color[dep] = gray
+                    stack.append((dep, 0))
+                    path.append(dep)
+            else:
+                color[node] = black
+                stack.pop()
+                path.pop()
+    return None
+
+
+def fingerprint(phase: PhaseBase) -> str:
+    """Hash of the phase's canonical JSON (file keys, sorted, defaults left out)."""
+    data = phase.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+    data["type"] = phase.type  # keep the type even where it is the default
+    text = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class FlowDiff:
+    added: list[str]
+    removed: list[str]
+    changed: list[str]
+    stale: list[str]  # changed + added + everything downstream of them, in the new flow's order
+
+    @property
+    def unchanged(self) -> bool:
+        return not (self.added or self.removed or self.changed)
+
+
+def diff_flows(old: Flow, new: Flow) -> FlowDiff:
+    """What a hot reload must re-run: phases whose definition changed, new ones, and their dependents."""
+    old_prints = {p.id: fingerprint(p) for p in old.phases}
+    new_prints = {p.id: fingerprint(p) for p in new.phases}
+    new_ids = list(new_prints)
+    added = [pid for pid in new_ids if pid not in old_prints]
+    removed = [pid for pid in old_prints if pid not in new_prints]
+    changed = [pid for pid in new_ids if pid in old_prints and old_prints[pid] != new_prints[pid]]
+    dag = Dag.from_flow(new)
+    stale_set = set(added) | set(changed)
+    for pid in added + changed:
+        stale_set |= dag.downstream(pid)
+    stale = [pid for pid in new_ids if pid in stale_set]
+    return FlowDiff(added, removed, changed, stale)

@@ -1,0 +1,329 @@
+"""Load a flow file: bytes/text -> JSON(C) -> shorthand -> pydantic models -> checks.
+
+Never raises on user input: every problem becomes a `Diagnostic` with a 1-based
+line:col, the phase id and the JSON path of the offending value. `LoadResult.flow`
+is set only when there are no errors (an invalid file must never replace a good flow);
+`LoadResult.model` keeps whatever could be built, for display.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from tftui.flow.diagnostics import Diagnostic, JsonPath, dotted, json_type, suggestion
+from tftui.flow.jsonpos import Locator, strip_jsonc
+from tftui.flow.model import PHASE_CLASSES, ArgSpec, Budget, Flow, PhaseBase
+from tftui.flow.shorthand import Kind, desugar, shorthand_kind, source_path
+
+__all__ = ["Diagnostic", "LoadResult", "build_flow", "load_flow", "load_flow_text", "parse_json_text"]
+
+
+@dataclass
+class LoadResult:
+    flow: Flow | None
+    diagnostics: list[Diagnostic]
+    source_text: str = ""
+    path: str | None = None
+    model: Flow | None = None  # built even when checks found errors (None if it could not be built)
+    shorthand: Kind | None = None
+    unreadable: bool = False  # the file could not be read or decoded at all
+    data: Any = field(default=None, repr=False)  # the parsed JSON (after desugaring)
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.is_error]
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if not d.is_error]
+
+    @property
+    def ok(self) -> bool:
+        return self.flow is not None
+
+
+# ---------------------------------------------------------------------------
+# Text -> JSON value
+
+
+def _decode(raw: bytes) -> tuple[str | None, Diagnostic | None]:
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        return raw.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        before = raw[: exc.start].decode("utf-8", errors="replace")
+        line = before.count("\n") + 1
+        col = len(before) - (before.rfind("\n") + 1) + 1
+        message = (
+            f"File is not valid UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start} cannot be decoded "
+            "(save the file as UTF-8)"
+        )
+        return None, Diagnostic("error", message, line, col)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+_CONSTANT = re.compile(r"-?\b(?:NaN|Infinity)\b")
+
+
+def parse_json_text(text: str) -> tuple[Any, str, Diagnostic | None]:
+    """Parse JSON, falling back to JSONC. Returns (value, text used for positions, error)."""
+    try:
+        return json.loads(text, parse_constant=_reject_constant), text, None
+    except (ValueError, RecursionError):
+        pass
+    stripped = strip_jsonc(text)
+    try:
+        return json.loads(stripped, parse_constant=_reject_constant), stripped, None
+    except json.JSONDecodeError as exc:
+        msg = exc.msg[:1].lower() + exc.msg[1:]
+        return None, stripped, Diagnostic("error", f"Invalid JSON: {msg}", exc.lineno, exc.colno)
+    except RecursionError:
+        return None, stripped, Diagnostic("error", "Invalid JSON: nesting is too deep", 1, 1)
+    except ValueError as exc:
+        match = _CONSTANT.search(stripped)
+        line, col = Locator(stripped).line_col(match.start()) if match else (1, 1)
+        return None, stripped, Diagnostic("error", f"Invalid JSON: {exc}", line, col)
+
+
+# ---------------------------------------------------------------------------
+# JSON value -> models (schema errors)
+
+_EXPECT = {
+    "string_type": "a string",
+    "bool_type": "a boolean",
+    "float_type": "a number",
+    "int_type": "a number",
+    "list_type": "an array",
+    "dict_type": "an object",
+    "model_type": "an object",
+    "model_attributes_type": "an object",
+}
+
+
+def _walk(data: Any, loc: tuple[Any, ...]) -> tuple[tuple[Any, ...], Any]:
+    """Follow `loc` into `data` as far as it exists (pydantic adds union tags that do not)."""
+    value = data
+    real: list[Any] = []
+    for step in loc:
+        if isinstance(value, dict) and isinstance(step, str) and step in value:
+            value = value[step]
+        elif isinstance(value, list) and isinstance(step, int) and 0 <= step < len(value):
+            value = value[step]
+        else:
+            break
+        real.append(step)
+    return tuple(real), value
+
+
+def _got(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else json_type(value)
+
+
+def _schema_diags(exc: ValidationError, data: Mapping[str, Any], phase_id: str | None, base: JsonPath):
+    """Human messages for pydantic errors; yields (top-level key to drop, Diagnostic)."""
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for err in exc.errors():
+        loc, _ = _walk(data, tuple(err["loc"]))
+        if err["type"] in ("missing", "extra_forbidden"):
+            loc = tuple(err["loc"])
+        groups.setdefault(loc, []).append(err)
+    for loc, errs in groups.items():
+        _, value = _walk(data, loc)
+        name = dotted(loc)
+        types = [e["type"] for e in errs]
+        at_key = False
+        if types[0] == "extra_forbidden":
+            known = _known_keys(loc)
+            message = f"unknown field '{name}'{suggestion(str(loc[-1]), known)}"
+            if known:
+                message += f" (allowed: {', '.join(known)})"
+            at_key = True
+        elif types[0] == "missing":
+            message = f"field '{name}' is required"
+        elif types[0] == "literal_error":
+            message = f"field '{name}' must be {errs[0]['ctx']['expected']}, got {_got(value)}"
+        elif loc and loc[0] in ("dependsOn", "from") and len(loc) == 1 and types[0] == "list_type":
+            message = f"field '{name}' must be an array of phase ids, got {json_type(value)}"
+        elif loc and loc[0] in ("dependsOn", "from") and len(loc) == 2:
+            message = f"{name} must be a string phase id, got {json_type(value)}"
+        elif loc and loc[0] == "branches" and len(loc) == 2:
+            message = f"branches[{loc[1]}] must be an object with a 'task', got {json_type(value)}"
+        else:
+            expected = [_EXPECT.get(t) for t in types]
+            if all(expected):
+                alternatives = " or ".join(dict.fromkeys(e for e in expected if e))
+                message = f"field '{name}' must be {alternatives}, got {json_type(value)}"
+            else:
+                message = f"field '{name}': {errs[0]['msg']}"
+        if phase_id is not None:
+            message = f"Phase '{phase_id}': {message}"
+        else:
+            message = message[0].upper() + message[1:]
+        diag = Diagnostic(
+            "error", message, phase_id=phase_id, field=name or None, path=(*base, *loc), at_key=at_key
+        )
+        yield loc, diag
+
+
+def _known_keys(loc: tuple[Any, ...]) -> list[str]:
+    model: type[BaseModel] | None = None
+    if loc and loc[0] == "budget":
+        model = Budget
+    elif loc and loc[0] == "args":
+        model = ArgSpec
+    if model is None:
+        return []
+    return [f.alias or n for n, f in model.model_fields.items()]
+
+
+def _drop(data: dict[str, Any], loc: tuple[Any, ...]) -> bool:
+    """Remove the value an error is about so validation can go on; False if impossible."""
+    if not loc or loc[0] not in data:
+        return False
+    if loc[0] == "args" and len(loc) >= 2 and isinstance(data["args"], dict) and loc[1] in data["args"]:
+        data["args"] = {k: v for k, v in data["args"].items() if k != loc[1]}
+        return True
+    del data[loc[0]]
+    return True
+
+
+def _validate(cls: type[BaseModel], data: dict[str, Any], phase_id: str | None, base: JsonPath, out: list):
+    """Validate, reporting and dropping bad fields until what remains is valid (or give up)."""
+    for _ in range(4):
+        try:
+            return cls.model_validate(data, strict=True, by_alias=True, by_name=False)
+        except ValidationError as exc:
+            dropped = False
+            for loc, diag in _schema_diags(exc, data, phase_id, base):
+                out.append(diag)
+                dropped = _drop(data, loc) or dropped
+            if not dropped:
+                return None
+    return None
+
+
+def _build_phase(raw: Any, index: int, out: list[Diagnostic]) -> PhaseBase | None:
+    base: JsonPath = ("phases", index)
+    if not isinstance(raw, dict):
+        out.append(Diagnostic("error", f"Each phase must be an object, got {json_type(raw)}", path=base))
+        return None
+    pid = raw.get("id")
+    if pid is None or pid == "" or pid is False or pid == 0:
+        out.append(Diagnostic("error", "Each phase requires an 'id'", path=base))
+        return None
+    if not isinstance(pid, str):
+        out.append(
+            Diagnostic("error", f"Phase id must be a string, got {json_type(pid)}", path=(*base, "id"), field="id")
+        )
+        return None
+    data = dict(raw)
+    ptype = data.get("type", "agent")
+    if not isinstance(ptype, str):
+        # Reported by checks as an unknown type; keep the phase so its edges still resolve.
+        data["type"] = ptype = json.dumps(ptype)
+    cls = PHASE_CLASSES.get(ptype, PhaseBase)
+    return _validate(cls, data, pid, base, out)  # type: ignore[return-value]
+
+
+def build_flow(data: Mapping[str, Any]) -> tuple[Flow | None, list[Diagnostic], list[int]]:
+    """Models from a full-flow dict: (flow, schema diagnostics, source index of each phase).
+
+    Phases that cannot be built at all (not an object, no id) are left out, so indices
+    map `flow.phases[k]` back to `data["phases"][indices[k]]`.
+    """
+    out: list[Diagnostic] = []
+    top = {k: v for k, v in data.items() if k != "phases"}
+    if not isinstance(top.get("name"), str):
+        top["name"] = ""  # checks report `Missing or invalid 'name'`
+    flow = _validate(Flow, {**top, "phases": []}, None, (), out)
+    if flow is None:
+        return None, out, []
+    raw_phases = data.get("phases")
+    phases: list[PhaseBase] = []
+    indices: list[int] = []
+    for i, raw in enumerate(raw_phases if isinstance(raw_phases, list) else []):
+        phase = _build_phase(raw, i, out)
+        if phase is not None:
+            phases.append(phase)
+            indices.append(i)
+    flow.phases = phases  # type: ignore[assignment]
+    return flow, out, indices
+
+
+# ---------------------------------------------------------------------------
+# Entry points
+
+
+def load_flow_text(
+    text: str | bytes, path: str | None = None, *, args: Mapping[str, Any] | None = None, check: bool = True
+) -> LoadResult:
+    """Parse and check flow text. `args` switches checks to runtime mode (SPEC §1.6)."""
+    from tftui.flow.checks import check_flow, promote_strict
+
+    if isinstance(text, (bytes, bytearray)):
+        decoded, problem = _decode(bytes(text))
+        if decoded is None:
+            return LoadResult(None, [problem] if problem else [], "", path, unreadable=True)
+        text = decoded
+    if not isinstance(text, str):
+        return LoadResult(None, [Diagnostic("error", "Flow text must be a string", 1, 1)], "", path)
+    text = text.removeprefix("\ufeff")
+    data, positions_text, problem = parse_json_text(text)
+    if problem is not None:
+        return LoadResult(None, [problem], text, path)
+    if not isinstance(data, dict):
+        diag = Diagnostic("error", f"Flow file must be a JSON object, got {json_type(data)}")
+        return LoadResult(None, [_locate(diag, Locator(positions_text), None)], text, path)
+
+    diags: list[Diagnostic] = []
+    kind = shorthand_kind(data)
+    if kind is not None:
+        data, shorthand_diags = desugar(data, kind)
+        diags.extend(shorthand_diags)
+    flow, schema_diags, indices = build_flow(data)
+    diags.extend(schema_diags)
+    if flow is not None and check:
+        prior = any(d.is_error for d in diags)
+        found = check_flow(flow, args, prior_errors=prior, promote=False, indices=indices)
+        raw_phases = data.get("phases")
+        if isinstance(raw_phases, list) and raw_phases:
+            # every phase was unbuildable (already reported): "at least one phase" would mislead
+            found = [d for d in found if d.message != "Taskflow must have at least one phase"]
+        diags.extend(found)
+        if flow.strict_interpolation:
+            diags = promote_strict(diags)
+
+    locator = Locator(positions_text)
+    located = [_locate(d, locator, kind) for d in diags]
+    ok = flow is not None and check and not any(d.is_error for d in located)
+    return LoadResult(flow if ok else None, located, text, path, model=flow, shorthand=kind, data=data)
+
+
+def _locate(diag: Diagnostic, locator: Locator, kind: Kind | None) -> Diagnostic:
+    if diag.line is not None:
+        return diag
+    src = source_path(kind, diag.path)
+    line, col = locator.nearest(src, at_key=diag.at_key)
+    return replace(diag, line=line, col=col, path=src)
+
+
+def load_flow(path: str | Path, *, args: Mapping[str, Any] | None = None) -> LoadResult:
+    """Read and load a flow file; an unreadable file is a diagnostic, never an exception."""
+    name = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        return LoadResult(None, [Diagnostic("error", f"cannot read file: {reason}")], "", name, unreadable=True)
+    return load_flow_text(raw, name, args=args)
