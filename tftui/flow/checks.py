@@ -48,7 +48,9 @@ def check_flow(
     if not flow.name:
         out.append(Diagnostic("error", "Missing or invalid 'name'", path=("name",), field="name"))
     if not phases:
-        out.append(Diagnostic("error", "Taskflow must have at least one phase", path=("phases",), field="phases"))
+        out.append(
+            Diagnostic("error", "Taskflow must have at least one phase", path=("phases",), field="phases")
+        )
         return promote_strict(out) if promote and flow.strict_interpolation else out
     _top_level(flow, out)
 
@@ -58,7 +60,9 @@ def check_flow(
             out.append(Diagnostic("error", "Each phase requires an 'id'", path=base))
             continue
         if phase.id in ids:
-            out.append(Diagnostic("error", f"Duplicate phase id: {phase.id}", phase_id=phase.id, path=(*base, "id")))
+            out.append(
+                Diagnostic("error", f"Duplicate phase id: {phase.id}", phase_id=phase.id, path=(*base, "id"))
+            )
         ids.add(phase.id)
         PhaseChecker(phase, base, flow.incremental, out).run()
 
@@ -135,7 +139,8 @@ def check_flow(
 def promote_strict(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     """strictInterpolation: every warning becomes an error prefixed `Strict interpolation: `."""
     return [
-        d if d.is_error else replace(d, severity="error", message=STRICT_PREFIX + d.message) for d in diagnostics
+        d if d.is_error else replace(d, severity="error", message=STRICT_PREFIX + d.message)
+        for d in diagnostics
     ]
 
 
@@ -181,7 +186,10 @@ def _top_level(flow: Flow, out: list[Diagnostic]) -> None:
             if value is not None and value < 0:
                 out.append(
                     Diagnostic(
-                        "error", f"Field 'budget.{key}' must be >= 0", path=("budget", key), field=f"budget.{key}"
+                        "error",
+                        f"Field 'budget.{key}' must be >= 0",
+                        path=("budget", key),
+                        field=f"budget.{key}",
                     )
                 )
     for key in flow.model_extra or {}:
@@ -197,7 +205,9 @@ def _top_level(flow: Flow, out: list[Diagnostic]) -> None:
         )
 
 
-def collect_refs(phase: PhaseBase) -> tuple[dict[str, tuple[str | int, ...]], dict[str, tuple[str | int, ...]]]:
+def collect_refs(
+    phase: PhaseBase,
+) -> tuple[dict[str, tuple[str | int, ...]], dict[str, tuple[str | int, ...]]]:
     """`{steps.X…}` and `{args.X…}` references of a phase: ref -> path of its first occurrence.
 
     Scans every field that is interpolated at run time (taskflow's collectRefs).

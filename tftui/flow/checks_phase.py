@@ -60,7 +60,9 @@ class PhaseChecker:
     def err(self, message: str, *path: str | int, at_key: bool = False, severity: str = "error") -> None:
         field = str(path[0]) if path else None
         self.out.append(
-            Diagnostic(severity, message, phase_id=self.id, field=field, path=(*self.base, *path), at_key=at_key)  # type: ignore[arg-type]
+            Diagnostic(
+                severity, message, phase_id=self.id, field=field, path=(*self.base, *path), at_key=at_key
+            )  # type: ignore[arg-type]
         )
 
     def warn(self, message: str, *path: str | int, at_key: bool = False) -> None:
@@ -69,7 +71,8 @@ class PhaseChecker:
     def has(self, key: str) -> bool:
         """The file set `key` (even to null), whether it is a model field or an extra."""
         return key in self.extra or any(
-            (f.alias or n) == key and n in self.p.model_fields_set for n, f in type(self.p).model_fields.items()
+            (f.alias or n) == key and n in self.p.model_fields_set
+            for n, f in type(self.p).model_fields.items()
         )
 
     # -- the checks, in taskflow's order ---------------------------------------------
@@ -176,7 +179,9 @@ class PhaseChecker:
         for key in ("run", "input"):
             if key in self.extra:
                 self.extra.pop(key)
-                self.err(f"Phase '{pid}' ({ptype}): '{key}' is only valid for script phases", key, at_key=True)
+                self.err(
+                    f"Phase '{pid}' ({ptype}): '{key}' is only valid for script phases", key, at_key=True
+                )
 
     def _idempotent(self) -> None:
         if self.p.idempotent is not False:
@@ -276,9 +281,14 @@ class PhaseChecker:
         has_use = isinstance(use, str) and len(use) > 0
         has_def = self.has("def")
         if not has_use and not has_def:
-            self.err(f"Phase '{self.id}' (flow) requires 'use' (a saved flow name) or 'def' (an inline definition)")
+            self.err(
+                f"Phase '{self.id}' (flow) requires 'use' (a saved flow name) or 'def' (an inline definition)"
+            )
         elif has_use and has_def:
-            self.err(f"Phase '{self.id}' (flow): 'use' and 'def' are mutually exclusive — provide exactly one", "def")
+            self.err(
+                f"Phase '{self.id}' (flow): 'use' and 'def' are mutually exclusive — provide exactly one",
+                "def",
+            )
 
     def _type_loop(self) -> None:
         p = self.p
@@ -297,7 +307,9 @@ class PhaseChecker:
         p = self.p
         branches = getattr(p, "branches", None) or []
         if not branches and not p.task:
-            self.err(f"Phase '{self.id}' (tournament) requires 'task' (the competitor prompt) or non-empty 'branches'")
+            self.err(
+                f"Phase '{self.id}' (tournament) requires 'task' (the competitor prompt) or non-empty 'branches'"
+            )
         if self.has("variants"):
             value = getattr(p, "variants", None)
             if not (is_num(value) and value >= 2):
@@ -316,7 +328,9 @@ class PhaseChecker:
         if not run:
             self.err(f"Phase '{self.id}' (script) requires 'run' (the shell command)")
         if isinstance(run, list) and (not run or not run[0]):
-            self.err(f"Phase '{self.id}' (script): 'run' array must be non-empty with a valid first element", "run")
+            self.err(
+                f"Phase '{self.id}' (script): 'run' array must be non-empty with a valid first element", "run"
+            )
         if isinstance(run, str) and _PLACEHOLDER.search(run):
             self.err(
                 f"Phase '{self.id}' (script): string 'run' must not contain interpolation placeholders "
@@ -324,9 +338,15 @@ class PhaseChecker:
                 "run",
             )
         if p.retry is not None:
-            self.err(f"Phase '{self.id}' (script): 'retry' is not supported for script phases", "retry", at_key=True)
+            self.err(
+                f"Phase '{self.id}' (script): 'retry' is not supported for script phases",
+                "retry",
+                at_key=True,
+            )
         if p.output == "json":
-            self.err(f"Phase '{self.id}' (script): 'output:\"json\"' is not supported for script phases", "output")
+            self.err(
+                f"Phase '{self.id}' (script): 'output:\"json\"' is not supported for script phases", "output"
+            )
 
     def _timeout(self) -> None:
         if not self.has("timeout"):
@@ -334,7 +354,10 @@ class PhaseChecker:
         pid, ptype, value = self.id, self.type, self.p.timeout
         if ptype == "script":
             if not (is_num(value) and 1000 <= value <= 300000):
-                self.err(f"Phase '{pid}' (script): 'timeout' must be a number between 1000 and 300000 ms", "timeout")
+                self.err(
+                    f"Phase '{pid}' (script): 'timeout' must be a number between 1000 and 300000 ms",
+                    "timeout",
+                )
         elif ptype in ("approval", "flow"):
             self.err(f"Phase '{pid}' ({ptype}): 'timeout' is not supported for {ptype} phases", "timeout")
         elif not (is_num(value) and value >= 1000):
@@ -355,7 +378,9 @@ class PhaseChecker:
             if not (is_num(retry.factor) and 1 <= retry.factor <= 10):
                 self.err(f"Phase '{pid}': retry.factor must be between 1 and 10", "retry", "factor")
             elif retry.backoff_ms is None:
-                self.warn(f"Phase '{pid}': retry.factor has no effect without retry.backoffMs", "retry", "factor")
+                self.warn(
+                    f"Phase '{pid}': retry.factor has no effect without retry.backoffMs", "retry", "factor"
+                )
         for key in retry.model_extra or {}:
             self.warn(
                 f"Phase '{pid}': retry has unknown field '{key}' (ignored)"
@@ -370,7 +395,9 @@ class PhaseChecker:
             return
         pid, ptype = self.id, self.type
         if ptype not in EXPECT_TYPES:
-            self.err(f"Phase '{pid}' ({ptype}): 'expect' is only valid for agent/gate/reduce/loop phases", "expect")
+            self.err(
+                f"Phase '{pid}' ({ptype}): 'expect' is only valid for agent/gate/reduce/loop phases", "expect"
+            )
         elif self.p.output != "json":
             self.err(
                 f"Phase '{pid}': 'expect' requires 'output': \"json\" (the contract validates the parsed JSON output)",
@@ -424,7 +451,9 @@ class PhaseChecker:
         for i, entry in enumerate(evals or []):
             # `left contains right` entries are not conditions (SPEC §5.8)
             if isinstance(entry, str) and entry.find(" contains ") <= 0:
-                guards.append((("eval", i), f"eval[{i}]", entry, "this check always fails (the gate falls through)"))
+                guards.append(
+                    (("eval", i), f"eval[{i}]", entry, "this check always fails (the gate falls through)")
+                )
         for path, label, expr, consequence in guards:
             if not expr.strip():
                 continue
@@ -440,7 +469,11 @@ class PhaseChecker:
         own = OWN_KEYS[ptype]
         for key in self.extra:
             if key in ALL_KEYS:
-                self.warn(f"Phase '{pid}' ({ptype}): '{key}' is not used by {ptype} phases and is ignored", key, at_key=True)
+                self.warn(
+                    f"Phase '{pid}' ({ptype}): '{key}' is not used by {ptype} phases and is ignored",
+                    key,
+                    at_key=True,
+                )
             else:
                 guess = suggestion(key, own)
                 self.warn(f"Phase '{pid}': unknown field '{key}'{guess or ' (ignored)'}", key, at_key=True)

@@ -81,7 +81,9 @@ class Dag:
         return result
 
 
-def _kahn_layers(ids: list[str], deps: dict[str, list[str]], dependents: dict[str, list[str]]) -> list[list[str]]:
+def _kahn_layers(
+    ids: list[str], deps: dict[str, list[str]], dependents: dict[str, list[str]]
+) -> list[list[str]]:
     indegree = {pid: len(deps[pid]) for pid in ids}
     layers: list[list[str]] = []
     frontier = [pid for pid in ids if indegree[pid] == 0]

@@ -224,7 +224,9 @@ def _build_phase(raw: Any, index: int, out: list[Diagnostic]) -> PhaseBase | Non
         return None
     if not isinstance(pid, str):
         out.append(
-            Diagnostic("error", f"Phase id must be a string, got {json_type(pid)}", path=(*base, "id"), field="id")
+            Diagnostic(
+                "error", f"Phase id must be a string, got {json_type(pid)}", path=(*base, "id"), field="id"
+            )
         )
         return None
     data = dict(raw)
@@ -325,5 +327,7 @@ def load_flow(path: str | Path, *, args: Mapping[str, Any] | None = None) -> Loa
         raw = Path(path).read_bytes()
     except OSError as exc:
         reason = exc.strerror or str(exc)
-        return LoadResult(None, [Diagnostic("error", f"cannot read file: {reason}")], "", name, unreadable=True)
+        return LoadResult(
+            None, [Diagnostic("error", f"cannot read file: {reason}")], "", name, unreadable=True
+        )
     return load_flow_text(raw, name, args=args)

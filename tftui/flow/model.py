@@ -258,4 +258,6 @@ class Flow(BaseModel):
 
     def arg_defaults(self) -> dict[str, Any]:
         """Declared arg defaults (an explicit `"default": null` counts as a default)."""
-        return {k: spec.default for k, spec in (self.args or {}).items() if "default" in spec.model_fields_set}
+        return {
+            k: spec.default for k, spec in (self.args or {}).items() if "default" in spec.model_fields_set
+        }
