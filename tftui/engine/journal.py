@@ -131,7 +131,7 @@ def redact(value: Any) -> Any:
 def _atomic_write(path: Path, text: str) -> None:
     """Write via a temp file + rename so a crash never leaves half a meta.json."""
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
+    with open(tmp, "w", encoding="utf-8", newline="") as fh:
         fh.write(text)
         fh.flush()
         os.fsync(fh.fileno())

@@ -1,0 +1,230 @@
+"""Headless progress for `tftui run`: one line per finished phase, a live status line on a tty.
+
+Everything shown is derived from engine events folded into a RunState (DESIGN §1), so
+a resumed run prints the same lines as a fresh one. Lines go to stderr (stdout carries
+the final output, or the `--json` object). On a terminal a spinner line shows the
+phases in flight and is redrawn in place; elsewhere only whole lines are written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from typing import Any, TextIO
+
+from tftui.engine import events as ev
+from tftui.engine.state import PhaseState, RunState, apply
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+ASCII_SPINNER = "|/-\\"
+GLYPHS = {"done": "✓", "failed": "✗", "skipped": "–", "blocked": "⊘", "running": "…"}
+ASCII_GLYPHS = {"done": "+", "failed": "x", "skipped": "-", "blocked": "!", "running": "."}
+COLORS = {"done": "32", "failed": "31", "skipped": "2", "blocked": "33", "running": "36"}
+
+
+def phase_display_status(phase: PhaseState) -> str:
+    """`blocked` for a gate/approval that is done with verdict block (SPEC §3.5), else the status."""
+    status = str(phase.status)
+    if status == "done" and phase.gate and phase.gate.get("verdict") == "block":
+        return "blocked"
+    return status
+
+
+def phase_tokens(phase: PhaseState) -> int:
+    return int(phase.usage.get("input", 0) or 0) + int(phase.usage.get("output", 0) or 0)
+
+
+def fmt_duration(ms: float) -> str:
+    seconds = max(0.0, ms) / 1000
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, sec = divmod(int(seconds), 60)
+    if minutes < 60:
+        return f"{minutes}m{sec:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m"
+
+
+def fmt_tokens(n: int) -> str:
+    return f"{n:,} tok"
+
+
+def fmt_cost(cost: float) -> str:
+    return f"${cost:.4f}" if 0 < cost < 0.01 else f"${cost:.2f}"
+
+
+def _one_line(text: str | None, limit: int = 100) -> str:
+    if not text:
+        return ""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _supports_unicode(stream: TextIO) -> bool:
+    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+    return encoding.startswith("utf")
+
+
+class Progress:
+    """Consumes engine events (`on_event`) and writes progress lines to `stream`."""
+
+    def __init__(
+        self,
+        *,
+        stream: TextIO | None = None,
+        phase_types: dict[str, str] | None = None,
+        quiet: bool = False,
+        live: bool | None = None,
+        color: bool | None = None,
+    ) -> None:
+        self.stream = stream or sys.stderr
+        is_tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.live = is_tty if live is None else live
+        no_color = "NO_COLOR" in os.environ or os.environ.get("TERM") == "dumb"
+        self.color = (is_tty and not no_color) if color is None else color
+        unicode_ok = _supports_unicode(self.stream)
+        self.glyphs = GLYPHS if unicode_ok else ASCII_GLYPHS
+        self.spinner = SPINNER if unicode_ok else ASCII_SPINNER
+        self.quiet = quiet
+        self.phase_types = dict(phase_types or {})
+        self.id_width = max((len(pid) for pid in self.phase_types), default=8)
+        self.state = RunState()
+        self.backoff_until: dict[str, float] = {}
+        self._status_shown = False
+        self.calls = 0  # model calls started in this process (AttemptStarted events)
+        self._tick = 0
+        self._task: asyncio.Task[None] | None = None
+        self._started = time.monotonic()
+
+    # -- event intake -----------------------------------------------------------------
+
+    def seed(self, state: RunState) -> None:
+        """Start from a resumed run's folded state (so counters include finished phases)."""
+        self.state = state
+
+    def on_event(self, event: ev.Event) -> None:
+        apply(self.state, event)
+        if isinstance(event, ev.RunStarted):
+            for pid, ptype in event.phase_types.items():
+                self.phase_types.setdefault(pid, ptype)
+            if event.phase_ids:
+                self.id_width = max(self.id_width, *(len(p) for p in event.phase_ids))
+        elif isinstance(event, ev.BackoffStarted):
+            self.backoff_until[event.node_path] = time.monotonic() + event.delay_ms / 1000
+        elif isinstance(event, ev.AttemptStarted):
+            self.calls += 1
+            self.backoff_until.pop(event.node_path, None)
+        elif isinstance(event, (ev.PhaseFinished, ev.PhaseSkipped)):
+            self.phase_line(self.state.phases[event.phase_id])
+
+    # -- output -----------------------------------------------------------------------
+
+    def _paint(self, text: str, status: str) -> str:
+        if not self.color:
+            return text
+        return f"\x1b[{COLORS.get(status, '0')}m{text}\x1b[0m"
+
+    def _write_line(self, line: str) -> None:
+        self._clear_status()
+        self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def _clear_status(self) -> None:
+        if self._status_shown:
+            self.stream.write("\r\x1b[K")
+            self._status_shown = False
+
+    def format_phase(self, phase: PhaseState) -> str:
+        status = phase_display_status(phase)
+        glyph = self._paint(self.glyphs.get(status, "?"), status)
+        ptype = self.phase_types.get(phase.id, phase.type)
+        parts = [f"{glyph} {phase.id:<{self.id_width}}  {ptype:<10} {status:<8}"]
+        if status == "skipped":
+            parts.append(_one_line(phase.error))
+            return "  ".join(parts).rstrip()
+        attempts = max(phase.attempts, 1)
+        unit = "round" if ptype == "gate" and phase.gate is not None and phase.round else "attempt"
+        parts.append(f"{attempts} {unit}{'s' if attempts != 1 else ''}")
+        parts.append(fmt_duration(phase.duration_ms))
+        parts.append(fmt_tokens(phase_tokens(phase)))
+        if status == "failed":
+            parts.append(_one_line(phase.error))
+        elif status == "blocked" and phase.gate:
+            parts.append(_one_line(phase.gate.get("reason")))
+        return "  ".join(p for p in parts if p).rstrip()
+
+    def phase_line(self, phase: PhaseState) -> None:
+        if self.quiet:
+            return
+        self._write_line(self.format_phase(phase))
+
+    def message(self, text: str) -> None:
+        """A free-form note (resume notices, warnings) that must not collide with the status line."""
+        self._write_line(text)
+
+    def status_text(self) -> str:
+        running = [p for p in self.state.phases.values() if str(p.status) == "running"]
+        finished = sum(1 for p in self.state.phases.values() if p.status.terminal)
+        total = len(self.state.phases)
+        now = time.monotonic()
+        pieces = []
+        for phase in running[:4]:
+            label = phase.id
+            current = phase.current_attempt
+            if current is not None:
+                wait = self.backoff_until.get(current.node_path, 0) - now
+                if wait > 0:
+                    label += f" (backoff {wait:.1f}s)"
+                elif current.attempt > 0:
+                    label += f" (attempt {current.attempt + 1})"
+            pieces.append(label)
+        if len(running) > 4:
+            pieces.append(f"+{len(running) - 4} more")
+        frame = self.spinner[self._tick % len(self.spinner)]
+        elapsed = fmt_duration((now - self._started) * 1000)
+        doing = ", ".join(pieces) if pieces else "scheduling"
+        return f"{frame} {finished}/{total} phases · {elapsed} · {doing}"
+
+    def draw_status(self) -> None:
+        if not self.live or self.quiet:
+            return
+        self._tick += 1
+        text = self.status_text()
+        width = _terminal_width(self.stream)
+        if len(text) > width - 1:
+            text = text[: max(0, width - 2)] + "…"
+        self.stream.write("\r\x1b[K" + text)
+        self.stream.flush()
+        self._status_shown = True
+
+    # -- lifecycle --------------------------------------------------------------------
+
+    async def _spin(self) -> None:
+        while True:
+            self.draw_status()
+            await asyncio.sleep(0.1)
+
+    def start(self) -> None:
+        """Start the spinner task (only when live). Call from inside the running event loop."""
+        if self.live and not self.quiet and self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._spin())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+            self._task = None
+        self._clear_status()
+        self.stream.flush()
+
+
+def _terminal_width(stream: Any) -> int:
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (OSError, AttributeError, ValueError):
+        return 80

@@ -1,0 +1,91 @@
+"""`tftui run FLOW`: run a flow headless, journal it, print progress and the final output."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+HELP = "run a flow headless (progress on stderr, final output on stdout)"
+
+DESCRIPTION = """\
+Run a taskflow flow without the debugger. Model calls are answered by scripted
+replies (NAME.replies.json next to NAME.json, or --replies FILE) or by a
+provider configured in config.toml.
+
+Progress goes to stderr: one line per phase as it finishes (status glyph, id,
+type, status, attempts, duration, tokens) and, on a terminal, a live status line.
+The final output goes to stdout, then a summary line to stderr. Every run is
+journaled under .tftui/runs/<run-id>/ beside the flow (events.jsonl, meta.json,
+flow.json) so a killed run can be resumed with --resume.
+
+examples:
+  tftui run sample_flows/map_reduce.json
+  tftui run flow.json --arg topic="release notes" --arg limit:=3
+  tftui run flow.json --replies answers.json --json > result.json
+  tftui run flow.json --resume 20261130-041500-ab12
+  tftui runs                       list recorded runs
+
+--arg NAME=VALUE passes a string; NAME:=JSON passes a typed JSON value.
+
+exit codes:
+  0    the run completed
+  1    the run failed or was blocked (a gate/approval blocked, or the budget ran out)
+  2    invalid flow (diagnostics on stderr), bad arguments, or no way to answer model calls
+  130  interrupted (Ctrl+C / SIGTERM); resume with --resume RUN_ID
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("flow", nargs="?", metavar="FLOW", help="flow file (optional with --resume)")
+    parser.add_argument(
+        "--arg",
+        dest="args",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="flow argument (repeatable); NAME:=JSON for a typed value",
+    )
+    parser.add_argument("--replies", metavar="FILE", help="scripted replies (default: NAME.replies.json)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object with the result on stdout")
+    parser.add_argument(
+        "--approve", action="store_true", help="approve approval phases (headless default: reject)"
+    )
+    parser.add_argument("--resume", metavar="RUN_ID", help="continue a run that was killed, from its journal")
+    parser.add_argument("--no-journal", action="store_true", help="do not record the run under .tftui/runs")
+    parser.add_argument("--runs-dir", metavar="DIR", help="where runs are journaled (env TFTUI_RUNS_DIR)")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines, only the final output")
+    parser.add_argument("--no-wait", action="store_true", help="skip retry backoff waits (tests, dry runs)")
+
+
+class UsageProblem(Exception):
+    """Bad input: printed as `tftui run: <message>` and exit 2."""
+
+
+def parse_arg_pairs(pairs: list[str]) -> dict[str, Any]:
+    """`NAME=VALUE` (string) and `NAME:=JSON` (typed) pairs -> dict; raises UsageProblem on bad input."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name or name == ":":
+            raise UsageProblem(f"--arg expects NAME=VALUE or NAME:=JSON, got {pair!r}")
+        if name.endswith(":"):
+            name = name[:-1]
+            try:
+                out[name] = json.loads(value)
+            except ValueError as exc:
+                raise UsageProblem(f"--arg {name}:= needs a JSON value ({exc})") from exc
+        else:
+            out[name] = value
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    from tftui.commands.run_exec import execute
+
+    try:
+        return execute(args)
+    except UsageProblem as exc:
+        print(f"tftui run: {exc}", file=sys.stderr)
+        return 2

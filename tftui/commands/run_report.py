@@ -1,0 +1,143 @@
+"""What `tftui run` prints when a run ends: the `--json` object, the summary line, the exit code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tftui.commands.progress import fmt_cost, fmt_duration, fmt_tokens, phase_display_status, phase_tokens
+from tftui.engine.state import PhaseState, RunState
+from tftui.lang.values import MISSING
+
+EXIT_OK = 0
+EXIT_FAILED = 1  # the run failed or was blocked
+EXIT_USAGE = 2  # invalid flow, bad arguments, no runner
+EXIT_INTERRUPTED = 130  # Ctrl+C / SIGTERM, or the run ended paused
+
+_STATUS_EXIT = {
+    "completed": EXIT_OK,
+    "failed": EXIT_FAILED,
+    "blocked": EXIT_FAILED,
+    "paused": EXIT_INTERRUPTED,
+}
+
+
+def exit_code_for(status: str) -> int:
+    return _STATUS_EXIT.get(status, EXIT_FAILED)
+
+
+def count_calls(state: RunState) -> int:
+    """Model calls recorded for the phases' latest runs (every attempt of every node path)."""
+    return sum(len(p.attempt_log) for p in state.phases.values())
+
+
+def totals(state: RunState, *, calls: int | None = None, duration_ms: float | None = None) -> dict[str, Any]:
+    statuses = [phase_display_status(p) for p in state.phases.values()]
+    usage = state.usage
+    data: dict[str, Any] = {
+        "phases": len(statuses),
+        "done": sum(1 for s in statuses if s in ("done", "blocked")),
+        "failed": statuses.count("failed"),
+        "skipped": statuses.count("skipped"),
+        "blocked": statuses.count("blocked"),
+        "pending": sum(1 for s in statuses if s in ("pending", "running")),
+        "attempts": count_calls(state) if calls is None else calls,
+        "inputTokens": int(usage.get("input", 0) or 0),
+        "outputTokens": int(usage.get("output", 0) or 0),
+        "tokens": int(usage.get("input", 0) or 0) + int(usage.get("output", 0) or 0),
+        "costUSD": round(float(usage.get("cost", 0.0) or 0.0), 6),
+    }
+    if duration_ms is not None:
+        data["durationMs"] = round(duration_ms, 1)
+    return data
+
+
+def _usage_json(phase: PhaseState) -> dict[str, Any]:
+    u = phase.usage
+    return {
+        "input": int(u.get("input", 0) or 0),
+        "output": int(u.get("output", 0) or 0),
+        "costUSD": round(float(u.get("cost", 0.0) or 0.0), 6),
+    }
+
+
+def phase_json(phase: PhaseState, phase_type: str | None = None) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "type": phase_type or phase.type,
+        "status": str(phase.status),
+        "display": phase_display_status(phase),
+        "output": phase.output,
+        "error": phase.error,
+        "attempts": phase.attempts,
+        "usage": _usage_json(phase),
+        "durationMs": round(phase.duration_ms, 1),
+    }
+    if phase.json is not MISSING:
+        data["json"] = phase.json
+    if phase.gate is not None:
+        data["gate"] = phase.gate
+    for key in ("loop", "tournament", "approval"):
+        value = getattr(phase, key)
+        if value is not None:
+            data[key] = value
+    if phase.warnings:
+        data["warnings"] = list(phase.warnings)
+    if phase.side_effect:
+        data["sideEffect"] = True
+    return data
+
+
+def run_json(
+    state: RunState,
+    *,
+    status: str,
+    final_output: str | None,
+    run_id: str | None,
+    run_dir: Path | None,
+    phase_order: list[str],
+    phase_types: dict[str, str],
+    calls: int | None = None,
+    duration_ms: float | None = None,
+    notes: list[str] | None = None,
+) -> dict[str, Any]:
+    order = [pid for pid in phase_order if pid in state.phases]
+    order += [pid for pid in state.phases if pid not in order]
+    return {
+        "status": status,
+        "final_output": final_output,
+        "phases": {pid: phase_json(state.phases[pid], phase_types.get(pid)) for pid in order},
+        "totals": totals(state, calls=calls, duration_ms=duration_ms),
+        "run_id": run_id,
+        "run_dir": str(run_dir) if run_dir is not None else None,
+        "error": state.error,
+        "notes": list(notes or []),
+    }
+
+
+def summary_line(
+    state: RunState, *, status: str, run_dir: Path | None, calls: int | None = None, duration_ms: float = 0.0
+) -> str:
+    t = totals(state, calls=calls)
+    parts = [
+        status,
+        f"{t['done']} done, {t['failed']} failed, {t['skipped']} skipped"
+        + (f", {t['pending']} not run" if t["pending"] else ""),
+        f"{t['attempts']} attempt{'s' if t['attempts'] != 1 else ''}",
+        fmt_tokens(t["tokens"]),
+        fmt_cost(t["costUSD"]),
+        fmt_duration(duration_ms),
+    ]
+    if run_dir is not None:
+        parts.append(f"run {_short_path(run_dir)}")
+    return " · ".join(parts)
+
+
+def _short_path(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def phase_total_tokens(state: RunState) -> int:
+    return sum(phase_tokens(p) for p in state.phases.values())
