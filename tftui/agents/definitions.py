@@ -1,0 +1,213 @@
+"""Agent definitions: markdown files whose front matter names the agent and whose body is its system prompt.
+
+```
+---
+name: reviewer
+description: Gates and judges work
+model: gpt-4o-mini        # optional
+tools: [read, grep]       # optional; `a, b` and `- a` lists work too
+---
+You are a strict reviewer…
+```
+
+Lookup for agent NAME, first hit wins: `<flow dir>/agents/NAME.md`, then
+`$XDG_CONFIG_HOME/tftui/agents/NAME.md` (default `~/.config/tftui/agents/`), then the
+built-ins shipped in `tftui/agents/builtin/`. An unknown name falls back to the default
+agent (SPEC §1.4: `Unknown agent "<name>", falling back to "<fallback>".`, logged once).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tftui.config import user_config_dir
+
+log = logging.getLogger(__name__)
+
+BUILTIN_DIR = Path(__file__).with_name("builtin")
+DEFAULT_AGENT = "executor"
+_NAME_RE = re.compile(r"^[a-z][a-z0-9-]*$")
+
+
+@dataclass
+class AgentDefinition:
+    name: str
+    system: str  # the body: the agent's system prompt
+    description: str = ""
+    model: str | None = None
+    tools: list[str] = field(default_factory=list)
+    path: str | None = None
+    source: str = "builtin"  # "project" | "user" | "builtin"
+    meta: dict[str, str | list[str]] = field(default_factory=dict)  # every front-matter key, raw
+
+
+@dataclass
+class FrontMatter:
+    meta: dict[str, str | list[str]]
+    body: str
+    errors: list[str]
+
+
+def parse_front_matter(text: str) -> FrontMatter:
+    """Split `---`-fenced `key: value` front matter from the body. Never raises."""
+    text = text.lstrip("\ufeff")
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != "---":
+        return FrontMatter({}, text.strip(), [])
+    try:
+        end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
+    except StopIteration:
+        return FrontMatter({}, text.strip(), ["front matter opened with '---' on line 1 is never closed"])
+    meta: dict[str, str | list[str]] = {}
+    errors: list[str] = []
+    current: str | None = None  # key whose block list (`- item` lines) is being read
+    for number, raw in enumerate(lines[1:end], start=2):
+        line = _strip_comment(raw).rstrip()
+        if not line.strip():
+            continue
+        stripped = line.strip()
+        if stripped.startswith("- ") or stripped == "-":
+            if current is None:
+                errors.append(f"line {number}: list item without a key above it")
+                continue
+            items = meta.get(current)
+            meta[current] = (items if isinstance(items, list) else []) + [_unquote(stripped[1:].strip())]
+            continue
+        key, sep, value = line.partition(":")
+        if not sep or not key.strip() or line[:1].isspace():
+            errors.append(f"line {number}: expected 'key: value', got {stripped!r}")
+            current = None
+            continue
+        key, value = key.strip(), value.strip()
+        current = key if not value else None
+        if not value:
+            meta[key] = []
+        elif value.startswith("[") and value.endswith("]"):
+            meta[key] = [_unquote(v.strip()) for v in value[1:-1].split(",") if v.strip()]
+        else:
+            meta[key] = _unquote(value)
+    body = "\n".join(lines[end + 1:]).strip()
+    return FrontMatter(meta, body, errors)
+
+
+def _strip_comment(line: str) -> str:
+    # `#` starts a comment only after whitespace and outside quotes (keeps URLs and `C#`).
+    quote = ""
+    for i, ch in enumerate(line):
+        if ch in "\"'" and (not quote or quote == ch):
+            quote = "" if quote else ch
+        elif ch == "#" and not quote and (i == 0 or line[i - 1].isspace()):
+            return line[:i]
+    return line
+
+
+def _unquote(value: str) -> str:
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value
+
+
+def _as_list(value: str | list[str] | None) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return value
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def parse_definition(text: str, *, name: str, path: str | None = None, source: str = "builtin"
+                     ) -> tuple[AgentDefinition, list[str]]:
+    """An AgentDefinition from markdown text (file name gives `name` when front matter omits it)."""
+    fm = parse_front_matter(text)
+    errors = [f"{path or name}: {e}" for e in fm.errors]
+    declared = fm.meta.get("name")
+    if isinstance(declared, str) and declared and declared != name:
+        errors.append(f"{path or name}: front matter name '{declared}' differs from the file name; '{name}' is used")
+    model = fm.meta.get("model")
+    description = fm.meta.get("description")
+    definition = AgentDefinition(
+        name=name,
+        system=fm.body,
+        description=description if isinstance(description, str) else "",
+        model=model if isinstance(model, str) and model else None,
+        tools=_as_list(fm.meta.get("tools")),
+        path=path,
+        source=source,
+        meta=fm.meta,
+    )
+    return definition, errors
+
+
+class AgentLibrary:
+    """Finds agent definitions for one flow; results are cached per name."""
+
+    def __init__(self, flow_path: str | os.PathLike[str] | None = None, *,
+                 env: Mapping[str, str] | None = None, default_agent: str = DEFAULT_AGENT) -> None:
+        self.search_path: list[tuple[Path, str]] = []
+        if flow_path is not None:
+            self.search_path.append((Path(flow_path).resolve().parent / "agents", "project"))
+        self.search_path.append((user_config_dir(env) / "agents", "user"))
+        self.search_path.append((BUILTIN_DIR, "builtin"))
+        self.default_agent = default_agent
+        self.errors: list[str] = []
+        self._cache: dict[str, AgentDefinition | None] = {}
+        self._warned: set[str] = set()
+
+    def find(self, name: str) -> AgentDefinition | None:
+        """The definition named `name`, or None when no directory has it."""
+        if name in self._cache:
+            return self._cache[name]
+        found: AgentDefinition | None = None
+        if _NAME_RE.match(name or ""):  # a name is a file name: never let it walk out of the directory
+            for directory, source in self.search_path:
+                path = directory / f"{name}.md"
+                try:
+                    text = path.read_text(encoding="utf-8")
+                except (FileNotFoundError, NotADirectoryError):
+                    continue
+                except (OSError, UnicodeDecodeError) as exc:
+                    self.errors.append(f"{path}: cannot read agent definition: {exc}")
+                    continue
+                found, errors = parse_definition(text, name=name, path=str(path), source=source)
+                self.errors.extend(errors)
+                break
+        self._cache[name] = found
+        return found
+
+    def resolve(self, name: str | None) -> AgentDefinition | None:
+        """`find`, falling back to the default agent for unknown names (warned once per name)."""
+        if not name or name == "default":
+            return self.find(self.default_agent)
+        found = self.find(name)
+        if found is None and name not in self._warned:
+            self._warned.add(name)
+            log.warning('Unknown agent "%s", falling back to "%s".', name, self.default_agent)
+        return found or self.find(self.default_agent)
+
+    def names(self) -> dict[str, AgentDefinition]:
+        """Every findable agent, by name, with the winning definition for each."""
+        out: dict[str, AgentDefinition] = {}
+        for directory, _source in self.search_path:
+            if not directory.is_dir():
+                continue
+            for path in sorted(directory.glob("*.md")):
+                if path.stem not in out:
+                    found = self.find(path.stem)
+                    if found is not None:
+                        out[path.stem] = found
+        return out
+
+
+def system_prompt_for(request_system: str | None, agent: str, library: AgentLibrary | None) -> str | None:
+    """The system prompt of a call: the request's own, else its agent definition's body."""
+    if request_system:
+        return request_system
+    if library is None:
+        return None
+    definition = library.resolve(agent)
+    return definition.system if definition and definition.system else None

@@ -1,0 +1,342 @@
+"""OpenAI-compatible chat completions over httpx (OpenAI, vLLM, Ollama, llama.cpp, LM Studio, …).
+
+One pooled `httpx.AsyncClient` per runner (one runner per run; call `aclose()` at the end).
+Every failure comes back as an `AgentResult` whose error text the retry layer can classify
+(SPEC §7.2): HTTP 429/5xx start with the status (`429 Too Many Requests: <provider message>`),
+network timeouts say `timed out`, dropped connections say `ECONNRESET`; other 4xx and
+malformed bodies are hard failures naming the problem. The per-call timeout of the request
+(`timeout_ms`, SPEC §8.8) gives `timed_out=True`. The API key is read from the environment
+variable the provider names, and is masked out of every text this module returns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from http import HTTPStatus
+from typing import Any
+
+import httpx
+
+from tftui.agents.base import AgentRequest, AgentResult, Usage
+from tftui.agents.definitions import AgentLibrary
+from tftui.agents.redact import redact
+from tftui.config import ProviderConfig
+
+# (node_path, text delta) -> None, or an awaitable. Lets a UI show an answer as it streams.
+ChunkCallback = Callable[[str, str], Awaitable[None] | None]
+
+PHASE_TIMEOUT = "Phase timed out after {ms}ms (subagent aborted)"  # SPEC §8.8
+_SNIPPET = 300
+_EFFORTS = ("minimal", "low", "medium", "high")
+
+
+class OpenAIRunner:
+    """An `AgentRunner` for one configured provider."""
+
+    def __init__(
+        self,
+        provider: ProviderConfig,
+        *,
+        library: AgentLibrary | None = None,
+        env: Mapping[str, str] | None = None,
+        on_chunk: ChunkCallback | None = None,
+        stream: bool | None = None,
+    ) -> None:
+        self.provider = provider
+        self.library = library
+        self.on_chunk = on_chunk
+        self.stream = provider.stream if stream is None else stream
+        self._api_key = provider.api_key(env)
+        self._http: httpx.AsyncClient | None = None
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"OpenAIRunner(provider={self.provider.name!r}, base_url={self.provider.base_url!r})"
+
+    async def __aenter__(self) -> OpenAIRunner:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
+
+    # ── the call ─────────────────────────────────────────────────────────────────────
+
+    async def run(self, request: AgentRequest) -> AgentResult:
+        try:
+            if request.timeout_ms:
+                async with asyncio.timeout(request.timeout_ms / 1000):
+                    result = await self._call(request)
+            else:
+                result = await self._call(request)
+        except TimeoutError:  # only asyncio.timeout raises this; httpx's own timeouts are handled below
+            return AgentResult(error=PHASE_TIMEOUT.format(ms=request.timeout_ms), exit_code=1, timed_out=True)
+        except Exception as exc:  # a runner never raises for a failed call (base.py)
+            result = self._fail(f"Provider call failed: {type(exc).__name__}: {exc}")
+        result.output = redact(result.output, [self._api_key]) if self._api_key else result.output
+        return result
+
+    async def _call(self, request: AgentRequest) -> AgentResult:
+        name = self.provider.name
+        if self.provider.api_key_env and not self._api_key:
+            return self._fail(f"No API key for provider '{name}': set the environment variable "
+                              f"{self.provider.api_key_env}")
+        body = self.build_body(request)
+        if not body["model"]:
+            return self._fail(f"No model for provider '{name}': set providers.{name}.model or the phase's model")
+        client = self._client()
+        try:
+            if self.stream:
+                return await self._streamed(client, body, request)
+            response = await client.post("chat/completions", json=body)
+            if response.status_code >= 400:
+                return self._http_error(response.status_code, response.reason_phrase, response.text,
+                                        response.headers)
+            return self._from_body(response.text, body["model"])
+        except httpx.TimeoutException as exc:
+            return self._fail(self._timeout_text(exc))
+        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
+            return self._fail(f"ECONNRESET: connection to provider '{name}' dropped before the response "
+                              f"completed (socket hang up): {exc or type(exc).__name__}")
+        except httpx.ConnectError as exc:
+            return self._fail(f"Could not connect to provider '{name}' at {self.provider.base_url}: {exc}")
+        except httpx.HTTPError as exc:
+            return self._fail(f"HTTP error talking to provider '{name}': {type(exc).__name__}: {exc}")
+
+    def build_body(self, request: AgentRequest) -> dict[str, Any]:
+        """The chat-completions request body for `request` (public so the UI can show it)."""
+        messages: list[dict[str, str]] = []
+        system = request.system
+        definition = self.library.resolve(request.agent) if self.library is not None else None
+        if not system and definition is not None and definition.system:
+            system = definition.system
+        if system:
+            messages.append({"role": "system", "content": system})
+        messages.append({"role": "user", "content": request.task})
+        model = request.model or (definition.model if definition else None) or self.provider.model
+        body: dict[str, Any] = {**self.provider.params, "model": model, "messages": messages}
+        effort = reasoning_effort(request.thinking)
+        if effort:
+            body["reasoning_effort"] = effort
+        if self.stream:
+            body["stream"] = True
+            body["stream_options"] = {"include_usage": True}
+        return body
+
+    def _client(self) -> httpx.AsyncClient:
+        if self._http is None:
+            headers = {"Accept": "application/json", **self.provider.headers}
+            if self._api_key:
+                header = self.provider.api_key_header
+                is_bearer = header.lower() == "authorization"
+                headers[header] = f"Bearer {self._api_key}" if is_bearer else self._api_key
+            timeout_s = self.provider.timeout_s
+            self._http = httpx.AsyncClient(
+                base_url=self.provider.base_url.rstrip("/") + "/",
+                headers=headers,
+                timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 15.0)),
+            )
+        return self._http
+
+    # ── responses ────────────────────────────────────────────────────────────────────
+
+    def _from_body(self, text: str, model: str) -> AgentResult:
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return self._fail(f"Malformed response from provider '{self.provider.name}': body is not JSON: "
+                              f"{_snippet(text)!r}")
+        if not isinstance(data, dict):
+            return self._fail(f"Malformed response from provider '{self.provider.name}': "
+                              f"expected a JSON object, got {type(data).__name__}")
+        if "error" in data and not data.get("choices"):
+            return self._fail(f"Provider error: {_provider_message(data) or _snippet(text)}")
+        choices = data.get("choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            return self._fail(f"Malformed response from provider '{self.provider.name}': no 'choices' in the body")
+        message = choices[0].get("message")
+        if not isinstance(message, dict):
+            return self._fail(f"Malformed response from provider '{self.provider.name}': choices[0] has no 'message'")
+        content = message.get("content")
+        if content is None and message.get("refusal"):
+            return self._fail(f"Model refused: {message['refusal']}")
+        if content is not None and not isinstance(content, str):
+            return self._fail(f"Malformed response from provider '{self.provider.name}': "
+                              f"message content is {type(content).__name__}, not text")
+        return AgentResult(output=content or "", usage=self._usage(data.get("usage"), model, data.get("model")))
+
+    async def _streamed(self, client: httpx.AsyncClient, body: dict[str, Any], request: AgentRequest
+                        ) -> AgentResult:
+        name = self.provider.name
+        async with client.stream("POST", "chat/completions", json=body) as response:
+            if response.status_code >= 400:
+                await response.aread()
+                return self._http_error(response.status_code, response.reason_phrase, response.text,
+                                        response.headers)
+            if "text/event-stream" not in response.headers.get("content-type", ""):
+                await response.aread()  # the server ignored `stream: true`: read it as a plain answer
+                return self._from_body(response.text, body["model"])
+            parts: list[str] = []
+            usage: Any = None
+            reported_model: Any = None
+            finished = False
+            async for payload in _sse_data(response.aiter_lines()):
+                if payload == "[DONE]":
+                    finished = True
+                    break
+                try:
+                    chunk = json.loads(payload)
+                except ValueError:
+                    return self._fail(f"Malformed stream from provider '{name}': event is not JSON: "
+                                      f"{_snippet(payload)!r}")
+                if not isinstance(chunk, dict):
+                    continue
+                if chunk.get("error"):
+                    return self._fail(f"Provider error in stream: {_provider_message(chunk) or _snippet(payload)}",
+                                      output="".join(parts))
+                usage = chunk.get("usage") or usage
+                reported_model = chunk.get("model") or reported_model
+                for choice in chunk.get("choices") or []:
+                    if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+                        continue
+                    finished = finished or bool(choice.get("finish_reason"))
+                    delta = choice.get("delta") or {}
+                    text = delta.get("content") if isinstance(delta, dict) else None
+                    if isinstance(text, str) and text:
+                        parts.append(text)
+                        await self._emit(request.node_path, text)
+            if not finished:
+                return self._fail(f"ECONNRESET: provider '{name}' closed the stream before it finished "
+                                  "(socket hang up)", output="".join(parts))
+            return AgentResult(output="".join(parts), usage=self._usage(usage, body["model"], reported_model))
+
+    async def _emit(self, node_path: str, text: str) -> None:
+        if self.on_chunk is None:
+            return
+        try:
+            outcome = self.on_chunk(node_path, text)
+            if inspect.isawaitable(outcome):
+                await outcome
+        except Exception:
+            pass  # a display callback must never fail the model call
+
+    def _usage(self, raw: Any, model: str, reported_model: Any) -> Usage | None:
+        if not isinstance(raw, dict):
+            return None  # the host did not report usage: unknown, not zero
+
+        def count(value: Any) -> int:
+            return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+
+        details = raw.get("prompt_tokens_details")
+        usage = Usage(
+            input=count(raw.get("prompt_tokens")),
+            output=count(raw.get("completion_tokens")),
+            cache_read=count(details.get("cached_tokens")) if isinstance(details, dict) else 0,
+        )
+        prices = self.provider.price_for(model)
+        if prices is None and isinstance(reported_model, str):
+            prices = self.provider.price_for(reported_model)
+        if prices is not None:
+            usage.cost_usd = (usage.input * prices[0] + usage.output * prices[1]) / 1_000_000
+        return usage
+
+    # ── errors ───────────────────────────────────────────────────────────────────────
+
+    def _fail(self, message: str, *, output: str = "") -> AgentResult:
+        return AgentResult(output=output, error=redact(message, [self._api_key]), exit_code=1)
+
+    def _http_error(self, status: int, reason: str, text: str, headers: httpx.Headers) -> AgentResult:
+        try:
+            phrase = reason or HTTPStatus(status).phrase
+        except ValueError:
+            phrase = "HTTP error"
+        detail = ""
+        try:
+            detail = _provider_message(json.loads(text))
+        except ValueError:
+            pass
+        detail = detail or _snippet(text)
+        message = f"{status} {phrase}" + (f": {detail}" if detail else "")
+        retry_after = headers.get("retry-after")
+        if status in (429, 503) and retry_after:
+            message += f" (retry after {_snippet(retry_after, 40)}s)"
+        if status in (401, 403):
+            env = self.provider.api_key_env
+            message += (f" (API key from ${env})" if env and self._api_key
+                        else f" (no API key sent; set providers.{self.provider.name}.api_key_env)")
+        return self._fail(message)
+
+    def _timeout_text(self, exc: httpx.TimeoutException) -> str:
+        name, seconds = self.provider.name, self.provider.timeout_s
+        if isinstance(exc, httpx.ConnectTimeout):
+            return f"Connect timed out (ETIMEDOUT) to provider '{name}' at {self.provider.base_url}"
+        if isinstance(exc, httpx.PoolTimeout):
+            return f"Timed out waiting for a free connection to provider '{name}'"
+        return f"Request to provider '{name}' timed out after {seconds:g}s with no data (read timeout)"
+
+
+def reasoning_effort(thinking: Any) -> str | None:
+    """Map a phase's `thinking` onto OpenAI's `reasoning_effort`; None sends nothing."""
+    if thinking is None or thinking is False or thinking == "":
+        return None
+    if thinking is True:
+        return "medium"
+    if isinstance(thinking, str):
+        value = thinking.strip().lower()
+        return value if value in _EFFORTS else None
+    if isinstance(thinking, (int, float)):  # a token budget
+        if thinking <= 0:
+            return None
+        return "low" if thinking <= 2048 else "medium" if thinking <= 8192 else "high"
+    if isinstance(thinking, dict):
+        return reasoning_effort(thinking.get("effort", thinking.get("budget_tokens", thinking.get("budgetTokens"))))
+    return None
+
+
+def _provider_message(data: Any) -> str:
+    """The human message inside an error body: `{"error": {"message": …}}` and common variants."""
+    if not isinstance(data, dict):
+        return ""
+    err = data.get("error")
+    if isinstance(err, dict):
+        msg = err.get("message") or err.get("msg") or ""
+        code = err.get("code") or err.get("type")
+        text = str(msg) if msg else ""
+        if code and str(code) not in text:
+            text = f"{text} ({code})" if text else str(code)
+        return _snippet(text)
+    if isinstance(err, str):
+        return _snippet(err)
+    for key in ("message", "detail"):
+        if isinstance(data.get(key), str):
+            return _snippet(data[key])
+    return ""
+
+
+def _snippet(text: str, limit: int = _SNIPPET) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+async def _sse_data(lines: AsyncIterator[str]) -> AsyncIterator[str]:
+    """The `data` payload of each server-sent event (multi-line data joined by newlines)."""
+    data: list[str] = []
+    async for line in lines:
+        if line == "":
+            if data:
+                yield "\n".join(data)
+                data = []
+            continue
+        if line.startswith(":"):
+            continue  # comment / keep-alive
+        field, _, value = line.partition(":")
+        if field == "data":
+            data.append(value[1:] if value.startswith(" ") else value)
+    if data:
+        yield "\n".join(data)

@@ -1,0 +1,478 @@
+"""Settings: defaults < user file < project file(s) < env `TFTUI_*` < flags.
+
+Files are TOML, read with `tomllib`:
+- user:    `$XDG_CONFIG_HOME/tftui/config.toml` (default `~/.config/tftui/config.toml`)
+- project: `tftui.toml` in the current directory, then next to the flow (the flow's wins)
+
+Environment: `TFTUI_<PATH>` with `__` between levels, e.g. `TFTUI_DEFAULT_PROVIDER=local`,
+`TFTUI_UI__THEME=light`, `TFTUI_PROVIDERS__LOCAL__MODEL=qwen2.5`, `TFTUI_AGENT_CMD="llm -m x"`
+(`TFTUI_PROVIDER` is an alias of `TFTUI_DEFAULT_PROVIDER`). Unrelated `TFTUI_*` variables are ignored.
+
+Every effective leaf value remembers where it came from (`Config.source(path)`), which is what
+`tftui config` prints. Bad files never raise here: they land in `Config.errors` with file, line
+and message, and the file is skipped.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+import shlex
+import tempfile
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+Path_ = tuple[str, ...]
+
+SOURCE_KINDS = ("default", "user", "project", "env", "flag")
+
+DEFAULTS: dict[str, Any] = {
+    "default_provider": "",
+    "providers": {
+        # Presets for common OpenAI-compatible hosts. No prices: cost stays unknown until configured.
+        "openai": {"base_url": "https://api.openai.com/v1", "model": "gpt-4o-mini", "api_key_env": "OPENAI_API_KEY"},
+        "ollama": {"base_url": "http://127.0.0.1:11434/v1", "model": "llama3.2"},
+        "vllm": {"base_url": "http://127.0.0.1:8000/v1", "model": "default"},
+        "llamacpp": {"base_url": "http://127.0.0.1:8080/v1", "model": "default"},
+    },
+    "ui": {"theme": "default", "ascii": False, "animations": True},
+    "keys": {},
+}
+
+PROVIDER_DEFAULT_TIMEOUT_S = 120.0
+COMMAND_DEFAULT_TIMEOUT_S = 600.0
+
+# Expected type per key, `*` matching any one name. Used to check values and to read env strings.
+_SCHEMA: dict[Path_, str] = {
+    ("default_provider",): "str",
+    ("providers",): "table",
+    ("providers", "*"): "table",
+    ("providers", "*", "base_url"): "str",
+    ("providers", "*", "model"): "str",
+    ("providers", "*", "api_key_env"): "str",
+    ("providers", "*", "api_key_header"): "str",
+    ("providers", "*", "headers"): "table",
+    ("providers", "*", "headers", "*"): "str",
+    ("providers", "*", "timeout_s"): "number",
+    ("providers", "*", "prices"): "table",
+    ("providers", "*", "stream"): "bool",
+    ("providers", "*", "params"): "table",
+    ("agent_cmd",): "command",
+    ("agent_cmd", "argv"): "argv",
+    ("agent_cmd", "timeout_s"): "number",
+    ("agent_cmd", "prepend_system"): "bool",
+    ("commands",): "table",
+    ("commands", "*"): "command",
+    ("commands", "*", "argv"): "argv",
+    ("commands", "*", "timeout_s"): "number",
+    ("commands", "*", "prepend_system"): "bool",
+    ("ui",): "table",
+    ("ui", "theme"): "str",
+    ("ui", "ascii"): "bool",
+    ("ui", "animations"): "bool",
+    ("keys",): "table",
+    ("keys", "*"): "str",
+}
+_OPEN_SUBTREES = {("providers", "*", "prices"), ("providers", "*", "params")}  # free-form below
+
+
+class ConfigError(Exception):
+    """A configuration problem a command reports to the user (exit 2)."""
+
+
+@dataclass(frozen=True)
+class Source:
+    kind: str  # one of SOURCE_KINDS
+    origin: str = ""  # file path, env var name or flag name
+
+    def describe(self) -> str:
+        return f"{self.kind} ({self.origin})" if self.origin else self.kind
+
+
+@dataclass
+class ProviderConfig:
+    name: str
+    base_url: str
+    model: str = ""
+    api_key_env: str = ""
+    api_key_header: str = "Authorization"  # "Authorization" sends `Bearer KEY`; any other name sends KEY raw
+    headers: dict[str, str] = field(default_factory=dict)
+    timeout_s: float = PROVIDER_DEFAULT_TIMEOUT_S
+    prices: dict[str, Any] = field(default_factory=dict)
+    stream: bool = False
+    params: dict[str, Any] = field(default_factory=dict)  # extra body fields (temperature, …)
+
+    def api_key(self, env: Mapping[str, str] | None = None) -> str | None:
+        if not self.api_key_env:
+            return None
+        value = (os.environ if env is None else env).get(self.api_key_env, "")
+        return value or None
+
+    def price_for(self, model: str) -> tuple[float, float] | None:
+        """USD per million (input, output) tokens for `model`, or None when unknown."""
+        table: Any = self.prices
+        if not ("input_per_mtok" in table or "output_per_mtok" in table):
+            table = self.prices.get(model, self.prices.get("*"))
+        if not isinstance(table, Mapping):
+            return None
+        inp, out = table.get("input_per_mtok"), table.get("output_per_mtok")
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (inp, out)):
+            return None
+        return float(inp), float(out)
+
+
+@dataclass
+class CommandConfig:
+    name: str
+    argv: list[str]
+    timeout_s: float = COMMAND_DEFAULT_TIMEOUT_S
+    prepend_system: bool = False
+
+
+@dataclass
+class Config:
+    data: dict[str, Any]
+    sources: dict[Path_, Source]
+    files: list[str] = field(default_factory=list)  # files actually read, in precedence order
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    user_file: str = ""
+
+    def get(self, path: str | Path_, default: Any = None) -> Any:
+        node: Any = self.data
+        for part in _split(path):
+            if not isinstance(node, dict) or part not in node:
+                return default
+            node = node[part]
+        return node
+
+    def source(self, path: str | Path_) -> Source | None:
+        return self.sources.get(_split(path))
+
+    def flat(self) -> list[tuple[str, Any, Source]]:
+        """Every leaf as (dotted key, value, source), sorted by key."""
+        rows = [(".".join(p), self.get(p), s) for p, s in self.sources.items()]
+        return sorted(rows, key=lambda r: r[0])
+
+    @property
+    def default_provider(self) -> str:
+        return str(self.get("default_provider") or "")
+
+    def provider_names(self) -> list[str]:
+        return sorted(self.get("providers") or {})
+
+    def provider(self, name: str) -> ProviderConfig:
+        raw = (self.get("providers") or {}).get(name)
+        if not isinstance(raw, dict):
+            known = ", ".join(self.provider_names()) or "none"
+            raise ConfigError(f"unknown provider '{name}' (configured: {known}); add [providers.{name}] to tftui.toml")
+        self._raise_errors_under(f"providers.{name}")
+        if not raw.get("base_url"):
+            raise ConfigError(f"provider '{name}' has no base_url; set providers.{name}.base_url")
+        return ProviderConfig(
+            name=name,
+            base_url=str(raw["base_url"]),
+            model=str(raw.get("model") or ""),
+            api_key_env=str(raw.get("api_key_env") or ""),
+            api_key_header=str(raw.get("api_key_header") or "Authorization"),
+            headers=dict(raw.get("headers") or {}),
+            timeout_s=float(raw.get("timeout_s") or PROVIDER_DEFAULT_TIMEOUT_S),
+            prices=dict(raw.get("prices") or {}),
+            stream=bool(raw.get("stream", False)),
+            params=dict(raw.get("params") or {}),
+        )
+
+    def command(self, name: str | None = None) -> CommandConfig | None:
+        """`[commands.NAME]` when named, else `[agent_cmd]`; None when not configured."""
+        raw = (self.get("commands") or {}).get(name) if name else self.get("agent_cmd")
+        if not isinstance(raw, dict) or not raw.get("argv"):
+            return None
+        self._raise_errors_under(f"commands.{name}" if name else "agent_cmd")
+        return CommandConfig(
+            name=name or "agent_cmd",
+            argv=list(raw["argv"]),
+            timeout_s=float(raw.get("timeout_s") or COMMAND_DEFAULT_TIMEOUT_S),
+            prepend_system=bool(raw.get("prepend_system", False)),
+        )
+
+    def _raise_errors_under(self, prefix: str) -> None:
+        errors = [e for e in self.errors if e.startswith((prefix + ".", prefix + ":"))]
+        if errors:
+            raise ConfigError("; ".join(errors))
+
+
+# ── loading ────────────────────────────────────────────────────────────────────────────
+
+
+def user_config_dir(env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    base = env.get("XDG_CONFIG_HOME") or ""
+    root = Path(base) if base and Path(base).is_absolute() else Path(env.get("HOME") or Path.home()) / ".config"
+    return root / "tftui"
+
+
+def user_config_path(env: Mapping[str, str] | None = None) -> Path:
+    return user_config_dir(env) / "config.toml"
+
+
+def project_config_paths(flow_path: str | os.PathLike[str] | None = None, cwd: str | None = None) -> list[Path]:
+    """`tftui.toml` in cwd, then next to the flow (later wins); each listed once."""
+    paths = [Path(cwd or os.getcwd()) / "tftui.toml"]
+    if flow_path is not None:
+        paths.append(Path(flow_path).resolve().parent / "tftui.toml")
+    seen: list[Path] = []
+    for p in paths:
+        if p.resolve() not in [s.resolve() for s in seen]:
+            seen.append(p)
+    return seen
+
+
+def load_config(
+    flow_path: str | os.PathLike[str] | None = None,
+    *,
+    flags: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+) -> Config:
+    """The effective settings. `flags` maps dotted keys to values given on the command line."""
+    env = os.environ if env is None else env
+    data: dict[str, Any] = {}
+    sources: dict[Path_, Source] = {}
+    cfg = Config(data=data, sources=sources, user_file=str(user_config_path(env)))
+    _merge(data, sources, copy.deepcopy(DEFAULTS), Source("default"))
+
+    layers: list[tuple[Path, str]] = [(user_config_path(env), "user")]
+    layers += [(p, "project") for p in project_config_paths(flow_path, cwd)]
+    for path, kind in layers:
+        parsed = _read_toml(path, cfg.errors)
+        if parsed is not None:
+            cfg.files.append(str(path))
+            _merge(data, sources, _normalize(parsed), Source(kind, str(path)))
+
+    for name in sorted(env):
+        key_path = _env_path(name)
+        if key_path is None:
+            continue
+        value = _coerce_env(key_path, env[name])
+        _merge(data, sources, _normalize(_nest(key_path, value)), Source("env", name))
+
+    for key, value in (flags or {}).items():
+        if value is None:
+            continue
+        key_path = _split(key)
+        _merge(data, sources, _normalize(_nest(key_path, value)), Source("flag", key))
+
+    _validate(cfg)
+    return cfg
+
+
+def _read_toml(path: Path, errors: list[str]) -> dict[str, Any] | None:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        errors.append(f"{path}: cannot read config file: {exc.strerror or exc}")
+        return None
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        errors.append(f"{path}: config file is not UTF-8 (byte {exc.start})")
+    except tomllib.TOMLDecodeError as exc:
+        errors.append(_toml_error(path, exc))
+    return None
+
+
+def _toml_error(path: Path, exc: tomllib.TOMLDecodeError) -> str:
+    # Python 3.11's TOMLDecodeError has no lineno attribute; the position is in the message.
+    msg = str(exc)
+    m = re.search(r"\s*\(at line (\d+), column (\d+)\)\s*$", msg)
+    if m:
+        return f"{path}:{m.group(1)}:{m.group(2)}: invalid TOML: {msg[: m.start()]}"
+    m = re.search(r"\s*\(at end of document\)\s*$", msg)
+    if m:
+        return f"{path}: invalid TOML at end of file: {msg[: m.start()]}"
+    return f"{path}: invalid TOML: {msg}"
+
+
+def _split(path: str | Path_) -> Path_:
+    return tuple(path.split(".")) if isinstance(path, str) else tuple(path)
+
+
+def _nest(path: Path_, value: Any) -> dict[str, Any]:
+    node: Any = value
+    for part in reversed(path):
+        node = {part: node}
+    return node
+
+
+def _normalize(tree: dict[str, Any]) -> dict[str, Any]:
+    """Accept `agent_cmd = "llm -m x"` / `agent_cmd = [...]` as shorthands for `{argv = [...]}`."""
+    tree = dict(tree)
+    if "agent_cmd" in tree:
+        tree["agent_cmd"] = _command_table(tree["agent_cmd"])
+    if isinstance(tree.get("commands"), dict):
+        tree["commands"] = {k: _command_table(v) for k, v in tree["commands"].items()}
+    return tree
+
+
+def _command_table(value: Any) -> Any:
+    if isinstance(value, (str, list)):
+        value = {"argv": value}
+    if isinstance(value, dict) and isinstance(value.get("argv"), str):
+        try:
+            value = {**value, "argv": shlex.split(value["argv"])}
+        except ValueError:
+            pass  # left as a string: validation reports it
+    return value
+
+
+def _merge(dst: dict[str, Any], sources: dict[Path_, Source], src: Mapping[str, Any], source: Source,
+           prefix: Path_ = ()) -> None:
+    for key, value in src.items():
+        path = prefix + (str(key),)
+        if isinstance(value, dict) and not _is_open(path):
+            if not isinstance(dst.get(key), dict):
+                _drop_sources(sources, path)
+                dst[key] = {}
+            if not value:
+                sources.setdefault(path, source)  # an explicitly empty table still shows up
+            _merge(dst[key], sources, value, source, path)
+            continue
+        _drop_sources(sources, path)
+        dst[key] = copy.deepcopy(value)
+        sources[path] = source
+
+
+def _drop_sources(sources: dict[Path_, Source], path: Path_) -> None:
+    for p in [p for p in sources if p[: len(path)] == path]:
+        del sources[p]
+
+
+def _schema_type(path: Path_) -> str | None:
+    for pattern, kind in _SCHEMA.items():
+        if _matches(path, pattern):
+            return kind
+    return None
+
+
+def _is_open(path: Path_) -> bool:
+    """True at and below a free-form table (prices, params): merged and shown as one value."""
+    return any(len(path) >= len(o) and _matches(path[: len(o)], o) for o in _OPEN_SUBTREES)
+
+
+def _matches(path: Path_, pattern: Path_) -> bool:
+    return len(path) == len(pattern) and all(a in ("*", b) for a, b in zip(pattern, path, strict=True))
+
+
+def _env_path(name: str) -> Path_ | None:
+    if not name.startswith("TFTUI_"):
+        return None
+    rest = name[len("TFTUI_"):]
+    if rest == "PROVIDER":
+        return ("default_provider",)
+    path = tuple(part.lower() for part in rest.split("__"))
+    if not all(path) or _schema_type(path) is None:
+        return None  # not a setting (e.g. TFTUI_NODE_PATH given to agent commands)
+    return path
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def _coerce_env(path: Path_, raw: str) -> Any:
+    kind = _schema_type(path)
+    text = raw.strip()
+    if kind == "bool" and text.lower() in _TRUE | _FALSE:
+        return text.lower() in _TRUE
+    if kind == "number":
+        try:
+            return float(text)
+        except ValueError:
+            return raw  # validation names the bad value
+    if kind in ("table", "argv") and text[:1] in "[{":
+        try:
+            return tomllib.loads(f"v = {text}")["v"]
+        except tomllib.TOMLDecodeError:
+            return raw
+    return raw
+
+
+def _validate(cfg: Config) -> None:
+    def where(path: Path_) -> str:
+        src = cfg.sources.get(path) or next((s for p, s in cfg.sources.items() if p[: len(path)] == path), None)
+        return f" (from {src.describe()})" if src else ""
+
+    def walk(node: Any, path: Path_) -> None:
+        kind = _schema_type(path)
+        if kind is None:
+            cfg.warnings.append(f"unknown setting '{'.'.join(path)}'{where(path)} is ignored")
+            return
+        problem = _type_problem(kind, node)
+        if problem:
+            cfg.errors.append(f"{'.'.join(path)}: {problem}, got {node!r}{where(path)}")
+            return
+        if isinstance(node, dict) and not _is_open(path):
+            for key, value in node.items():
+                walk(value, path + (str(key),))
+
+    for key, value in cfg.data.items():
+        walk(value, (key,))
+
+
+def _type_problem(kind: str, value: Any) -> str | None:
+    if kind == "str" and not isinstance(value, str):
+        return "expected a string"
+    if kind == "bool" and not isinstance(value, bool):
+        return "expected true or false"
+    if kind == "number" and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
+        return "expected a number > 0"
+    if kind in ("table", "command") and not isinstance(value, dict):
+        return "expected a table"
+    if kind == "argv" and (not isinstance(value, list) or not value or not all(isinstance(a, str) for a in value)):
+        return "expected a non-empty list of strings (the command's argv)"
+    return None
+
+
+# ── writing ────────────────────────────────────────────────────────────────────────────
+
+
+def save_user_setting(key: str, value: Any, *, env: Mapping[str, str] | None = None) -> Path:
+    """Set one dotted `key` in the user config file, atomically (temp file + rename).
+
+    Refuses to overwrite a file it cannot parse. Comments in the file are not preserved
+    (tomli_w writes plain TOML).
+    """
+    import tomli_w
+
+    path = user_config_path(env)
+    errors: list[str] = []
+    current = _read_toml(path, errors)
+    if errors:
+        raise ConfigError(errors[0] + " — fix it before tftui can save settings there")
+    tree = current or {}
+    node = tree
+    parts = _split(key)
+    for part in parts[:-1]:
+        child = node.get(part)
+        if not isinstance(child, dict):
+            child = node[part] = {}
+        node = child
+    node[parts[-1]] = value
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".config.", suffix=".toml.tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            tomli_w.dump(tree, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
