@@ -309,43 +309,44 @@ def value_text(value: Any) -> str:
 
 
 @lru_cache(maxsize=4096)
-def _compile_template(template: str) -> tuple[tuple[str, ...], tuple[tuple[str, Resolver], ...]]:
-    """Split a template into n+1 literal pieces around n placeholders."""
-    literals: list[str] = []
-    refs: list[tuple[str, Resolver]] = []
-    last = 0
-    for match in PLACEHOLDER_RE.finditer(template):
-        literals.append(template[last : match.start()])
-        refs.append((match.group(1), compile_ref(match.group(1))))
-        last = match.end()
-    literals.append(template[last:])
-    return tuple(literals), tuple(refs)
+def _compile_template(template: str) -> tuple[str, tuple[tuple[str, Resolver, str], ...]]:
+    """A template as its leading literal plus (path, resolver, following literal) per placeholder."""
+    refs: list[tuple[str, Resolver, str]] = []
+    matches = list(PLACEHOLDER_RE.finditer(template))
+    for i, match in enumerate(matches):
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(template)
+        refs.append((match.group(1), compile_ref(match.group(1)), template[match.end() : end]))
+    head = template[: matches[0].start()] if matches else template
+    return head, tuple(refs)
 
 
 def interpolate(template: Any, ctx: Context) -> Interpolated:
     """Fill `{path}` placeholders; unresolved ones stay verbatim and are listed (in order, with duplicates)."""
-    if not isinstance(template, str):
-        template = "" if template is None or template is MISSING else value_text(template)
+    if type(template) is not str:
+        if not isinstance(template, str):
+            template = "" if template is None or template is MISSING else value_text(template)
+        template = str(template)
     if "{" not in template:
         return Interpolated(template, [])
-    literals, refs = _compile_template(template)
+    head, refs = _compile_template(template)
     if not refs:
         return Interpolated(template, [])
-    out = [literals[0]]
+    out = [head]
+    append = out.append
     missing: list[str] = []
-    for i, (path, resolver) in enumerate(refs):
+    for path, resolver, tail in refs:
         try:
             value = resolver(ctx)
-        except Exception:
+        except Exception:  # a malformed context: treat the ref as unresolved
             value = MISSING
         if type(value) is str:
-            out.append(value)
+            append(value)
         elif value is MISSING:
-            out.append("{" + path + "}")
+            append("{" + path + "}")
             missing.append(path)
         else:
-            out.append(value_text(value))
-        out.append(literals[i + 1])
+            append(value_text(value))
+        append(tail)
     return Interpolated("".join(out), missing)
 
 
