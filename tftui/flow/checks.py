@@ -193,6 +193,8 @@ def _top_level(flow: Flow, out: list[Diagnostic]) -> None:
                     )
                 )
     for key in flow.model_extra or {}:
+        if key == "$schema":  # editors' schema association, not part of the flow
+            continue
         guess = suggestion(key, TOP_LEVEL_KEYS)
         out.append(
             Diagnostic(

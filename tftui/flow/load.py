@@ -33,7 +33,7 @@ class LoadResult:
     path: str | None = None
     model: Flow | None = None  # built even when checks found errors (None if it could not be built)
     shorthand: Kind | None = None
-    unreadable: bool = False  # the file could not be read or decoded at all
+    unreadable: bool = False  # the file could not be read at all (missing, a directory, no permission)
     data: Any = field(default=None, repr=False)  # the parsed JSON (after desugaring)
 
     @property
@@ -276,7 +276,7 @@ def load_flow_text(
     if isinstance(text, (bytes, bytearray)):
         decoded, problem = _decode(bytes(text))
         if decoded is None:
-            return LoadResult(None, [problem] if problem else [], "", path, unreadable=True)
+            return LoadResult(None, [problem] if problem else [], "", path)
         text = decoded
     if not isinstance(text, str):
         return LoadResult(None, [Diagnostic("error", "Flow text must be a string", 1, 1)], "", path)

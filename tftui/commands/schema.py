@@ -1,0 +1,62 @@
+"""`tftui schema`: print the JSON Schema of the flow format, for editors."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+HELP = "print the JSON Schema of the flow format (for editor completion and validation)"
+DESCRIPTION = """\
+Print a JSON Schema (draft 2020-12) of the flow file format, generated from tftui's
+flow models, with a description on every field. Point your editor at it, e.g. in
+VS Code settings: "json.schemas": [{"fileMatch": ["*.flow.json"], "url": "./taskflow.schema.json"}],
+or add "$schema": "./taskflow.schema.json" at the top of a flow file.
+
+The schema covers the full form ({name, phases}); `tftui check` also accepts the
+shorthand forms ({task}, {tasks}, {chain}) and reports semantic problems the schema
+cannot express (cycles, unknown dependencies, per-type requirements).
+
+examples:
+  tftui schema > taskflow.schema.json
+  tftui schema --output taskflow.schema.json
+
+exit codes: 0 written, 2 the output file could not be written
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--output", "-o", metavar="FILE", help="write the schema to FILE instead of stdout")
+
+
+def flow_json_schema() -> dict[str, Any]:
+    from tftui.flow.model import Flow
+
+    schema = Flow.model_json_schema(by_alias=True, mode="validation")
+    out: dict[str, Any] = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "taskflow flow",
+    }
+    out.update(schema)
+    out["title"] = "taskflow flow"
+    out.setdefault("properties", {})["$schema"] = {
+        "type": "string",
+        "description": "URL or path of this schema",
+    }
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    text = json.dumps(flow_json_schema(), indent=2, ensure_ascii=False) + "\n"
+    if args.output:
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            print(f"tftui schema: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        print(f"wrote {args.output}", file=sys.stderr)
+        return 0
+    sys.stdout.write(text)
+    return 0
