@@ -49,7 +49,7 @@ def _redact(value: Any, secrets: list[str]) -> Any:
         out = {}
         for key, item in value.items():
             if isinstance(key, str) and key.lower() in SECRET_HEADER_NAMES and isinstance(item, str):
-                out[key] = _mask_header_value(item)
+                out[key] = mask_header_value(item)
             else:
                 out[key] = _redact(item, secrets)
         return out
@@ -60,7 +60,8 @@ def _redact(value: Any, secrets: list[str]) -> Any:
     return value
 
 
-def _mask_header_value(value: str) -> str:
+def mask_header_value(value: str) -> str:
+    """`Bearer sk-…abcd` for `Bearer sk-…`; a bare value is masked whole."""
     scheme, sep, token = value.partition(" ")
     if sep and scheme.lower() in ("bearer", "basic", "token"):
         return f"{scheme} {mask(token.strip())}"

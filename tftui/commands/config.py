@@ -1,0 +1,129 @@
+"""`tftui config`: the effective settings and where each one came from."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tomllib
+from typing import Any
+
+HELP = "show the effective configuration and where each value came from"
+DESCRIPTION = """\
+Show the effective tftui settings and the source of each value.
+
+Settings are layered, later wins:
+  default < user file < project file < environment < flags
+  user file:     $XDG_CONFIG_HOME/tftui/config.toml (default ~/.config/tftui/config.toml)
+  project file:  ./tftui.toml, then tftui.toml next to the flow (--flow)
+  environment:   TFTUI_<KEY> with __ between levels, e.g. TFTUI_DEFAULT_PROVIDER=local,
+                 TFTUI_UI__THEME=light, TFTUI_PROVIDERS__LOCAL__MODEL=qwen2.5, TFTUI_AGENT_CMD="llm -m x"
+
+Example tftui.toml:
+  default_provider = "local"
+  [providers.local]
+  base_url = "http://127.0.0.1:8080/v1"
+  model = "qwen2.5-7b"
+  api_key_env = "LOCAL_API_KEY"        # the key itself stays in the environment
+  timeout_s = 120
+  stream = true
+  prices = { input_per_mtok = 0.15, output_per_mtok = 0.60 }
+  [agent_cmd]
+  argv = ["llm", "-m", "gpt-4o-mini"]
+  timeout_s = 600
+  [ui]
+  theme = "default"
+
+API keys and Authorization/api-key header values are shown masked (sk-…abcd).
+
+examples:
+  tftui config                         the settings, one per line, with their source
+  tftui config --json                  the same as JSON (value, source, origin per key)
+  tftui config --flow flows/x.json     include the tftui.toml next to that flow
+  tftui config --set ui.theme=light    preview a flag override
+
+exit codes: 0 ok, 2 a config file or value is invalid
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    parser.add_argument("--flow", metavar="FLOW", help="also read the tftui.toml next to this flow")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a setting as a flag would (VALUE read as TOML, else as text)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from tftui.agents.redact import SECRET_HEADER_NAMES, mask, mask_header_value, redact
+    from tftui.config import load_config
+
+    flags: dict[str, Any] = {}
+    for item in args.overrides:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            print(f"tftui config: --set expects KEY=VALUE, got {item!r}", file=sys.stderr)
+            return 2
+        flags[key.strip()] = _parse_value(raw)
+    cfg = load_config(args.flow, flags=flags)
+
+    keys = _api_keys(cfg)
+    secrets = [k["value"] for k in keys.values() if k["value"]]
+    rows = []
+    for key, value, src in cfg.flat():
+        if key.rsplit(".", 1)[-1].lower() in SECRET_HEADER_NAMES and isinstance(value, str):
+            value = mask_header_value(value)
+        rows.append((key, redact(value, secrets), src))
+    for info in keys.values():
+        info["masked"] = mask(info.pop("value")) if info["set"] else None
+
+    if args.json:
+        doc = {
+            "user_file": cfg.user_file,
+            "files": cfg.files,
+            "settings": {k: {"value": v, "source": s.kind, "origin": s.origin} for k, v, s in rows},
+            "api_keys": keys,
+            "errors": cfg.errors,
+            "warnings": cfg.warnings,
+        }
+        print(json.dumps(doc, indent=2, ensure_ascii=False))
+    else:
+        print(f"user file: {cfg.user_file}" + ("" if cfg.user_file in cfg.files else " (not present)"))
+        for path in cfg.files:
+            if path != cfg.user_file:
+                print(f"project file: {path}")
+        print()
+        width = max((len(k) for k, _, _ in rows), default=0)
+        for key, value, src in rows:
+            print(f"{key.ljust(width)} = {_show(value)}    # {src.describe()}")
+        if keys:
+            print()
+        for name, info in keys.items():
+            state = info["masked"] if info["set"] else "not set"
+            print(f"api key for {name}: ${info['env']} = {state}")
+        for warning in cfg.warnings:
+            print(f"tftui config: warning: {warning}", file=sys.stderr)
+    for error in cfg.errors:
+        print(f"tftui config: error: {error}", file=sys.stderr)
+    return 2 if cfg.errors else 0
+
+
+def _api_keys(cfg: Any) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for name, raw in sorted((cfg.get("providers") or {}).items()):
+        env_name = raw.get("api_key_env") if isinstance(raw, dict) else None
+        if isinstance(env_name, str) and env_name:
+            value = os.environ.get(env_name, "")
+            out[name] = {"env": env_name, "set": bool(value), "value": value}
+    return out
+
+
+def _parse_value(raw: str) -> Any:
+    try:
+        return tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        return raw
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
