@@ -40,67 +40,152 @@ class _Model(BaseModel):
 
 
 class ArgSpec(_Model):
-    default: Any = None
-    description: str | None = None
-    required: bool | None = None
-    type: str | None = None  # informational (typed args are a taskflow extension)
-    values: list[Any] | None = None  # enum values of a typed arg (informational)
-    minimum: float | None = None
-    maximum: float | None = None
+    default: Any = Field(
+        default=None,
+        description="Value used when the caller does not supply the arg (any JSON; type not enforced).",
+    )
+    description: str | None = Field(default=None, description="Shown to the user; display only.")
+    required: bool | None = Field(
+        default=None, description="Advisory for untyped args (a runtime check warns that it stays advisory)."
+    )
+    type: str | None = Field(
+        default=None,
+        description="Informational type of the arg (taskflow typed args: string, relative-path, number, boolean, enum).",
+    )  # informational (typed args are a taskflow extension)
+    values: list[Any] | None = Field(
+        default=None, description="Allowed values of an enum-typed arg (informational)."
+    )  # enum values of a typed arg (informational)
+    minimum: float | None = Field(
+        default=None, description="Lower bound of a number-typed arg (informational)."
+    )
+    maximum: float | None = Field(
+        default=None, description="Upper bound of a number-typed arg (informational)."
+    )
 
 
 class Budget(_Model):
-    max_usd: float | None = Field(default=None, alias="maxUSD")
-    max_tokens: float | None = Field(default=None, alias="maxTokens")
+    max_usd: float | None = Field(
+        default=None,
+        alias="maxUSD",
+        description="Halt the run once accumulated cost exceeds this many USD (strict >).",
+    )
+    max_tokens: float | None = Field(
+        default=None,
+        alias="maxTokens",
+        description="Halt the run once accumulated input+output tokens exceed this (strict >).",
+    )
 
 
 class Retry(BaseModel):
     """`{max, backoffMs?, factor?}`; numeric limits are checked by checks.py (SPEC §1.6)."""
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
-    max: Any = None
-    backoff_ms: Any = Field(default=None, alias="backoffMs")
-    factor: Any = None
+    max: Any = Field(default=None, description="Retries after the first try, 0-20 (SPEC §7).")
+    backoff_ms: Any = Field(
+        default=None,
+        alias="backoffMs",
+        description="Base delay before a retry in ms, 0-60000. Absent: 2000 ms doubling.",
+    )
+    factor: Any = Field(
+        default=None, description="Backoff multiplier per attempt, 1-10 (only with backoffMs)."
+    )
 
 
 class Branch(BaseModel):
     """One parallel/race/tournament branch: `{task, agent?, cwd?}`."""
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
-    task: Any = None
-    agent: str | None = None
-    cwd: str | None = None
+    task: Any = Field(default=None, description="Prompt template of this branch (supports {placeholders}).")
+    agent: str | None = Field(
+        default=None, description="Agent for this branch (defaults to the phase agent)."
+    )
+    cwd: str | None = Field(default=None, description="Working directory for this branch (a literal path).")
 
 
 class PhaseBase(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True)
 
-    id: str
-    type: str = "agent"
-    name: str | None = None
-    description: str | None = None
-    agent: str | None = None
-    task: Any = None  # a string template; non-strings are reported by checks
-    depends_on: list[str] = Field(default_factory=list, alias="dependsOn")
-    from_: list[str] | None = Field(default=None, alias="from")
-    join: Any = "all"
-    when: str | None = None
-    optional: bool = False
-    retry: Retry | None = None
-    idempotent: bool = True
-    timeout: Any = None
-    output: Literal["text", "json"] = "text"
-    expect: Any = None
-    context: list[str] | None = None
-    context_limit: Any = Field(default=None, alias="contextLimit")
-    final: bool = False
-    concurrency: Any = None
-    model: str | None = None
-    thinking: Any = None
-    tools: Any = None
-    cwd: str | None = None
-    cache: Any = None
-    share_context: Any = Field(default=None, alias="shareContext")
+    id: str = Field(
+        description="Unique phase id, referenced as {steps.<id>.output}. Use letters, digits and hyphens."
+    )
+    type: str = Field(
+        default="agent",
+        description="Phase kind: agent (default), parallel, map, reduce, gate, approval, loop, tournament, script, flow, race, expand.",
+    )
+    name: str | None = Field(default=None, description="Display name.")
+    description: str | None = Field(default=None, description="Display description.")
+    agent: str | None = Field(
+        default=None, description="Agent that runs this phase's model calls (lowercase, hyphens)."
+    )
+    task: Any = Field(
+        default=None,
+        description="Prompt template; {args.X}, {steps.ID.output}, {steps.ID.json.f}, {previous.output} are interpolated.",
+    )  # a string template; non-strings are reported by checks
+    depends_on: list[str] = Field(
+        default_factory=list,
+        alias="dependsOn",
+        description="Ids of the phases this one waits for (DAG edges).",
+    )
+    from_: list[str] | None = Field(
+        default=None,
+        alias="from",
+        description="[reduce] Ids whose outputs are aggregated into {previous.output}; also DAG edges.",
+    )
+    join: Any = Field(
+        default="all",
+        description="'all' (default): every dependency must be satisfied; 'any': one is enough.",
+    )
+    when: str | None = Field(
+        default=None,
+        description='Guard condition, e.g. "{steps.triage.json.severity} == high"; false skips the phase. Parse errors fail open.',
+    )
+    optional: bool = Field(
+        default=False,
+        description="A failure is tolerated: dependents still run and see '[previous phase failed]'.",
+    )
+    retry: Retry | None = Field(
+        default=None,
+        description="Explicit retry policy for each model call: {max, backoffMs?, factor?}. Not for script phases.",
+    )
+    idempotent: bool = Field(
+        default=True, description="false = side effects: no transient auto-retry and no caching."
+    )
+    timeout: Any = Field(
+        default=None,
+        description="Per model call timeout in ms (>= 1000); script: 1000-300000 (default 60000). Not for approval/flow.",
+    )
+    output: Literal["text", "json"] = Field(
+        default="text", description="'json' parses the output leniently into {steps.ID.json}."
+    )
+    expect: Any = Field(
+        default=None,
+        description='Output contract {type, properties, required, items, enum}; needs output: "json"; agent/gate/reduce/loop only.',
+    )
+    context: list[str] | None = Field(
+        default=None,
+        description="Files/globs or placeholders pre-read and prepended to every prompt of the phase.",
+    )
+    context_limit: Any = Field(
+        default=None, alias="contextLimit", description="Max characters read per context file (default 8000)."
+    )
+    final: bool = Field(
+        default=False, description="Marks the phase whose output is the run result (at most one)."
+    )
+    concurrency: Any = Field(
+        default=None, description="Fan-out width for map/parallel/tournament/race (defaults to the flow's)."
+    )
+    model: str | None = Field(default=None, description="Model override passed to the runner.")
+    thinking: Any = Field(default=None, description="Thinking level passed to the runner.")
+    tools: Any = Field(default=None, description="Tool names the agent may use (passed to the runner).")
+    cwd: str | None = Field(default=None, description="Working directory for the phase's agent or script.")
+    cache: Any = Field(
+        default=None, description="Cache policy {scope: run-only|cross-run|off, ttl?, fingerprint?} (P2)."
+    )
+    share_context: Any = Field(
+        default=None,
+        alias="shareContext",
+        description="Opt into the shared context tree for this phase (P2).",
+    )
 
     @property
     def edges(self) -> list[str]:
@@ -117,26 +202,49 @@ class AgentPhase(PhaseBase):
 
 class ParallelPhase(PhaseBase):
     type: Literal["parallel"]
-    branches: list[Branch] | None = None
+    branches: list[Branch] | None = Field(
+        default=None, description="Branches run concurrently: [{task, agent?, cwd?}] (at least one)."
+    )
 
 
 class MapPhase(PhaseBase):
     type: Literal["map"]
-    over: Any = None  # a placeholder string or an inline array
-    as_: str | None = Field(default=None, alias="as")
+    over: Any = Field(
+        default=None,
+        description='Placeholder resolving to an array (e.g. "{steps.scan.json}") or an inline array.',
+    )  # a placeholder string or an inline array
+    as_: str | None = Field(
+        default=None, alias="as", description="Name of the item local in the task (default 'item')."
+    )
 
 
 class ReducePhase(PhaseBase):
     type: Literal["reduce"]
-    reduce_strategy: Literal["one-shot", "tree"] | None = Field(default=None, alias="reduceStrategy")
-    batch_size: Any = Field(default=None, alias="batchSize")
+    reduce_strategy: Literal["one-shot", "tree"] | None = Field(
+        default=None, alias="reduceStrategy", description="'one-shot' (default) or 'tree' (batched, P2)."
+    )
+    batch_size: Any = Field(
+        default=None,
+        alias="batchSize",
+        description="Inputs per intermediate call with reduceStrategy 'tree' (integer >= 2).",
+    )
 
 
 class GatePhase(PhaseBase):
     type: Literal["gate"]
-    eval: list[Any] | None = None  # entries must be strings; checks reports others
-    score: Any = None  # shape-checked by tftui.scoring (score_shape_errors)
-    on_block: Literal["halt", "retry"] = Field(default="halt", alias="onBlock")
+    eval: list[Any] | None = Field(
+        default=None,
+        description="Zero-token conditions checked first; all true passes the gate without a model call. Supports 'X contains Y'.",
+    )  # entries must be strings; checks reports others
+    score: Any = Field(
+        default=None,
+        description="Deterministic scorers with optional judge: {target?, scorers: [...], combine?, weights?, threshold?, judge?}.",
+    )  # shape-checked by tftui.scoring (score_shape_errors)
+    on_block: Literal["halt", "retry"] = Field(
+        default="halt",
+        alias="onBlock",
+        description="'halt' (default) stops the run on BLOCK; 'retry' re-runs dependsOn and re-evaluates (retry.max rounds, default 1).",
+    )
 
 
 class ApprovalPhase(PhaseBase):
@@ -145,46 +253,96 @@ class ApprovalPhase(PhaseBase):
 
 class LoopPhase(PhaseBase):
     type: Literal["loop"]
-    until: str | None = None
-    max_iterations: Any = Field(default=None, alias="maxIterations")
-    convergence: bool = True
-    reflexion: bool = False
+    until: str | None = Field(
+        default=None,
+        description="Stop condition evaluated after each successful iteration ({steps.<self>.output} is the iteration's output).",
+    )
+    max_iterations: Any = Field(
+        default=None, alias="maxIterations", description="Hard cap on iterations (default 10, at most 100)."
+    )
+    convergence: bool = Field(
+        default=True, description="Stop when an iteration's output equals the previous one (default true)."
+    )
+    reflexion: bool = Field(
+        default=False, description="Feed a summary of the previous iteration's failure into {reflexion}."
+    )
 
 
 class TournamentPhase(PhaseBase):
     type: Literal["tournament"]
-    variants: Any = None
-    judge: str | None = None
-    judge_agent: str | None = Field(default=None, alias="judgeAgent")
-    mode: Any = "best"
-    branches: list[Branch] | None = None
+    variants: Any = Field(
+        default=None, description="Number of competing variants from 'task' (default 3, 2-20)."
+    )
+    judge: str | None = Field(
+        default=None, description="Judge rubric; the judge picks a winner with 'WINNER: <n>'."
+    )
+    judge_agent: str | None = Field(
+        default=None, alias="judgeAgent", description="Agent running the judge (defaults to the phase agent)."
+    )
+    mode: Any = Field(
+        default="best",
+        description="'best' (default): the winner's output; 'aggregate': the judge's synthesis.",
+    )
+    branches: list[Branch] | None = Field(
+        default=None,
+        description="Explicit competitors [{task, agent?}] (at least 2) instead of variants of 'task'.",
+    )
 
 
 class ScriptPhase(PhaseBase):
     type: Literal["script"]
-    run: list[str] | str | None = None
-    input: str | None = None
+    run: list[str] | str | None = Field(
+        default=None,
+        description="Command: an argv array (elements interpolated, no shell) or a shell string (never interpolated).",
+    )
+    input: str | None = Field(default=None, description="Text written to the command's stdin (interpolated).")
 
 
 class FlowPhase(PhaseBase):
     type: Literal["flow"]
-    use: str | None = None
-    def_: Any = Field(default=None, alias="def")
-    with_: dict[str, Any] | None = Field(default=None, alias="with")
+    use: str | None = Field(
+        default=None, description="Name of a saved flow to run as this phase (exclusive with 'def')."
+    )
+    def_: Any = Field(
+        default=None,
+        alias="def",
+        description="Inline sub-flow definition, or a placeholder string that resolves to one.",
+    )
+    with_: dict[str, Any] | None = Field(
+        default=None,
+        alias="with",
+        description="Args passed to the sub-flow (string values are interpolated).",
+    )
 
 
 class RacePhase(PhaseBase):
     type: Literal["race"]
-    branches: list[Branch] | None = None
-    cancel_losers: bool = Field(default=True, alias="cancelLosers")
+    branches: list[Branch] | None = Field(
+        default=None, description="Branches racing; the first success wins (at least 2)."
+    )
+    cancel_losers: bool = Field(
+        default=True,
+        alias="cancelLosers",
+        description="Abort losing branches once one succeeds (default true).",
+    )
 
 
 class ExpandPhase(PhaseBase):
     type: Literal["expand"]
-    def_: Any = Field(default=None, alias="def")
-    with_: dict[str, Any] | None = Field(default=None, alias="with")
-    mode: Literal["nested", "graft"] = "nested"
-    max_nodes: Any = Field(default=None, alias="maxNodes")
+    def_: Any = Field(
+        default=None,
+        alias="def",
+        description="Fragment flow (or a placeholder resolving to one) to expand at run time.",
+    )
+    with_: dict[str, Any] | None = Field(
+        default=None, alias="with", description="Args passed to the fragment."
+    )
+    mode: Literal["nested", "graft"] = Field(
+        default="nested", description="'nested' (default) or 'graft' (promote child phases as <id>-<child>)."
+    )
+    max_nodes: Any = Field(
+        default=None, alias="maxNodes", description="Max phases accepted from the fragment (1-100)."
+    )
 
 
 PHASE_CLASSES: dict[str, type[PhaseBase]] = {
@@ -229,18 +387,40 @@ Phase = Annotated[
 class Flow(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True)
 
-    name: str
-    description: str | None = None
-    version: Any = 1
-    args: dict[str, ArgSpec] | None = None
-    phases: list[Phase]
-    concurrency: Any = None
-    budget: Budget | None = None
-    strict_interpolation: bool = Field(default=False, alias="strictInterpolation")
-    agent_scope: Literal["user", "project", "both"] = Field(default="user", alias="agentScope")
-    idle_timeout: Any = Field(default=None, alias="idleTimeout")
-    incremental: bool = False
-    context_sharing: bool = Field(default=False, alias="contextSharing")
+    name: str = Field(description="Flow name (required, non-empty).")
+    description: str | None = Field(default=None, description="Display description.")
+    version: Any = Field(default=1, description="Informational version number.")
+    args: dict[str, ArgSpec] | None = Field(
+        default=None,
+        description="Declared invocation arguments: name -> {default?, description?, required?}.",
+    )
+    phases: list[Phase] = Field(
+        description="The phases (at least one); the DAG comes from dependsOn/from, never from array order."
+    )
+    concurrency: Any = Field(
+        default=None,
+        description="Max phases running at once inside one layer, and default fan-out width (default 8).",
+    )
+    budget: Budget | None = Field(
+        default=None, description="Run-wide ceiling {maxUSD?, maxTokens?}; exceeding it halts the run."
+    )
+    strict_interpolation: bool = Field(
+        default=False,
+        alias="strictInterpolation",
+        description="Promote every validation warning to an error.",
+    )
+    agent_scope: Literal["user", "project", "both"] = Field(
+        default="user",
+        alias="agentScope",
+        description="Where agent definitions are discovered: user (default), project, both.",
+    )
+    idle_timeout: Any = Field(
+        default=None, alias="idleTimeout", description="Idle watchdog in ms (0 disables, else >= 1000) (P2)."
+    )
+    incremental: bool = Field(default=False, description="Cross-run caching default (P2).")
+    context_sharing: bool = Field(
+        default=False, alias="contextSharing", description="Shared context tree for all phases (P2)."
+    )
 
     def phase(self, phase_id: str) -> PhaseBase | None:
         for phase in self.phases:
