@@ -1,0 +1,241 @@
+"""`tftui gate TRACE... --rules rules.toml`: check recorded traces with deterministic rules (SPEC §9)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+HELP = "check recorded traces against a rule set (deterministic CI quality gate)"
+DESCRIPTION = """\
+Check one or more recorded run traces against a rule set, without any model call:
+each trace is validated (integrity: parent links, unique sequences, one root, a terminal
+status, finite non-negative numbers, no payload keys in metadata), normalized, and
+evaluated rule by rule. Warnings are reported but never fail the gate.
+
+TRACE is a trace.json file or a run directory containing one (.tftui/runs/<id>/).
+Rule sets are TOML, one [[rules]] table per rule (see sample_flows/rules.toml):
+  required_steps (names), order (before, after), no_external_work_after_block,
+  max_attempts (name, limit), max_total_tokens (limit), loop_signature (keys, limit);
+  any rule takes severity = "error" | "warning".
+Problems in a rule set name the file, the table (rules[N] = the N-th [[rules]] table,
+1-based) and the key.
+
+With --baseline, durable metrics (model calls, tokens, attempts per tool, required
+tools) are compared to a TOML baseline; an increase beyond both the absolute and the
+relative slack is a regression. --update-baseline rewrites the baseline from these
+traces: commit it with the change that explains the new numbers.
+
+examples:
+  tftui gate .tftui/runs/20240501-1200-ab12 --rules sample_flows/rules.toml
+  tftui gate traces/*.json --rules rules.toml --json report.json --md report.md
+  tftui gate trace.json --rules rules.toml --baseline baseline.toml
+  tftui gate trace.json --rules rules.toml --baseline baseline.toml --update-baseline
+
+outputs:
+  stdout       one summary line per trace (PASS / FAIL / ERROR) and a line per failure or warning
+  --json OUT   the report (one trace) or {schemaVersion, passed, reports: [...]} (several)
+  --md OUT     short Markdown for a pull request or CI log
+
+exit codes:
+  0  every trace passed (warnings allowed)
+  1  an error-severity rule failed, or a baseline regression
+  2  usage error: bad arguments, unreadable or invalid rule set or baseline, no such trace
+  3  instrumentation error: a trace that does not parse or fails integrity (takes precedence over 1)
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("traces", nargs="+", metavar="TRACE", help="trace.json files or run directories")
+    parser.add_argument("--rules", required=True, metavar="RULES.toml", help="the rule set (TOML)")
+    parser.add_argument("--baseline", metavar="BASELINE.toml", help="compare metrics with this baseline")
+    parser.add_argument(
+        "--update-baseline",
+        action="store_true",
+        help="rewrite --baseline from these traces (review the diff)",
+    )
+    parser.add_argument("--json", dest="json_out", metavar="OUT", help="write the JSON report here")
+    parser.add_argument("--md", dest="md_out", metavar="OUT", help="write the Markdown report here")
+    parser.add_argument(
+        "--write-normalized",
+        metavar="DIR",
+        help="write each normalized trace to DIR/<fixture>.trace.json (the report's tracePath points there)",
+    )
+    parser.add_argument(
+        "--fake-clock",
+        action="store_true",
+        help="keep durationMs when normalizing (the fixtures ran on a fake clock)",
+    )
+
+
+def _err(message: str) -> None:
+    print(f"tftui gate: {message}", file=sys.stderr)
+
+
+def _rel(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return str(path)
+
+
+def resolve_trace_path(arg: str) -> Path | None:
+    """A trace file, or `trace.json` inside a run directory; None when neither exists."""
+    path = Path(arg)
+    if path.is_dir():
+        path = path / "trace.json"
+    return path if path.is_file() else None
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _summary(report: Any, shown_path: str) -> list[str]:
+    if report.error is not None:
+        return [f"ERROR {report.fixture}: {report.error} ({shown_path})"]
+    word = "PASS" if report.gate_passed else "FAIL"
+    head = (
+        f"{word} {report.fixture}: {_plural(len(report.results), 'rule')}, "
+        f"{_plural(len(report.failures), 'failure')}, {_plural(len(report.warnings), 'warning')}"
+    )
+    if report.baseline is not None:
+        head += f", {_plural(len(report.regressions), 'baseline regression')}"
+    lines = [f"{head} ({shown_path})"]
+    for r in report.failures + report.warnings:
+        lines.append(f"  {r.severity} {r.rule_id}: {r.message}")
+    for e in report.regressions:
+        lines.append(f"  regression {e['metric']}: {e['message']}")
+    return lines
+
+
+def _write(path: str, text: str) -> str | None:
+    try:
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        return f"cannot write {path}: {exc.strerror}"
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    from tftui.trace.baseline import (
+        baseline_from_metrics,
+        compare,
+        dump_baseline,
+        load_baseline,
+        trace_metrics,
+    )
+    from tftui.trace.model import TraceColumns, dump_trace, parse_trace
+    from tftui.trace.report import error_report, evaluate_trace, reports_json, reports_markdown
+    from tftui.trace.ruleset import load_ruleset
+
+    if args.update_baseline and not args.baseline:
+        _err("--update-baseline needs --baseline FILE (the file to rewrite)")
+        return 2
+    ruleset = load_ruleset(args.rules)
+    if ruleset.error:
+        _err(ruleset.error)
+        return 2
+    baseline_file = None
+    if args.baseline:
+        loaded = load_baseline(args.baseline, missing_ok=args.update_baseline)
+        if loaded.error:
+            _err(loaded.error)
+            return 2
+        baseline_file = loaded.file
+
+    paths: list[Path] = []
+    for arg in args.traces:
+        path = resolve_trace_path(arg)
+        if path is None:
+            _err(f"no trace at {arg} (expected a trace.json file or a run directory containing one)")
+            return 2
+        paths.append(path)
+
+    reports = []
+    updated: list[str] = []
+    used_names: set[str] = set()
+    for path in paths:
+        shown = _rel(path)
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            _err(f"cannot read trace {shown}: {exc.strerror}")
+            return 2
+        loaded_trace = parse_trace(data)
+        if loaded_trace.trace is None:
+            reports.append(
+                error_report(path.stem, loaded_trace.error or "trace parse: unknown", ruleset.rules, shown)
+            )
+            continue
+        report = evaluate_trace(
+            loaded_trace.trace, ruleset.rules, trace_path=shown, fake_clock=True if args.fake_clock else None
+        )
+        reports.append(report)
+        if report.normalized is None:
+            continue
+        if args.write_normalized:
+            name = report.fixture or path.stem
+            stem, n = name, 2
+            while name in used_names:
+                name, n = f"{stem}-{n}", n + 1
+            used_names.add(name)
+            target = Path(args.write_normalized) / f"{_safe(name)}.trace.json"
+            problem = _write(str(target), dump_trace(report.normalized))
+            if problem:
+                _err(problem)
+                return 2
+            report.trace_path = _rel(target)
+        if baseline_file is not None:
+            cols = TraceColumns.from_trace(report.normalized)
+            metrics = trace_metrics(cols)
+            tools = set(metrics.attempts_by_tool)
+            previous = baseline_file.baselines.get(report.fixture)
+            report.baseline = compare(previous, metrics, tools, baseline_file.slack)
+            if args.update_baseline:
+                new = baseline_from_metrics(report.fixture, metrics, previous)
+                if previous is None or new != previous:
+                    updated.append(report.fixture)
+                baseline_file.baselines[report.fixture] = new
+                report.baseline_updated = True
+
+    for report in reports:
+        for line in _summary(report, report.trace_path or "?"):
+            print(line)
+    if len(reports) > 1:
+        passed = sum(1 for r in reports if r.gate_passed)
+        print(f"{_plural(len(reports), 'trace')}: {passed} passed, {len(reports) - passed} not passed")
+
+    if args.update_baseline and baseline_file is not None:
+        problem = _write(args.baseline, dump_baseline(baseline_file))
+        if problem:
+            _err(problem)
+            return 2
+        changed = ", ".join(updated) if updated else "no changes"
+        print(
+            f"baseline {args.baseline} updated ({changed}); review and commit it with the change that caused it"
+        )
+
+    if args.json_out:
+        problem = _write(
+            args.json_out, json.dumps(reports_json(reports), indent=2, ensure_ascii=False) + "\n"
+        )
+        if problem:
+            _err(problem)
+            return 2
+    if args.md_out:
+        problem = _write(args.md_out, reports_markdown(reports))
+        if problem:
+            _err(problem)
+            return 2
+    return max(r.exit_code for r in reports)
+
+
+def _safe(name: str) -> str:
+    """A fixture name as a file name (path separators and odd characters become `_`)."""
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name).strip(".") or "trace"

@@ -1,0 +1,1 @@
+"""Trace quality gates (SPEC §9): normalized traces, versioned rules, reports and baselines."""

@@ -1,0 +1,290 @@
+"""The normalized trace of a run (SPEC §9.1) and the column view the rules read.
+
+Two representations, on purpose:
+- `AgentTrace` / `TraceStep` are pydantic models: the boundary (trace files, the
+  recorder's output). Loading validates types; `normalize` makes a trace deterministic.
+- `TraceColumns` holds the same data as one plain list per field. Rule evaluation
+  (rules.py) reads only these lists, so a million-step trace is evaluated with C-level
+  list operations instead of a million pydantic objects.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+)
+
+SCHEMA_VERSION = 1
+StepKind = Literal["run", "model", "tool", "retrieval", "policy", "fallback"]
+StepStatus = Literal["ok", "error", "blocked", "cancelled"]
+STEP_KINDS: tuple[str, ...] = ("run", "model", "tool", "retrieval", "policy", "fallback")
+STEP_STATUSES: tuple[str, ...] = ("ok", "error", "blocked", "cancelled")
+
+Number = StrictInt | StrictFloat
+MetaValue = StrictStr | StrictBool | StrictInt | StrictFloat | None
+
+# Root-step metadata flag saying the run used a fake clock, so `durationMs` is deterministic and kept.
+FAKE_CLOCK_KEY = "fakeClock"
+
+
+class TraceStep(BaseModel):
+    """One operation of a run. Unknown fields are accepted on load and dropped by `normalize`."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    id: StrictStr
+    parent_id: StrictStr | None = Field(alias="parentId")
+    sequence: StrictInt
+    name: StrictStr
+    kind: StepKind
+    status: StepStatus
+    attempt: StrictInt | None = None
+    input_tokens: Number | None = Field(default=None, alias="inputTokens")
+    output_tokens: Number | None = Field(default=None, alias="outputTokens")
+    duration_ms: Number | None = Field(default=None, alias="durationMs")
+    metadata: dict[str, MetaValue] | None = None
+
+
+class AgentTrace(BaseModel):
+    """`{schemaVersion: 1, fixture, status, steps}`. `status` may be absent on load: integrity reports it."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    schema_version: Literal[1] = Field(alias="schemaVersion")
+    fixture: StrictStr
+    status: StepStatus | None = None
+    steps: list[TraceStep]
+
+
+def step_to_json(step: TraceStep) -> dict[str, Any]:
+    """camelCase JSON of a step; absent optional fields are omitted (null metadata values are kept)."""
+    out: dict[str, Any] = {
+        "id": step.id,
+        "parentId": step.parent_id,
+        "sequence": step.sequence,
+        "name": step.name,
+        "kind": step.kind,
+        "status": step.status,
+    }
+    if step.attempt is not None:
+        out["attempt"] = step.attempt
+    if step.input_tokens is not None:
+        out["inputTokens"] = step.input_tokens
+    if step.output_tokens is not None:
+        out["outputTokens"] = step.output_tokens
+    if step.duration_ms is not None:
+        out["durationMs"] = step.duration_ms
+    if step.metadata is not None:
+        out["metadata"] = dict(step.metadata)
+    return out
+
+
+def trace_to_json(trace: AgentTrace) -> dict[str, Any]:
+    return {
+        "schemaVersion": trace.schema_version,
+        "fixture": trace.fixture,
+        "status": trace.status,
+        "steps": [step_to_json(s) for s in trace.steps],
+    }
+
+
+def dump_trace(trace: AgentTrace) -> str:
+    """The trace file text: one step per line, so diffs of reviewed fixtures stay readable."""
+    data = trace_to_json(trace)
+    steps = ",\n".join("    " + json.dumps(s, ensure_ascii=False) for s in data["steps"])
+    head = {k: v for k, v in data.items() if k != "steps"}
+    head_text = ",\n".join(f"  {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in head.items())
+    body = f'  "steps": [\n{steps}\n  ]' if steps else '  "steps": []'
+    return "{\n" + head_text + ",\n" + body + "\n}\n"
+
+
+@dataclass
+class TraceLoad:
+    trace: AgentTrace | None
+    error: str | None = None  # "trace parse: …" / "trace schema: …" (an instrumentation error)
+
+
+def _loc_text(loc: tuple[Any, ...]) -> str:
+    parts: list[str] = []
+    for item in loc:
+        if isinstance(item, int):
+            parts.append(f"[{item}]")
+        else:
+            parts.append(("." if parts else "") + str(item))
+    return "".join(parts) or "$"
+
+
+_UNION_TAGS = {"str", "bool", "int", "float", "none", "literal['run','model','tool','retrieval','policy','fallback']"}
+
+
+def _schema_error(exc: ValidationError) -> str:
+    """The first validation problem as `steps[3].metadata.x: …` (union branches folded into one line)."""
+    err = exc.errors()[0]
+    loc = tuple(err["loc"])
+    folded = False
+    while loc and isinstance(loc[-1], str) and (loc[-1] in _UNION_TAGS or loc[-1].startswith("function-")):
+        loc = loc[:-1]
+        folded = True
+    where = _loc_text(loc)
+    if folded and len(loc) >= 2 and loc[-2] == "metadata":
+        return f"{where}: metadata values must be a string, number, boolean or null (flat, no nested objects)"
+    if folded:
+        return f"{where}: {err['msg']} (got {err.get('input')!r})"
+    return f"{where}: {err['msg']}"
+
+
+def parse_trace(data: str | bytes | dict[str, Any]) -> TraceLoad:
+    """Validate a trace (file text or decoded JSON). Never raises: errors come back in `TraceLoad.error`."""
+    try:
+        if isinstance(data, dict):
+            return TraceLoad(AgentTrace.model_validate(data))
+        return TraceLoad(AgentTrace.model_validate_json(data))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        if first.get("type") == "json_invalid":
+            return TraceLoad(None, f"trace parse: {first.get('msg')}")
+        return TraceLoad(None, f"trace schema: {_schema_error(exc)}")
+
+
+# --- normalization (SPEC §9.1) -------------------------------------------------------------------
+
+# Metadata keys whose values change from run to run: wall clock, request/trace ids, temp dirs.
+# Compared lower-cased with `_`/`-` removed, so `request_id`, `requestId` and `Request-Id` all match.
+_VOLATILE_KEYS = frozenset(
+    {"ts", "timestamp", "time", "date", "datetime", "starttime", "endtime", "requestid", "reqid",
+     "traceid", "spanid", "runid", "tmpdir", "tempdir", "tmppath", "temppath"}
+)
+_VOLATILE_SUFFIXES = ("timestamp", "requestid", "traceid", "spanid")
+_CAMEL_AT = re.compile(r"[a-z]At$|_at$")  # startedAt, created_at (case-sensitive: keeps `format`, `chat`)
+_TEMP_PATH = re.compile(r"^(?:/tmp/|/var/tmp/|/var/folders/|/private/var/folders/|[A-Za-z]:\\.*\\Temp\\)")
+_ISO_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
+
+
+def volatile_metadata(key: str, value: Any) -> bool:
+    """True for metadata that must not influence a deterministic result (dropped by `normalize`)."""
+    flat = key.lower().replace("_", "").replace("-", "")
+    if flat in _VOLATILE_KEYS or flat.endswith(_VOLATILE_SUFFIXES) or _CAMEL_AT.search(key):
+        return True
+    return isinstance(value, str) and bool(_TEMP_PATH.match(value) or _ISO_TIME.match(value))
+
+
+def uses_fake_clock(trace: AgentTrace) -> bool:
+    roots = [s for s in trace.steps if s.parent_id is None]
+    return len(roots) == 1 and bool(roots[0].metadata) and roots[0].metadata.get(FAKE_CLOCK_KEY) is True
+
+
+def normalize(trace: AgentTrace, *, fake_clock: bool | None = None) -> AgentTrace:
+    """The deterministic form of a trace (SPEC §9.1).
+
+    Sorts steps by sequence, drops fields outside the schema (timestamps, request ids, raw
+    payloads attached by adapters) and volatile metadata, drops `durationMs` unless the run used a
+    fake clock (root metadata `fakeClock: true`, or `fake_clock=True`), and renames ids to
+    `s<sequence>` keeping parent links. Forbidden payload keys inside `metadata` are left in place:
+    they are an instrumentation error that the integrity check must report, not hide.
+    Idempotent; run the integrity check first (duplicate sequences would collide as ids).
+    """
+    keep_duration = uses_fake_clock(trace) if fake_clock is None else fake_clock
+    ordered = sorted(trace.steps, key=lambda s: s.sequence)
+    new_ids = {s.id: f"s{s.sequence}" for s in ordered}
+    steps: list[TraceStep] = []
+    for s in ordered:
+        metadata = None
+        if s.metadata is not None:
+            metadata = {k: v for k, v in s.metadata.items() if not volatile_metadata(k, v)}
+        parent = None if s.parent_id is None else new_ids.get(s.parent_id, s.parent_id)
+        steps.append(
+            TraceStep.model_construct(
+                id=new_ids[s.id],
+                parent_id=parent,
+                sequence=s.sequence,
+                name=s.name,
+                kind=s.kind,
+                status=s.status,
+                attempt=s.attempt,
+                input_tokens=s.input_tokens,
+                output_tokens=s.output_tokens,
+                duration_ms=s.duration_ms if keep_duration else None,
+                metadata=metadata,
+            )
+        )
+    return AgentTrace.model_construct(
+        schema_version=SCHEMA_VERSION, fixture=trace.fixture, status=trace.status, steps=steps
+    )
+
+
+# --- the column view (what rules read) --------------------------------------------------------------
+
+
+@dataclass
+class TraceColumns:
+    """One list per step field, index-aligned, in sequence order once normalized.
+
+    Absent optional values are None. Build it once per trace; every rule reads it.
+    """
+
+    fixture: str
+    status: str | None
+    ids: list[str]
+    parent_ids: list[str | None]
+    sequences: list[int]
+    names: list[str]
+    kinds: list[str]
+    statuses: list[str]
+    attempts: list[int | None]
+    input_tokens: list[float | int | None]
+    output_tokens: list[float | int | None]
+    durations: list[float | int | None]
+    metadata: list[dict[str, Any] | None]
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    @classmethod
+    def from_trace(cls, trace: AgentTrace) -> TraceColumns:
+        steps = trace.steps
+        return cls(
+            fixture=trace.fixture,
+            status=trace.status,
+            ids=[s.id for s in steps],
+            parent_ids=[s.parent_id for s in steps],
+            sequences=[s.sequence for s in steps],
+            names=[s.name for s in steps],
+            kinds=[s.kind for s in steps],
+            statuses=[s.status for s in steps],
+            attempts=[s.attempt for s in steps],
+            input_tokens=[s.input_tokens for s in steps],
+            output_tokens=[s.output_tokens for s in steps],
+            durations=[s.duration_ms for s in steps],
+            metadata=[s.metadata for s in steps],
+        )
+
+    @classmethod
+    def from_dicts(cls, steps: list[dict[str, Any]], *, fixture: str = "", status: str | None = "ok") -> TraceColumns:
+        """Columns from plain camelCase step dicts (already trusted: tests, benchmarks, recorders)."""
+        return cls(
+            fixture=fixture,
+            status=status,
+            ids=[s["id"] for s in steps],
+            parent_ids=[s.get("parentId") for s in steps],
+            sequences=[s["sequence"] for s in steps],
+            names=[s["name"] for s in steps],
+            kinds=[s["kind"] for s in steps],
+            statuses=[s["status"] for s in steps],
+            attempts=[s.get("attempt") for s in steps],
+            input_tokens=[s.get("inputTokens") for s in steps],
+            output_tokens=[s.get("outputTokens") for s in steps],
+            durations=[s.get("durationMs") for s in steps],
+            metadata=[s.get("metadata") for s in steps],
+        )

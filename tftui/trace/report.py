@@ -1,0 +1,193 @@
+"""Gate reports (SPEC §9.5): evaluate a trace, then write the result as JSON and Markdown.
+
+`evaluate_trace` is the whole pipeline for one trace: integrity (§9.4) → normalize (§9.1)
+→ rules (§9.3). An integrity failure yields a report with `error` set and no results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tftui.trace.integrity import check_columns, integrity_error
+from tftui.trace.model import AgentTrace, TraceColumns, normalize
+from tftui.trace.rules import EvidenceValue, Rule, RuleResult, evaluate_rules, num_text
+
+REPORT_SCHEMA_VERSION = 1
+_TABLE_MESSAGE_MAX = 160  # the table stays readable; the bullets and the JSON keep the whole message
+
+
+@dataclass
+class GateReport:
+    fixture: str
+    results: list[RuleResult] = field(default_factory=list)
+    rules: list[str] = field(default_factory=list)  # "<id>@<version>", in evaluation order
+    trace_path: str | None = None
+    error: str | None = None  # instrumentation error: "trace integrity: …" / "trace parse: …"
+    baseline: list[dict[str, Any]] | None = None  # comparison entries (baseline.py), None without --baseline
+    normalized: AgentTrace | None = None  # the trace the rules saw (not serialized into the report)
+    baseline_updated: bool = False  # --update-baseline accepted the current metrics: no regression fails
+
+    @property
+    def failures(self) -> list[RuleResult]:
+        return [r for r in self.results if not r.passed and r.severity == "error"]
+
+    @property
+    def warnings(self) -> list[RuleResult]:
+        return [r for r in self.results if not r.passed and r.severity == "warning"]
+
+    @property
+    def passed(self) -> bool:
+        """SPEC §9.5: no error-severity failure (and, tftui, the trace could be evaluated at all)."""
+        return self.error is None and not self.failures
+
+    @property
+    def regressions(self) -> list[dict[str, Any]]:
+        """Baseline regressions that fail the gate (none once the baseline was just updated)."""
+        if self.baseline_updated:
+            return []
+        return [e for e in self.baseline or [] if e.get("regression")]
+
+    @property
+    def gate_passed(self) -> bool:
+        """What CI acts on: rules passed and no baseline regression."""
+        return self.passed and not self.regressions
+
+    @property
+    def exit_code(self) -> int:
+        """SPEC §9.7 for this one trace: 3 instrumentation error, 1 failure or regression, 0 pass."""
+        if self.error is not None:
+            return 3
+        return 0 if self.gate_passed else 1
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "schemaVersion": REPORT_SCHEMA_VERSION,
+            "fixture": self.fixture,
+            "passed": self.passed,
+            "failures": [r.to_json() for r in self.failures],
+            "warnings": [r.to_json() for r in self.warnings],
+            "results": [r.to_json() for r in self.results],
+            "rules": list(self.rules),
+            "tracePath": self.trace_path,
+            "baseline": self.baseline,
+            "error": self.error,
+        }
+        if self.baseline is not None:
+            out["baselinePassed"] = not self.regressions
+        return out
+
+
+def evaluate_trace(
+    trace: AgentTrace,
+    rules: list[Rule] | tuple[Rule, ...],
+    *,
+    trace_path: str | None = None,
+    fake_clock: bool | None = None,
+) -> GateReport:
+    """Integrity → normalize → rules. Never raises; an untrustworthy trace gives `error`, not results."""
+    rule_ids = [r.rule_id for r in rules]
+    problems = check_columns(TraceColumns.from_trace(trace))
+    if problems:
+        return GateReport(trace.fixture, rules=rule_ids, trace_path=trace_path, error=integrity_error(problems))
+    normalized = normalize(trace, fake_clock=fake_clock)
+    results = evaluate_rules(TraceColumns.from_trace(normalized), rules)
+    return GateReport(trace.fixture, results, rule_ids, trace_path, normalized=normalized)
+
+
+def error_report(fixture: str, error: str, rules: list[Rule] | tuple[Rule, ...], trace_path: str | None) -> GateReport:
+    """A report for a trace that could not even be read (parse or schema error)."""
+    return GateReport(fixture, rules=[r.rule_id for r in rules], trace_path=trace_path, error=error)
+
+
+# --- Markdown ------------------------------------------------------------------------------------------
+
+
+def _value_text(value: EvidenceValue | Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return num_text(value)
+    return str(value)
+
+
+def evidence_text(evidence: dict[str, Any] | None) -> str:
+    """`key=value, key=value` (SPEC §9.5)."""
+    if not evidence:
+        return ""
+    return ", ".join(f"{k}={_value_text(v)}" for k, v in evidence.items())
+
+
+def _cell(text: str) -> str:
+    """A Markdown table cell: one line, pipes escaped (signatures contain `|`), long text cut."""
+    text = " ".join(text.split())
+    if len(text) > _TABLE_MESSAGE_MAX:
+        text = text[: _TABLE_MESSAGE_MAX - 1] + "…"
+    return text.replace("|", "\\|")
+
+
+def _status_word(report: GateReport) -> str:
+    if report.error is not None:
+        return "ERROR"
+    return "PASS" if report.gate_passed else "FAIL"
+
+
+def report_markdown(report: GateReport, *, heading: str = "###") -> str:
+    """Short Markdown for a pull request or CI log."""
+    lines = [f"{heading} tftui gate: {report.fixture} — {_status_word(report)}", ""]
+    if report.error is not None:
+        lines.append(f"**Instrumentation error:** {report.error}")
+        lines.append("")
+        lines.append("The trace is not trustworthy, so no rule was evaluated. Fix the recorder, not the rules.")
+    else:
+        lines.append("| Rule | Severity | Result | Message |")
+        lines.append("|---|---|---|---|")
+        for r in report.results:
+            result = "pass" if r.passed else ("**FAIL**" if r.severity == "error" else "warn")
+            lines.append(f"| `{r.rule_id}` | {r.severity} | {result} | {_cell(r.message)} |")
+        problems = report.failures + report.warnings
+        if problems:
+            lines.append("")
+            for r in problems:
+                label = "failure" if r.severity == "error" else "warning"
+                bullet = f"- **{r.rule_id}** ({label}): {r.message}"
+                evidence = evidence_text(r.evidence)
+                if evidence:
+                    bullet += f" — evidence: {evidence}"
+                if r.fix:
+                    bullet += f". Fix: {r.fix}"
+                lines.append(bullet)
+    if report.baseline:
+        lines.append("")
+        lines.append("| Baseline metric | Baseline | Current | Result |")
+        lines.append("|---|---|---|---|")
+        for e in report.baseline:
+            result = "**REGRESSION**" if e.get("regression") else "ok"
+            lines.append(
+                f"| {_cell(str(e['metric']))} | {_cell(_value_text(e.get('baseline')))} | "
+                f"{_cell(_value_text(e.get('current')))} | {result} |"
+            )
+        for e in report.regressions:
+            lines.append(f"- **baseline {e['metric']}**: {e['message']}")
+    lines.append("")
+    lines.append(f"Normalized trace: `{report.trace_path}`" if report.trace_path else "Normalized trace: (not written)")
+    return "\n".join(lines) + "\n"
+
+
+def reports_markdown(reports: list[GateReport]) -> str:
+    if len(reports) == 1:
+        return report_markdown(reports[0])
+    passed = sum(1 for r in reports if r.gate_passed)
+    head = f"## tftui gate — {passed}/{len(reports)} fixtures passed\n\n"
+    return head + "\n".join(report_markdown(r) for r in reports)
+
+
+def reports_json(reports: list[GateReport]) -> dict[str, Any]:
+    """One trace: the report itself. Several: `{schemaVersion, passed, reports: [...]}`."""
+    if len(reports) == 1:
+        return reports[0].to_json()
+    return {
+        "schemaVersion": REPORT_SCHEMA_VERSION,
+        "passed": all(r.gate_passed for r in reports),
+        "reports": [r.to_json() for r in reports],
+    }
