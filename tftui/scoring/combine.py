@@ -97,14 +97,25 @@ def combine(
         return Combined(mode, det, False, "deterministic", deterministic=det, needs_judge=True, scores=scores)
     judge_score, verdict = _judge_fields(judge)
     return Combined(
-        mode, det, verdict == "pass", "judge-authoritative", judge_ran=True, deterministic=det,
-        scores=scores, judge_score=judge_score, judge_verdict=verdict,
+        mode,
+        det,
+        verdict == "pass",
+        "judge-authoritative",
+        judge_ran=True,
+        deterministic=det,
+        scores=scores,
+        judge_score=judge_score,
+        judge_verdict=verdict,
     )
 
 
 def _weighted(scores: list[int], weights: Any, threshold: Any, judge: Any, has_judge: bool) -> Combined:
     n = len(scores)
-    thr = threshold if isinstance(threshold, (int, float)) and not isinstance(threshold, bool) and threshold > 0 else DEFAULT_THRESHOLD
+    thr = (
+        threshold
+        if isinstance(threshold, (int, float)) and not isinstance(threshold, bool) and threshold > 0
+        else DEFAULT_THRESHOLD
+    )
     given = list(weights) if isinstance(weights, (list, tuple)) else []
     scorer_w = [_weight(w) for w in given[:n]] if len(given) >= n else [1] * n
     judge_w = (_weight(given[n]) if len(given) == n + 1 else 1) if has_judge else 0
@@ -116,11 +127,27 @@ def _weighted(scores: list[int], weights: Any, threshold: Any, judge: Any, has_j
     if not has_judge:
         return Combined("weighted", det, ok, "deterministic", weights=scorer_w, **common)
     if ok:
-        return Combined("weighted", det, True, "early-cutoff", lower_bound=det, weights=scorer_w, judge_weight=judge_w, **common)
+        return Combined(
+            "weighted",
+            det,
+            True,
+            "early-cutoff",
+            lower_bound=det,
+            weights=scorer_w,
+            judge_weight=judge_w,
+            **common,
+        )
     if judge is None:
         return Combined(
-            "weighted", det, False, "deterministic", lower_bound=det, needs_judge=True,
-            weights=scorer_w, judge_weight=judge_w, **common,
+            "weighted",
+            det,
+            False,
+            "deterministic",
+            lower_bound=det,
+            needs_judge=True,
+            weights=scorer_w,
+            judge_weight=judge_w,
+            **common,
         )
     judge_score, verdict = _judge_fields(judge)
     if len(given) == n + 1:
@@ -130,8 +157,17 @@ def _weighted(scores: list[int], weights: Any, threshold: Any, judge: Any, has_j
     total = sum(s * w for s, w in zip(scores, merge_w, strict=True)) + judge_score * merge_jw
     final = total / (sum(merge_w) + merge_jw)
     return Combined(
-        "weighted", final, final >= thr, "judge-weighted", judge_ran=True, lower_bound=det,
-        weights=merge_w, judge_weight=merge_jw, judge_score=judge_score, judge_verdict=verdict, **common,
+        "weighted",
+        final,
+        final >= thr,
+        "judge-weighted",
+        judge_ran=True,
+        lower_bound=det,
+        weights=merge_w,
+        judge_weight=merge_jw,
+        judge_score=judge_score,
+        judge_verdict=verdict,
+        **common,
     )
 
 
@@ -158,7 +194,9 @@ def explain(c: Combined) -> str:
     """The arithmetic behind a decision, in one line (TUI scorer panel)."""
     n, k = len(c.scores), sum(c.scores)
     if n == 0:
-        return "no scorer results (score.target did not resolve) → combined 0" + (" → judge" if c.needs_judge else "")
+        return "no scorer results (score.target did not resolve) → combined 0" + (
+            " → judge" if c.needs_judge else ""
+        )
     if c.mode != "weighted":
         head = f"{c.mode}: {k}/{n} scorers passed → combined {c.deterministic}"
         if c.stage == "judge-authoritative":

@@ -190,8 +190,13 @@ class _Translator:
             self._push("capture", self.opened, None, "(")
             self.i = i + 1
             return
-        for prefix, kind in (("(?:", "group"), ("(?=", "lookahead"), ("(?!", "lookahead"),
-                             ("(?<=", "lookbehind"), ("(?<!", "lookbehind")):
+        for prefix, kind in (
+            ("(?:", "group"),
+            ("(?=", "lookahead"),
+            ("(?!", "lookahead"),
+            ("(?<=", "lookbehind"),
+            ("(?<!", "lookbehind"),
+        ):
             if p.startswith(prefix, i):
                 self._push(kind, None, None, prefix)
                 self.i = i + len(prefix)
@@ -298,8 +303,13 @@ class _Translator:
             code = int(p[self.i : self.i + 4], 16)
             self.i += 4
             low = p[self.i + 2 : self.i + 6]
-            if (0xD800 <= code < 0xDC00 and p.startswith("\\u", self.i) and len(low) == 4
-                    and all(h in _HEX for h in low) and 0xDC00 <= int(low, 16) < 0xE000):
+            if (
+                0xD800 <= code < 0xDC00
+                and p.startswith("\\u", self.i)
+                and len(low) == 4
+                and all(h in _HEX for h in low)
+                and 0xDC00 <= int(low, 16) < 0xE000
+            ):
                 self.i += 6
                 return 0x10000 + ((code - 0xD800) << 10) + (int(low, 16) - 0xDC00)
             return code

@@ -49,7 +49,12 @@ class ScorerResult:
 
     def to_json(self) -> dict[str, Any]:
         """`{name, type, passed, score, detail?}` as stored in the gate's `json.results`."""
-        data: dict[str, Any] = {"name": self.name, "type": self.type, "passed": self.passed, "score": self.score}
+        data: dict[str, Any] = {
+            "name": self.name,
+            "type": self.type,
+            "passed": self.passed,
+            "score": self.score,
+        }
         if self.detail is not None:
             data["detail"] = self.detail
         return data
@@ -120,7 +125,9 @@ def _evaluate(scorer: Mapping, type_: str, name: str, target: str) -> ScorerResu
         value = scorer.get("value")
         expected = "" if value is None else value
         passed = isinstance(expected, str) and target == expected
-        return _result(name, type_, passed, f"target ({len(target)} chars) !== value ({len(js_string(expected))} chars)")
+        return _result(
+            name, type_, passed, f"target ({len(target)} chars) !== value ({len(js_string(expected))} chars)"
+        )
     if type_ == "contains":
         value = _text_field(scorer, "value")
         quoted = js_json_stringify(value, None)

@@ -1,0 +1,336 @@
+"""The gate decision pipeline (SPEC §6.1–§6.7), independent of the engine.
+
+`evaluate_gate` runs eval → score (scorers, combine, auto-pass / judge / task fallback /
+fail-open / deterministic block) → plain task verdict, and returns everything the
+engine stores and the TUI shows: verdict, reason, output, the §6.6 structured result,
+scores, the judge's reply, the combine arithmetic, every prompt exactly as sent, usage,
+warnings. Model calls go through `runner.run(AgentRequest)`; the engine passes a runner
+that already applies retries, timeouts, `expect` and emits events. A failed call makes
+the gate `failed` (never blocked). Nothing here raises on user input.
+
+onBlock rounds: score gates re-run §6.5 entirely, other gates re-run only the task —
+call with `skip_eval=True`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from tftui.agents.base import AgentRequest, AgentResult, AgentRunner, Usage
+from tftui.lang.condition import EvalCheck, evaluate_eval_entry
+from tftui.lang.interpolate import Context, interpolate, missing_warning
+from tftui.lang.jsonish import lenient_parse
+from tftui.lang.values import JS_WS_CLASS, MISSING, js_trim
+from tftui.lang.verdict import GATE_UNPARSEABLE, JUDGE_UNPARSEABLE, parse_gate_verdict, parse_judge_output
+from tftui.scoring.combine import Combined, combine, explain, scorer_report
+from tftui.scoring.compile import run_code_compiles
+from tftui.scoring.scorers import ScorerResult, evaluate_scorer, score_shape_errors
+
+EVAL_PASS_OUTPUT = "PASS (eval checks passed — no LLM call)"
+SCORE_PASS_OUTPUT = "PASS (scorers passed — no LLM call)"
+UNRESOLVED_OUTPUT = "PASS (score.target did not resolve — fail-open)"
+BLOCK_OUTPUT = "BLOCK (deterministic scorers failed — no LLM fallback)"
+BLOCK_REASON = "deterministic scorers below threshold"
+GATE_FORMAT_SUFFIX = (
+    "\n\n--- Required output format ---\n"
+    "End your response with exactly one line in this exact form (no Markdown, no bold, no extra words):\n"
+    "VERDICT: PASS\nor\nVERDICT: BLOCK"
+)
+JUDGE_INSTRUCTION = 'Return JSON {"score": 0.0-1.0, "verdict": "pass"|"block", "reason": "..."} (or end with VERDICT: PASS|BLOCK).'
+REPORT_SEPARATOR = "\n\n---\n\n"
+_VERDICT_MARKER = re.compile("VERDICT" + JS_WS_CLASS + "*[:=]", re.ASCII | re.IGNORECASE)
+_ZWSP_FENCE = "`\u200b``"
+
+
+@dataclass
+class ScoreInfo:
+    """`gate.scores` for the TUI: `{results, combined, threshold?}`."""
+
+    results: list[ScorerResult]
+    combined: float
+    threshold: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"results": [r.to_json() for r in self.results], "combined": self.combined}
+        if self.threshold is not None:
+            data["threshold"] = self.threshold
+        return data
+
+
+@dataclass
+class JudgeInfo:
+    score: float
+    verdict: str
+    reason: str | None
+    raw: str  # the judge's reply, verbatim
+    parsed: bool
+
+
+@dataclass
+class GateOutcome:
+    status: str  # "done" | "failed"
+    verdict: str | None  # "pass" | "block"; None when the gate failed
+    reason: str | None
+    output: str
+    source: str  # "eval" | "score" | "judge" | "task" | "fail-open"
+    json: Any = MISSING  # the §6.6 structured result for score gates (or the parsed output:"json")
+    scores: ScoreInfo | None = None
+    judge: JudgeInfo | None = None
+    combined: Combined | None = None  # the final combine (for the arithmetic line)
+    arithmetic: str | None = None  # explain(combined)
+    report: str | None = None  # the §6.6 report text, when one was built
+    target: str | None = None  # the interpolated score.target
+    eval_checks: list[EvalCheck] = field(default_factory=list)
+    prompts: list[tuple[str, str]] = field(default_factory=list)  # (node_path, prompt) as sent
+    usage: list[tuple[str, Usage | None]] = field(default_factory=list)  # (node_path, usage) per call
+    warnings: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+def gate_format_suffix(task: str, phase: Any) -> str:
+    """SPEC §6.2: the suffix to append to a gate task ("" when not applicable)."""
+    if getattr(phase, "output", "text") == "json" and getattr(phase, "expect", None) is not None:
+        return ""
+    if _VERDICT_MARKER.search(task):
+        return ""
+    return GATE_FORMAT_SUFFIX
+
+
+def judge_prompt(preread: str, judge_task: str, target: str, report: str) -> str:
+    """SPEC §6.7 judge prompt; ``` inside the target cannot close the fence."""
+    fenced = target.replace("```", _ZWSP_FENCE)
+    return (
+        f"{preread}{judge_task}{REPORT_SEPARATOR}## Target under evaluation\n```\n{fenced}\n```\n\n"
+        f"{report}\n\n{JUDGE_INSTRUCTION}"
+    )
+
+
+def task_fallback_prompt(preread: str, task: str, report: str, phase: Any) -> str:
+    """SPEC §6.5 task fallback: task, separator, report, then the format suffix."""
+    return preread + task + REPORT_SEPARATOR + report + gate_format_suffix(task, phase)
+
+
+def _render(template: Any, ctx: Context, warnings: list[str]) -> str:
+    if not isinstance(template, str):
+        return "" if template is None else str(template)
+    filled = interpolate(template, ctx)
+    if filled.missing:
+        warnings.append(missing_warning(list(filled.missing)))
+    return filled.text
+
+
+def _warn(warnings: list[str], text: str) -> None:
+    if text not in warnings:
+        warnings.append(text)
+
+
+async def _call(runner: AgentRunner, request: AgentRequest, out: GateOutcome) -> AgentResult:
+    out.prompts.append((request.node_path, request.task))
+    try:
+        result = await runner.run(request)
+    except Exception as exc:  # a runner bug fails the gate; it must not crash the run
+        result = AgentResult(error=f"runner error: {type(exc).__name__}: {exc}", exit_code=1)
+    out.usage.append((request.node_path, result.usage))
+    return result
+
+
+def _failed(out: GateOutcome, result: AgentResult) -> GateOutcome:
+    error = result.error or result.stderr or f"Agent exited with code {result.exit_code}"
+    out.status, out.verdict, out.output, out.error = "failed", None, error, error
+    return out
+
+
+def _score_json(verdict: str, combined: float, results: list[ScorerResult], threshold: float | None) -> dict:
+    data: dict[str, Any] = {
+        "verdict": verdict,
+        "combined": combined,
+        "results": [r.to_json() for r in results],
+    }
+    if threshold is not None:
+        data["threshold"] = threshold
+    return data
+
+
+async def evaluate_gate(
+    phase: Any,
+    ctx: Context,
+    runner: AgentRunner,
+    *,
+    preread: str = "",
+    node_path: str | None = None,
+    compile_timeout_s: float = 30,
+    skip_eval: bool = False,
+) -> GateOutcome:
+    """One evaluation of a gate phase (SPEC §6.1): eval → score → task."""
+    path = node_path or phase.id
+    out = GateOutcome(status="done", verdict=None, reason=None, output="", source="eval")
+    entries = getattr(phase, "eval", None)
+    if not skip_eval and isinstance(entries, list) and entries:
+        out.eval_checks = [evaluate_eval_entry(entry, ctx) for entry in entries]
+        if all(check.passed for check in out.eval_checks):
+            out.verdict, out.output = "pass", EVAL_PASS_OUTPUT
+            return out
+    score = getattr(phase, "score", None)
+    if score is not None:
+        errors = score_shape_errors(score)
+        if not errors:
+            return await _evaluate_score(phase, score, ctx, runner, out, preread, path, compile_timeout_s)
+        _warn(out.warnings, f"gate 'score' is malformed and was ignored: {errors[0]}")
+    return await _plain_task(phase, ctx, runner, out, preread, path)
+
+
+async def _plain_task(
+    phase: Any, ctx: Context, runner: AgentRunner, out: GateOutcome, preread: str, path: str
+) -> GateOutcome:
+    """SPEC §6.1 step 3: the gate's own LLM call, verdict by §6.3."""
+    out.source = "task"
+    if not isinstance(phase.task, str) or not js_trim(phase.task):
+        # only reachable for unchecked flows (validation requires task unless score)
+        _warn(out.warnings, "gate has no usable 'task' or 'score' — passed (fail-open)")
+        out.verdict, out.source, out.output = "pass", "fail-open", "PASS (nothing to evaluate — fail-open)"
+        return out
+    task = _render(phase.task, ctx, out.warnings)
+    request = _request(
+        phase, path, phase.agent or "default", preread + task + gate_format_suffix(task, phase)
+    )
+    request.output = "json" if getattr(phase, "output", "text") == "json" else "text"
+    result = await _call(runner, request, out)
+    if result.failed:
+        return _failed(out, result)
+    parsed = parse_gate_verdict(result.output)
+    if not parsed.parsed:
+        _warn(out.warnings, GATE_UNPARSEABLE)
+    out.verdict, out.reason, out.output = parsed.verdict, parsed.reason, result.output
+    if request.output == "json":
+        out.json = lenient_parse(result.output)
+    return out
+
+
+def _request(phase: Any, node_path: str, agent: str, task: str) -> AgentRequest:
+    return AgentRequest(
+        node_path=node_path,
+        phase_id=phase.id,
+        agent=agent,
+        task=task,
+        model=getattr(phase, "model", None),
+        thinking=getattr(phase, "thinking", None),
+    )
+
+
+async def _run_scorers(scorers: list, target: str, compile_timeout_s: float) -> list[ScorerResult]:
+    results: list[ScorerResult] = []
+    for index, scorer in enumerate(scorers):
+        if isinstance(scorer, Mapping) and scorer.get("type") == "code-compiles":
+            results.append(await run_code_compiles(scorer, index, target, timeout_s=compile_timeout_s))
+        else:
+            results.append(evaluate_scorer(scorer, index, target))
+    return results
+
+
+async def _evaluate_score(
+    phase: Any,
+    score: Mapping,
+    ctx: Context,
+    runner: AgentRunner,
+    out: GateOutcome,
+    preread: str,
+    path: str,
+    compile_timeout_s: float,
+) -> GateOutcome:
+    """SPEC §6.5."""
+    out.source = "score"
+    filled = interpolate(score.get("target") or "{previous.output}", ctx)
+    missing = list(dict.fromkeys(filled.missing))
+    out.target = filled.text
+    results = [] if missing else await _run_scorers(score["scorers"], filled.text, compile_timeout_s)
+    mode = score.get("combine", "all")
+    weights, threshold = score.get("weights"), score.get("threshold")
+    judge_cfg = score.get("judge")
+    det = combine(results, mode, weights, threshold, judge_configured=judge_cfg is not None)
+    shown_threshold = det.threshold if det.mode == "weighted" else None
+    out.combined, out.arithmetic = det, explain(det)
+    out.scores = ScoreInfo(results, det.score, shown_threshold)
+
+    if not missing and det.passed:  # auto-pass (incl. the weighted early cutoff)
+        out.verdict, out.output = "pass", SCORE_PASS_OUTPUT
+        out.json = _score_json("pass", det.score, results, shown_threshold)
+        return out
+
+    out.report = scorer_report(results, det.deterministic, shown_threshold, unresolved=missing)
+    if judge_cfg is not None:
+        return await _judge(phase, judge_cfg, ctx, runner, out, preread, path, results, score)
+    if isinstance(phase.task, str) and js_trim(phase.task):
+        out.source = "task"
+        task = _render(phase.task, ctx, out.warnings)
+        request = _request(
+            phase, path, phase.agent or "default", task_fallback_prompt(preread, task, out.report, phase)
+        )
+        result = await _call(runner, request, out)
+        if result.failed:
+            return _failed(out, result)
+        parsed = parse_gate_verdict(result.output)
+        if not parsed.parsed:
+            _warn(out.warnings, GATE_UNPARSEABLE)
+        out.verdict, out.reason, out.output = parsed.verdict, parsed.reason, result.output
+        out.json = _score_json(parsed.verdict, det.score, results, shown_threshold)
+        return out
+    if missing:
+        paths = ", ".join(missing)
+        out.source, out.verdict, out.output = "fail-open", "pass", UNRESOLVED_OUTPUT
+        out.reason = f"score.target unresolved: {paths}"
+        _warn(out.warnings, f"gate score.target did not resolve ({paths}) — fail-open PASS")
+        out.json = {"verdict": "pass", "combined": 0, "results": []}
+        out.scores = ScoreInfo([], 0, None)
+        return out
+    out.verdict, out.reason = "block", BLOCK_REASON
+    out.output = f"{BLOCK_OUTPUT}\n\n{out.report}"
+    out.json = _score_json("block", det.score, results, shown_threshold)
+    return out
+
+
+async def _judge(
+    phase: Any,
+    judge_cfg: Mapping,
+    ctx: Context,
+    runner: AgentRunner,
+    out: GateOutcome,
+    preread: str,
+    path: str,
+    results: list[ScorerResult],
+    score: Mapping,
+) -> GateOutcome:
+    """SPEC §6.7: ask the judge with the task, the fenced target and the scorer report."""
+    out.source = "judge"
+    agent_name = judge_cfg.get("agent")
+    own_agent = not (isinstance(agent_name, str) and agent_name)
+    agent = (phase.agent or "default") if own_agent else agent_name
+    judge_task = _render(judge_cfg.get("task"), ctx, out.warnings)
+    request = _request(
+        phase, f"{path}#judge", agent, judge_prompt(preread, judge_task, out.target or "", out.report or "")
+    )
+    if not own_agent:
+        request.model = None  # the gate's `model` belongs to the gate's agent, not the judge's
+    result = await _call(runner, request, out)
+    if result.failed:
+        return _failed(out, result)
+    parsed = parse_judge_output(result.output)
+    if not parsed.parsed:
+        _warn(out.warnings, JUDGE_UNPARSEABLE)
+    out.judge = JudgeInfo(parsed.score, parsed.verdict, parsed.reason, result.output, parsed.parsed)
+    final = combine(
+        results, score.get("combine", "all"), score.get("weights"), score.get("threshold"), judge=parsed
+    )
+    verdict = "pass" if final.passed else "block"
+    # weighted: the merged score; all/any: the judge decides and `combined` is the judge score
+    combined = final.score if final.mode == "weighted" else parsed.score
+    threshold = final.threshold if final.mode == "weighted" else None
+    out.combined, out.arithmetic = final, explain(final)
+    out.scores = ScoreInfo(results, combined, threshold)
+    out.verdict, out.reason, out.output = verdict, parsed.reason, result.output
+    data = _score_json(verdict, combined, results, threshold)
+    data["judge"] = {"score": parsed.score} | ({"reason": parsed.reason} if parsed.reason else {})
+    out.json = data
+    return out
