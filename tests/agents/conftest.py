@@ -1,0 +1,149 @@
+"""A real chat-completions server on 127.0.0.1 (a thread running http.server) for the agents tests.
+
+Tests queue responses with `fake.add(...)`; each POST consumes one (the last default is a plain
+"ok" answer). Every request is recorded (path, headers, parsed JSON body) for assertions.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+
+def completion(content: str, *, prompt_tokens: int | None = 10, completion_tokens: int | None = 5,
+               model: str = "test-model") -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+    }
+    if prompt_tokens is not None:
+        body["usage"] = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                         "total_tokens": prompt_tokens + (completion_tokens or 0)}
+    return body
+
+
+def stream_events(pieces: list[str], *, usage: tuple[int, int] | None = (7, 3), model: str = "test-model"
+                  ) -> list[Any]:
+    events: list[Any] = [{"choices": [{"index": 0, "delta": {"role": "assistant"}}], "model": model}]
+    events += [{"choices": [{"index": 0, "delta": {"content": p}}], "model": model} for p in pieces]
+    events.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "model": model})
+    if usage is not None:
+        events.append({"choices": [], "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1]}})
+    return events
+
+
+class FakeProvider:
+    def __init__(self) -> None:
+        self.script: deque[dict[str, Any]] = deque()
+        self.requests: list[dict[str, Any]] = []
+        self.stop = threading.Event()
+        self.url = ""
+
+    def add(self, kind: str = "json", **spec: Any) -> FakeProvider:
+        self.script.append({"kind": kind, **spec})
+        return self
+
+    # Body builders, reachable from tests without importing conftest.
+    completion = staticmethod(completion)
+    stream_events = staticmethod(stream_events)
+
+    def next_spec(self) -> dict[str, Any]:
+        return self.script.popleft() if self.script else {"kind": "json", "body": completion("ok")}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
+        pass
+
+    def do_POST(self) -> None:
+        fake = self.server.fake
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            parsed = None
+        fake.requests.append({"path": self.path, "headers": dict(self.headers.items()), "json": parsed})
+        spec = fake.next_spec()
+        if spec.get("echo_auth"):  # a provider that quotes the key it was sent (many do, in 401s)
+            spec = {**spec, "body": {"error": {"message": f"Incorrect API key provided: "
+                                                          f"{self.headers.get('Authorization')}"}}}
+        getattr(self, f"_send_{spec['kind']}")(spec)
+
+    def _send_json(self, spec: dict[str, Any]) -> None:
+        payload = json.dumps(spec.get("body", {})).encode()
+        self._send_bytes(spec.get("status", 200), payload, "application/json", spec.get("headers", {}))
+
+    def _send_raw(self, spec: dict[str, Any]) -> None:
+        self._send_bytes(spec.get("status", 200), spec["text"].encode(), spec.get("content_type", "text/plain"),
+                         spec.get("headers", {}))
+
+    def _send_bytes(self, status: int, payload: bytes, ctype: str, headers: dict[str, str]) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(payload)))
+        for key, value in headers.items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def _send_sse(self, spec: dict[str, Any]) -> None:
+        self.send_response(spec.get("status", 200))
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for event in spec["events"]:
+            data = event if isinstance(event, str) else json.dumps(event)
+            self._chunk(f"data: {data}\n\n".encode())
+        if spec.get("done", True):
+            self._chunk(b"data: [DONE]\n\n")
+        self.wfile.write(b"0\r\n\r\n")
+
+    def _chunk(self, data: bytes) -> None:
+        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
+
+    def _send_hang(self, spec: dict[str, Any]) -> None:
+        self.server.fake.stop.wait(30)  # until the test ends; the client gives up first
+        self.close_connection = True
+
+    def _send_drop(self, spec: dict[str, Any]) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", "1000")
+        self.end_headers()
+        self.wfile.write(b'{"choices": [')
+        self.wfile.flush()
+        self.close_connection = True
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    fake: FakeProvider
+
+
+@pytest.fixture
+def fake_provider() -> Iterator[FakeProvider]:
+    server = _Server(("127.0.0.1", 0), _Handler)
+    fake = FakeProvider()
+    server.fake = fake
+    fake.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield fake
+    finally:
+        fake.stop.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
