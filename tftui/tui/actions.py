@@ -1,0 +1,106 @@
+"""The debugger verbs: ONE registry drives key bindings, the footer, the `?` help
+screen and the command palette. Users remap keys by verb id in config.toml `[keys]`.
+
+A verb's `action` names an `action_<name>` method on `TftuiApp`; its binding id is
+`tftui.<id>` (so `App.set_keymap` can remap it) and the config key is the bare id.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.binding import Binding
+
+
+@dataclass(frozen=True)
+class Verb:
+    id: str
+    key: str  # default key(s), Textual syntax; comma separates alternatives
+    description: str  # short (footer)
+    help: str  # one sentence (help screen, palette)
+    action: str  # the app's action name (without `action_`)
+    footer: bool = True
+    priority: bool = False
+
+    @property
+    def binding_id(self) -> str:
+        return f"tftui.{self.id}"
+
+
+VERBS: tuple[Verb, ...] = (
+    Verb("run", "c", "Run/cont", "Run the flow, or continue a paused run to the next breakpoint.", "run_continue"),
+    Verb("step", "n,s", "Step", "Step: release one pause point (before a phase, attempt or onBlock round).", "step"),
+    Verb("pause", "p", "Pause", "Pause the running flow at its next pause point.", "pause"),
+    Verb("breakpoint", "b", "Break", "Toggle a breakpoint on the selected phase.", "toggle_breakpoint"),
+    Verb(
+        "break_on_failure",
+        "f",
+        "Brk-fail",
+        "Toggle breaking when a phase fails or a gate blocks.",
+        "toggle_break_on_failure",
+        footer=False,
+    ),
+    Verb("rerun_gate", "r", "Re-run", "Re-run the selected gate against the current upstream state.", "rerun_gate"),
+    Verb("edit_guard", "e", "Guard", "Edit the selected phase's `when` guard for this session.", "edit_guard"),
+    Verb(
+        "rerun_stale",
+        "u",
+        "Update",
+        "Re-run only the phases a reload marked stale (unchanged outputs are kept).",
+        "rerun_stale",
+    ),
+    Verb(
+        "fast_forward",
+        "F",
+        "Skip wait",
+        "Fast-forward: skip the current and future retry backoff waits.",
+        "fast_forward",
+        footer=False,
+    ),
+    Verb("restart", "R", "Restart", "Restart the run from scratch (clears all phase states).", "restart"),
+    Verb("filter_log", "slash", "Filter", "Filter the event log: failed only, by phase or by kind.", "filter_log"),
+    Verb("toggle_log", "l", "Log", "Show or hide the event log.", "toggle_log", footer=False),
+    Verb("toggle_detail", "d", "Detail", "Show or hide the detail panel.", "toggle_detail", footer=False),
+    Verb("next_tab", "right_square_bracket", "Next tab", "Show the next detail tab.", "next_tab", footer=False),
+    Verb("prev_tab", "left_square_bracket", "Prev tab", "Show the previous detail tab.", "prev_tab", footer=False),
+    Verb("cycle_theme", "t", "Theme", "Switch to the next colour theme (saved to config.toml).", "cycle_theme", footer=False),
+    Verb("help", "question_mark", "Help", "Show every key and what it does.", "help"),
+    Verb("quit", "q", "Quit", "Quit tftui (the terminal is restored).", "quit", priority=True),
+)
+
+VERBS_BY_ID: dict[str, Verb] = {v.id: v for v in VERBS}
+
+
+def bindings() -> list[Binding]:
+    """Textual bindings for every verb (ids `tftui.<verb>`)."""
+    return [
+        Binding(
+            v.key,
+            v.action,
+            v.description,
+            show=v.footer,
+            id=v.binding_id,
+            priority=v.priority,
+            key_display=_key_display(v.key),
+        )
+        for v in VERBS
+    ]
+
+
+_KEY_NAMES = {
+    "slash": "/",
+    "question_mark": "?",
+    "right_square_bracket": "]",
+    "left_square_bracket": "[",
+}
+
+
+def _key_display(key: str) -> str:
+    return "/".join(_KEY_NAMES.get(k.strip(), k.strip()) for k in key.split(","))
+
+
+def key_for(verb: Verb, keymap: dict[str, str] | None = None) -> str:
+    """The key(s) in effect for a verb, for display (help screen, palette)."""
+    if keymap and verb.binding_id in keymap:
+        return _key_display(keymap[verb.binding_id])
+    return _key_display(verb.key)

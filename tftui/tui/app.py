@@ -1,0 +1,416 @@
+"""TftuiApp: the main screen, the run worker, the file watcher and the verbs.
+
+Data path: engine event -> `EventBatcher` (≤ ~10 flushes/s) -> one `EngineEvents`
+message -> folded into `self.state` -> the touched tree labels are set in place, the
+header and (if the selected phase was touched) the detail are refreshed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from pathlib import Path
+from typing import Any
+
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Footer, Static, Tree
+
+from tftui.engine import events as ev
+from tftui.engine.clock import Clock
+from tftui.engine.state import RunState, apply
+from tftui.flow.model import Flow
+from tftui.tui import actions, present
+from tftui.tui.commands import VerbCommands
+from tftui.tui.keymap import configured_theme, keymap_from_config, read_config, save_theme
+from tftui.tui.messages import EngineEvents, EventBatcher, FlowChanged, RunEnded
+from tftui.tui.reload import ReloadMixin
+from tftui.tui.runctl import RunController
+from tftui.tui.themes import DEFAULT_THEME, load_builtin_themes, status_colours
+from tftui.tui.widgets.dag_tree import DagTree
+from tftui.tui.widgets.event_log import EventLog
+from tftui.tui.widgets.phase_detail import PhaseDetail
+
+
+class TftuiApp(ReloadMixin, App[int]):
+    CSS_PATH = "styles/app.tcss"
+    TITLE = "tftui"
+    BINDINGS = [*actions.bindings(), Binding("ctrl+c", "quit", "Quit", show=False, priority=True)]
+    COMMANDS = App.COMMANDS | {VerbCommands}
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
+
+    def __init__(
+        self,
+        flow: Flow,
+        *,
+        flow_path: str | None,
+        flow_text: str | None = None,
+        runner: Any,
+        args: dict[str, Any] | None = None,
+        ascii: bool = False,
+        animations: bool = True,
+        theme: str | None = None,
+        show_times: bool = True,
+        clock: Clock | None = None,
+        watch: bool = True,
+        config_path: Path | None = None,
+        initial_diagnostics: list[Any] | None = None,
+    ) -> None:
+        super().__init__()
+        self.flow = flow
+        self.flow_path = flow_path
+        self.flow_text = flow_text
+        self.glyphs = present.ASCII if ascii else present.UNICODE
+        self.animations = animations
+        self.show_times = show_times
+        self.watch_enabled = watch and flow_path is not None
+        self.config_path = config_path
+        self.state = RunState(flow_name=flow.name)
+        self.stale: set[str] = set()
+        self.ctl = RunController(runner=runner, clock=clock, args=dict(args or {}), flow_path=flow_path)
+        self.ctl.approver = self.ask_approval
+        self.batcher = EventBatcher(lambda batch: self.post_message(EngineEvents(batch)))
+        self.last_result: Any = None
+        self.initial_diagnostics = initial_diagnostics or []
+        self.requested_theme = theme
+        self.keymap: dict[str, str] = {}
+        self.config_problems: list[str] = []
+        if not animations:
+            self.animation_level = "none"
+
+    # -- composition ----------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Static(id="run-header", markup=False)
+        with Horizontal(id="main"):
+            yield DagTree(glyphs=self.glyphs, show_times=self.show_times, id="tree")
+            with Vertical(id="right"):
+                yield Static(id="diagnostics", markup=False)
+                yield Static(id="reload-note", markup=False)
+                yield PhaseDetail(show_times=self.show_times, id="detail")
+        yield EventLog(id="log")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        themes, problems = load_builtin_themes()
+        for theme in themes:
+            self.register_theme(theme)
+        data, cfg_problems = read_config(self.config_path)
+        keymap, key_problems = keymap_from_config(data)
+        self.keymap = keymap
+        if keymap:
+            self.set_keymap(keymap)
+        wanted = self.requested_theme or configured_theme(data) or DEFAULT_THEME
+        if wanted not in self.available_themes:
+            problems.append(f"unknown theme '{wanted}' (available: {', '.join(sorted(self.available_themes))})")
+            wanted = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
+        self.theme = wanted
+        self.theme_changed_signal.subscribe(self, lambda _theme: self._apply_theme_colours())
+        self._apply_theme_colours()
+        tree = self.query_one(DagTree)
+        tree.state = self.state
+        tree.now = self._now
+        tree.load(self.flow)
+        tree.focus()
+        log = self.query_one(EventLog)
+        for problem in [*problems, *cfg_problems, *key_problems]:
+            log.add_note(problem)
+        if self.initial_diagnostics:
+            self.show_diagnostics(self.initial_diagnostics)
+        self.refresh_header()
+        self.show_selected()
+        if self.animations:
+            self.set_interval(0.25, self._tick_spinner)
+        if self.show_times:
+            self.set_interval(1.0, self._tick_clock)
+        if self.watch_enabled:
+            self.start_watcher()
+        try:
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, lambda: self.exit(143))
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass  # not the main thread (tests) or no signal support: Textual still restores on exit
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        # Built-in Textual themes lack our status colours; these keep `$status-*` defined.
+        return {
+            "status-pending": "#8a8a8a",
+            "status-running": "#4aa3df",
+            "status-done": "#4ebf71",
+            "status-failed": "#e06c75",
+            "status-skipped": "#8a8a8a",
+            "status-blocked": "#e0a458",
+            "status-stale": "#c678dd",
+            "status-breakpoint": "#e06c75",
+        }
+
+    def _apply_theme_colours(self) -> None:
+        tree = self.query_one(DagTree)
+        tree.colours = status_colours(self.get_css_variables())
+        tree.refresh_all()
+
+    def tftui_theme_names(self) -> list[str]:
+        return list(self.available_themes)
+
+    def set_theme(self, name: str) -> None:
+        self.theme = name
+        problem = save_theme(name, self.config_path)
+        self.notify(problem or f"Theme {name} (saved)", severity="warning" if problem else "information")
+
+    def _now(self) -> float | None:
+        return self.ctl.clock.time() if self.show_times else None
+
+    # -- engine events --------------------------------------------------------------
+    def on_engine_events(self, message: EngineEvents) -> None:
+        touched: set[str] = set()
+        tree = self.query_one(DagTree)
+        for event in message.events:
+            apply(self.state, event)
+            pid = getattr(event, "phase_id", None)
+            if pid:
+                touched.add(pid)
+                if isinstance(event, (ev.PhaseStarted, ev.PhaseReset)):
+                    self.stale.discard(pid)
+            if isinstance(event, ev.RunStarted):
+                touched.update(event.phase_ids)
+        paused = self.state.paused
+        new_paused = paused.phase_id if paused is not None else None
+        if new_paused != tree.paused_at:
+            touched.update(p for p in (tree.paused_at, new_paused) if p)
+            tree.paused_at = new_paused
+            if new_paused:
+                tree.select_phase(new_paused)
+        tree.refresh_phases(touched)
+        self.query_one(EventLog).add_events(message.events)
+        self.refresh_header()
+        if tree.selected_phase() in touched:
+            self.show_selected()
+
+    def on_run_ended(self, message: RunEnded) -> None:
+        self.batcher.flush()
+        self.last_result = message.result
+        if message.error:
+            self.query_one(EventLog).add_note(f"run crashed: {message.error}")
+            self.notify(message.error, title="Run crashed", severity="error")
+        self.refresh_header()
+        self.query_one(DagTree).refresh_all()
+        self.show_selected()
+
+    # -- header / detail ------------------------------------------------------------
+    def refresh_header(self) -> None:
+        state = self.state
+        ids = [p.id for p in self.flow.phases]
+        done, total = present.progress(state, ids)
+        status = state.status if state.status != "pending" else "ready"
+        parts = [self.flow.name, status.upper(), f"{done}/{total}"]
+        if self.show_times and state.started_at is not None:
+            end = state.ended_at if state.ended_at is not None else self.ctl.clock.time()
+            parts.append(present.format_duration(max(0.0, end - state.started_at) * 1000) or "0ms")
+        usage = state.usage or {}
+        tokens = int(usage.get("input", 0) or 0) + int(usage.get("output", 0) or 0)
+        spend = f"{present.format_tokens(tokens)} tok"
+        if usage.get("cost"):
+            spend += f" {present.format_cost(usage['cost'])}"
+        budget = self.flow.budget
+        if budget is not None:
+            caps = []
+            if budget.max_tokens is not None:
+                caps.append(f"{present.format_tokens(budget.max_tokens)} tok")
+            if budget.max_usd is not None:
+                caps.append(f"${budget.max_usd:g}")
+            spend += " / " + " ".join(caps)
+        parts.append(spend)
+        if state.paused is not None:
+            where = state.paused.node_path or state.paused.phase_id or ""
+            parts.append(f"paused {state.paused.point} {where} ({state.paused.why})")
+        if self.stale:
+            parts.append(f"{len(self.stale)} stale (u)")
+        self.query_one("#run-header", Static).update(" · ".join(parts))
+
+    def show_selected(self) -> None:
+        tree = self.query_one(DagTree)
+        pid = tree.selected_phase()
+        spec = self.flow.phase(pid) if pid else None
+        self.query_one(PhaseDetail).show(
+            pid,
+            spec,
+            self.state.phases.get(pid) if pid else None,
+            stale=pid in self.stale if pid else False,
+            breakpoint=pid in self.ctl.breakpoints if pid else False,
+            guard_override=self.ctl.guard_overrides.get(pid) if pid else None,
+        )
+
+    @on(Tree.NodeHighlighted)
+    def _highlighted(self, _event: Tree.NodeHighlighted) -> None:
+        self.show_selected()
+
+    def _tick_spinner(self) -> None:
+        tree = self.query_one(DagTree)
+        running = [pid for pid, st in self.state.phases.items() if str(st.status) == "running"]
+        if running:
+            tree.spin += 1
+            tree.refresh_phases(running)
+
+    def _tick_clock(self) -> None:
+        if self.state.status == "running":
+            self.refresh_header()
+
+    # -- the run worker -------------------------------------------------------------
+    def start_run(self, *, step_first: bool = False, resume: RunState | None = None) -> None:
+        if self.ctl.running:
+            return
+        if resume is None:
+            self.state = RunState(flow_name=self.flow.name)
+            self.stale.clear()
+            self.query_one(EventLog).reset()
+            tree = self.query_one(DagTree)
+            tree.state = self.state
+            tree.paused_at = None
+            tree.refresh_all()
+        self.ctl.clock.skip_all = False
+        self._run_worker(step_first, resume)
+
+    @work(exclusive=True, group="run", exit_on_error=False)
+    async def _run_worker(self, step_first: bool, resume: RunState | None) -> None:
+        try:
+            result = await self.ctl.run(self.flow, self.batcher.add, step_first=step_first, resume_state=resume)
+        except asyncio.CancelledError:
+            self.batcher.flush()
+            raise
+        except Exception as exc:  # an engine bug: show it, keep the UI alive
+            self.post_message(RunEnded(None, f"{type(exc).__name__}: {exc}"))
+            return
+        self.post_message(RunEnded(result))
+
+    # -- verbs (actions.py names them) ------------------------------------------------
+    def action_run_continue(self) -> None:
+        if self.ctl.running:
+            if not self.ctl.resume():
+                self.notify("The debugger is not available in this build: the run cannot pause.")
+            return
+        self.start_run()
+
+    def action_step(self) -> None:
+        if self.ctl.running:
+            self.ctl.step()
+        else:
+            self.start_run(step_first=True)
+
+    def action_pause(self) -> None:
+        if not self.ctl.running:
+            self.notify("No run in progress (c runs, n steps).")
+        elif not self.ctl.pause():
+            self.notify("The debugger is not available in this build: the run cannot pause.")
+
+    def action_toggle_breakpoint(self) -> None:
+        tree = self.query_one(DagTree)
+        pid = tree.selected_phase()
+        if pid is None:
+            return
+        on_now = self.ctl.toggle_breakpoint(pid)
+        tree.breakpoints = self.ctl.breakpoints
+        tree.refresh_phases([pid])
+        self.show_selected()
+        self.notify(f"Breakpoint {'set on' if on_now else 'cleared from'} {pid}")
+
+    def action_toggle_break_on_failure(self) -> None:
+        self.ctl.set_break_on_failure(not self.ctl.break_on_failure)
+        self.notify(f"Break on failure/block: {'on' if self.ctl.break_on_failure else 'off'}")
+
+    def action_fast_forward(self) -> None:
+        woken = self.ctl.fast_forward()
+        self.notify(f"Fast-forward: backoff waits skipped ({woken} cut short)")
+
+    def action_restart(self) -> None:
+        self.workers.cancel_group(self, "run")
+        self.ctl.running = False
+        self.start_run()
+
+    def action_toggle_log(self) -> None:
+        self.screen.toggle_class("-no-log")
+
+    def action_toggle_detail(self) -> None:
+        self.screen.toggle_class("-no-detail")
+
+    def action_next_tab(self) -> None:
+        self.query_one(PhaseDetail).cycle(1)
+
+    def action_prev_tab(self) -> None:
+        self.query_one(PhaseDetail).cycle(-1)
+
+    def action_cycle_theme(self) -> None:
+        names = sorted(self.available_themes)
+        ours = [n for n in names if n.startswith("tftui-")] or names
+        nxt = ours[(ours.index(self.theme) + 1) % len(ours)] if self.theme in ours else ours[0]
+        self.set_theme(nxt)
+
+    def action_help(self) -> None:
+        from tftui.tui.screens.modals import HelpScreen
+
+        self.push_screen(HelpScreen(self.keymap))
+
+    def action_filter_log(self) -> None:
+        from tftui.tui.screens.modals import LineInputScreen
+
+        log = self.query_one(EventLog)
+
+        def done(value: str | None) -> None:
+            if value is not None:
+                log.set_filter(value)
+
+        self.push_screen(
+            LineInputScreen("Filter the event log", log.query_text, "failed · phase:ID · kind:KIND · any text"),
+            done,
+        )
+
+    def action_edit_guard(self) -> None:
+        from tftui.tui.screens.modals import LineInputScreen
+
+        pid = self.query_one(DagTree).selected_phase()
+        if pid is None:
+            return
+        spec = self.flow.phase(pid)
+        current = self.ctl.guard_overrides.get(pid, spec.when if spec and spec.when else "")
+
+        def done(value: str | None) -> None:
+            if value is None:
+                return
+            original = spec.when if spec else None
+            self.ctl.set_guard(pid, None if value == (original or "") else value)
+            self.show_selected()
+            self.notify(f"Guard of {pid}: {value!r} (this session; empty = always run)")
+
+        self.push_screen(
+            LineInputScreen(f"Edit the `when` guard of {pid}", current, "empty = always run · enter applies · esc"),
+            done,
+        )
+
+    def action_rerun_gate(self) -> None:
+        pid = self.query_one(DagTree).selected_phase()
+        spec = self.flow.phase(pid) if pid else None
+        if spec is None or spec.type != "gate":
+            self.notify("Select a gate to re-run it.")
+            return
+        if self.ctl.running:
+            self.notify("Wait for the run to finish or pause (the gate re-runs after it).")
+            return
+        self.rerun_phases({pid} | self.downstream_of(pid), why=f"re-run gate {pid}")
+
+    # -- human answers and approvals (the agents and debugger call these) --------------
+    async def ask_human(self, request: Any) -> str | None:
+        from tftui.tui.screens.modals import AnswerScreen
+
+        future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        self.push_screen(AnswerScreen(request.node_path, request.task, request.attempt), future.set_result)
+        return await future
+
+    async def ask_approval(self, phase_id: str, message: str, previous_output: str | None = None) -> Any:
+        from tftui.tui.screens.modals import ApprovalScreen
+
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.push_screen(ApprovalScreen(phase_id, message, previous_output), future.set_result)
+        return await future
+
+    def on_flow_changed(self, message: FlowChanged) -> None:
+        self.apply_reload(message)

@@ -1,0 +1,216 @@
+"""The text of each detail tab for one phase (pure; Rich Text, no Textual widgets).
+
+Kept apart from the widget so tests can check wording and the widget stays a
+thin container.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from enum import Enum
+from typing import Any
+
+from rich.text import Text
+
+from tftui.engine.state import PhaseState
+from tftui.flow.model import PhaseBase
+from tftui.lang.values import MISSING
+from tftui.tui import present
+
+
+def _plain(value: Any) -> Any:
+    if value is MISSING:
+        return None
+    if isinstance(value, Enum):
+        return value.value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items() if v is not MISSING}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def to_json_text(value: Any) -> str:
+    return json.dumps(_plain(value), indent=2, ensure_ascii=False, default=str)
+
+
+def overview(
+    pid: str,
+    spec: PhaseBase | None,
+    state: PhaseState | None,
+    *,
+    stale: bool,
+    breakpoint: bool,
+    guard_override: str | None,
+    show_times: bool,
+) -> Text:
+    out = Text()
+    status = present.display_status(state, stale=stale)
+    ptype = spec.type if spec else (state.type if state else "?")
+    out.append(f"{pid}", style="bold")
+    out.append(f"  ({ptype})  ")
+    out.append(status.upper(), style="bold")
+    if breakpoint:
+        out.append("  [breakpoint]")
+    out.append("\n")
+    if spec is not None and (spec.name or spec.description):
+        out.append(f"{spec.name or ''} {spec.description or ''}".strip() + "\n", style="italic")
+    reason = present.plain_reason(state)
+    if reason:
+        out.append(reason + "\n", style="bold")
+    if stale:
+        out.append("Changed on disk (or downstream of a change): press u to re-run stale phases.\n")
+    if spec is not None:
+        edges = spec.edges
+        out.append(f"Depends on: {', '.join(edges) if edges else '(none)'}")
+        if spec.join != "all":
+            out.append(f"   join: {spec.join}")
+        if spec.optional:
+            out.append("   optional")
+        if spec.final:
+            out.append("   final")
+        out.append("\n")
+        if spec.agent:
+            out.append(f"Agent: {spec.agent}\n")
+        if spec.retry is not None:
+            out.append(
+                f"Retry: max {spec.retry.max}, backoffMs {spec.retry.backoff_ms}, factor {spec.retry.factor}\n"
+            )
+    guard_expr = guard_override if guard_override is not None else (spec.when if spec else None)
+    if guard_expr or (state and state.guard):
+        out.append("Guard: ")
+        out.append(f"when {guard_expr!r}" if guard_expr else "(none)")
+        if guard_override is not None:
+            out.append("  [edited in this session]")
+        if state and state.guard:
+            g = state.guard
+            out.append(f"  → last evaluation: {'true' if g.get('value') else 'false'}")
+            if g.get("error"):
+                out.append(f" (error, fail-open: {g['error']})")
+        out.append("\n")
+    if state is not None:
+        if state.attempts or state.attempt_log:
+            out.append(f"Calls: {len(state.attempt_log)}  attempts: {state.attempts}")
+            counters = present.counters_text(state)
+            if counters:
+                out.append(f"  ({counters})")
+            out.append("\n")
+        if show_times:
+            duration = present.format_duration(present.phase_duration_ms(state, None))
+            if duration:
+                out.append(f"Duration: {duration}\n")
+        u = state.usage or {}
+        if u.get("input") or u.get("output") or u.get("cost"):
+            out.append(
+                f"Usage: {u.get('input', 0)} in / {u.get('output', 0)} out tokens"
+                f"{'  ' + present.format_cost(u.get('cost')) if u.get('cost') else ''}\n"
+            )
+        if state.gate:
+            out.append(f"Gate verdict: {state.gate.get('verdict')}")
+            if state.gate.get("reason"):
+                out.append(f" — {state.gate['reason']}")
+            out.append("\n")
+        if state.scores:
+            out.append(
+                f"Score: {state.scores.get('combined')} (threshold {state.scores.get('threshold')}, "
+                f"{state.scores.get('stage')})\n"
+            )
+        for key in ("loop", "tournament", "approval"):
+            value = getattr(state, key)
+            if value:
+                out.append(f"{key.capitalize()}: {json.dumps(_plain(value), ensure_ascii=False)}\n")
+        if state.def_error:
+            out.append(f"Sub-flow definition error: {state.def_error}\n")
+        if state.timed_out:
+            out.append("Timed out.\n")
+        if state.warnings:
+            out.append("Warnings:\n", style="bold")
+            for w in state.warnings:
+                out.append(f"  • {w}\n")
+    return out
+
+
+def prompt(spec: PhaseBase | None, state: PhaseState | None) -> Text:
+    out = Text()
+    calls = state.attempt_log if state else []
+    if not calls:
+        out.append("(not sent yet — the template:)\n\n", style="italic")
+        task = spec.task if spec is not None else None
+        out.append(task if isinstance(task, str) else "(no task)")
+        return out
+    latest: dict[str, Any] = {}
+    for call in calls:
+        latest[call.node_path] = call
+    for i, (path, call) in enumerate(latest.items()):
+        if i:
+            out.append("\n\n")
+        out.append(f"── {path}  attempt {call.attempt + 1} ──\n", style="bold")
+        out.append(call.prompt or "(empty prompt)")
+    return out
+
+
+def output(spec: PhaseBase | None, state: PhaseState | None) -> Text:
+    out = Text()
+    if state is None or (state.output is None and not state.error):
+        out.append("(no output yet)", style="italic")
+        return out
+    if state.error:
+        out.append(f"error: {state.error}\n\n", style="bold")
+    wants_json = spec is not None and spec.output == "json"
+    if wants_json and state.json is not MISSING:
+        out.append(to_json_text(state.json))
+    elif state.output is not None:
+        out.append(state.output)
+    return out
+
+
+def gate(state: PhaseState | None) -> tuple[Text, Text]:
+    """(scorer report, judge prompt) for the side-by-side gate tab."""
+    report = Text()
+    judge = Text()
+    if state is None:
+        return Text("(not evaluated)"), Text("")
+    if state.scores:
+        report.append(state.scores.get("report") or to_json_text(state.scores.get("results")))
+    elif state.gate_history and state.gate_history[-1].scores:
+        report.append(state.gate_history[-1].scores.get("report", ""))
+    else:
+        report.append("(no scorers evaluated)", style="italic")
+    for ev in state.gate_history:
+        report.append(f"\nround {ev.round}: {ev.verdict} ({ev.source})")
+        if ev.reason:
+            report.append(f" — {ev.reason}")
+    if state.judge_prompt:
+        judge.append("Judge prompt:\n", style="bold")
+        judge.append(state.judge_prompt)
+    else:
+        judge.append("(no judge call)", style="italic")
+    return report, judge
+
+
+def attempts(state: PhaseState | None) -> Text:
+    out = Text()
+    if state is None or not state.attempt_log:
+        out.append("(no calls yet)", style="italic")
+        return out
+    for call in state.attempt_log:
+        out.append(f"{call.node_path}  attempt {call.attempt + 1}: {call.status}")
+        if call.error:
+            out.append(f" — {call.error}")
+            if call.transient:
+                out.append(" (transient)")
+        if call.delay_ms is not None:
+            out.append(f"  → backoff {call.delay_ms}ms")
+        out.append("\n")
+    for ev in state.gate_history:
+        out.append(f"onBlock round {ev.round}: {ev.verdict}" + (f" — {ev.reason}" if ev.reason else "") + "\n")
+    return out
+
+
+def raw(state: PhaseState | None) -> Text:
+    if state is None:
+        return Text("(no state: the phase has not been reached)", style="italic")
+    return Text(to_json_text(state))

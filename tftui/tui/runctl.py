@@ -1,0 +1,151 @@
+"""The run side of the app: starts runs, holds the debugger, the clock and the session's
+debugging settings (breakpoints, guard overrides, break-on-failure).
+
+The engine decides every semantic question; this module only translates the UI's
+verbs into debugger calls, and builds the resume state for "re-run what is stale".
+Everything here runs on the app's event loop (the run is an async Textual worker).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from tftui.engine.clock import Clock
+from tftui.engine.events import Event
+from tftui.engine.state import PhaseState, RunState
+from tftui.flow.model import Flow
+
+
+def make_debugger(**kwargs: Any) -> Any | None:
+    """The engine's Debugger, or None while it is not available (plain runs still work)."""
+    try:
+        from tftui.engine.debugger import Debugger
+    except ImportError:
+        return None
+    return Debugger(**kwargs)
+
+
+class RunController:
+    def __init__(self, *, runner: Any, clock: Clock | None, args: dict[str, Any], flow_path: str | None) -> None:
+        self.runner = runner
+        self.clock = clock or Clock()
+        self.args = args
+        self.flow_path = flow_path
+        self.breakpoints: set[str] = set()
+        self.guard_overrides: dict[str, str] = {}
+        self.break_on_failure = True
+        self.debugger: Any | None = None
+        self.running = False
+        self.approver: Callable[..., Awaitable[Any]] | None = None
+
+    # -- debugger wiring -------------------------------------------------------------
+    def _new_debugger(self, *, step_first: bool) -> Any | None:
+        dbg = make_debugger()
+        if dbg is None:
+            return None
+        for pid in self.breakpoints:
+            _call(dbg, "set_breakpoint", pid)
+        for pid, expr in self.guard_overrides.items():
+            _call(dbg, "set_guard_override", pid, expr)
+        _set(dbg, "break_on_failure", self.break_on_failure)
+        if self.approver is not None:
+            _set(dbg, "approver", self.approver)
+        if step_first:
+            _call(dbg, "pause")
+        return dbg
+
+    async def run(
+        self,
+        flow: Flow,
+        on_event: Callable[[Event], None],
+        *,
+        step_first: bool = False,
+        resume_state: RunState | None = None,
+    ) -> Any:
+        from tftui.engine.run import run_flow
+
+        self.debugger = self._new_debugger(step_first=step_first)
+        self.running = True
+        try:
+            return await run_flow(
+                flow,
+                args=self.args,
+                runner=self.runner,
+                debugger=self.debugger,
+                clock=self.clock,
+                on_event=on_event,
+                resume_state=resume_state,
+                flow_path=self.flow_path,
+            )
+        finally:
+            self.running = False
+
+    # -- verbs ----------------------------------------------------------------------
+    def step(self) -> bool:
+        return _call(self.debugger, "step")
+
+    def resume(self) -> bool:
+        return _call(self.debugger, "continue_") or _call(self.debugger, "resume")
+
+    def pause(self) -> bool:
+        return _call(self.debugger, "pause")
+
+    def toggle_breakpoint(self, pid: str) -> bool:
+        """Returns True when the phase now has a breakpoint."""
+        if pid in self.breakpoints:
+            self.breakpoints.discard(pid)
+            _call(self.debugger, "clear_breakpoint", pid)
+            return False
+        self.breakpoints.add(pid)
+        _call(self.debugger, "set_breakpoint", pid)
+        return True
+
+    def set_break_on_failure(self, on: bool) -> None:
+        self.break_on_failure = on
+        _set(self.debugger, "break_on_failure", on)
+
+    def set_guard(self, pid: str, expr: str | None) -> None:
+        if expr is None:
+            self.guard_overrides.pop(pid, None)
+            _call(self.debugger, "clear_guard_override", pid)
+        else:
+            self.guard_overrides[pid] = expr
+            _call(self.debugger, "set_guard_override", pid, expr)
+
+    def fast_forward(self) -> int:
+        woken = self.clock.fast_forward(skip_all=True)
+        _call(self.debugger, "fast_forward")
+        return woken
+
+    def abort(self) -> None:
+        _call(self.debugger, "abort")
+
+
+def resume_state_without(state: RunState, phase_ids: set[str]) -> RunState:
+    """A copy of `state` in which `phase_ids` are pending again (for a partial re-run).
+
+    Finished phases outside `phase_ids` keep their outputs, so the engine does not
+    call their agents again (zero tokens for unchanged phases).
+    """
+    resume = copy.deepcopy(state)
+    for pid in phase_ids:
+        old = resume.phases.get(pid)
+        resume.phases[pid] = PhaseState(id=pid, type=old.type if old else "agent")
+    resume.status = "running"
+    resume.paused = None
+    return resume
+
+
+def _call(obj: Any, name: str, *args: Any) -> bool:
+    method = getattr(obj, name, None) if obj is not None else None
+    if not callable(method):
+        return False
+    method(*args)
+    return True
+
+
+def _set(obj: Any, name: str, value: Any) -> None:
+    if obj is not None and hasattr(obj, name):
+        setattr(obj, name, value)

@@ -1,0 +1,1 @@
+"""Modal screens: help, human answer, approval, guard editor, log filter."""

@@ -1,0 +1,164 @@
+"""Modal screens: help (from the verb registry), human answer, approval, guard editor, log filter."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Static, TextArea
+
+from tftui.tui.actions import VERBS, key_for
+
+MODAL_CSS = """
+.modal-box {
+    width: 90%; max-width: 110; height: auto; max-height: 90%;
+    border: round $primary; background: $surface; padding: 0 1;
+}
+.modal-title { text-style: bold; color: $primary; height: auto; }
+.modal-scroll { height: auto; max-height: 12; }
+.modal-buttons { height: auto; align-horizontal: right; }
+.modal-buttons Button { margin-left: 1; min-width: 10; }
+.modal-hint { color: $text-muted; height: auto; }
+ModalScreen { align: center middle; }
+"""
+
+
+class HelpScreen(ModalScreen[None]):
+    CSS = MODAL_CSS
+    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
+
+    def __init__(self, keymap: dict[str, str]) -> None:
+        super().__init__()
+        self.keymap = keymap
+
+    def compose(self) -> ComposeResult:
+        text = Text()
+        for verb in VERBS:
+            text.append(f"{key_for(verb, self.keymap):>8}  ", style="bold")
+            text.append(f"{verb.help}  ")
+            text.append(f"({verb.id})\n", style="dim")
+        text.append(f"{'ctrl+p':>8}  ", style="bold")
+        text.append("Command palette: every verb, themes.\n")
+        text.append(f"{'tab':>8}  ", style="bold")
+        text.append("Move focus between tree, detail and log.\n")
+        with Vertical(classes="modal-box"):
+            yield Static("tftui keys", classes="modal-title")
+            with VerticalScroll(classes="modal-scroll"):
+                yield Static(text, markup=False)
+            yield Static("Remap keys by verb id in config.toml [keys], e.g. step = \"f10\".  esc closes.",
+                         classes="modal-hint", markup=False)
+
+    async def action_dismiss(self, result: None = None) -> None:
+        self.dismiss(None)
+
+
+class AnswerScreen(ModalScreen[str | None]):
+    """The human runner's question: shows node path and prompt, takes the answer."""
+
+    CSS = MODAL_CSS + """
+    AnswerScreen TextArea { height: 8; }
+    """
+    BINDINGS = [
+        Binding("ctrl+s", "submit", "Submit", priority=True),
+        Binding("escape", "cancel", "Cancel"),
+    ]
+
+    def __init__(self, node_path: str, prompt: str, attempt: int = 0) -> None:
+        super().__init__()
+        self.node_path = node_path
+        self.prompt_text = prompt
+        self.attempt = attempt
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="modal-box"):
+            title = f"Answer as the agent — {self.node_path}"
+            if self.attempt:
+                title += f" (attempt {self.attempt + 1})"
+            yield Static(title, classes="modal-title", markup=False)
+            with VerticalScroll(classes="modal-scroll"):
+                yield Static(self.prompt_text, markup=False, id="answer-prompt")
+            yield TextArea(id="answer-text")
+            yield Static("ctrl+s submits · esc cancels (the call fails)", classes="modal-hint")
+
+    def on_mount(self) -> None:
+        self.query_one(TextArea).focus()
+
+    def action_submit(self) -> None:
+        self.dismiss(self.query_one(TextArea).text)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ApprovalScreen(ModalScreen[tuple[str, str | None] | None]):
+    """Approve / reject / edit an approval phase. Result: (decision, note)."""
+
+    CSS = MODAL_CSS + """
+    ApprovalScreen TextArea { height: 4; }
+    """
+    BINDINGS = [
+        Binding("ctrl+a", "decide('approve')", "Approve", priority=True),
+        Binding("ctrl+r", "decide('reject')", "Reject", priority=True),
+        Binding("ctrl+e", "decide('edit')", "Edit", priority=True),
+        Binding("escape", "decide('reject')", "Reject"),
+    ]
+
+    def __init__(self, phase_id: str, message: str, previous_output: str | None) -> None:
+        super().__init__()
+        self.phase_id = phase_id
+        self.message = message
+        self.previous_output = previous_output
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="modal-box"):
+            yield Static(f"Approval — {self.phase_id}", classes="modal-title", markup=False)
+            yield Static(self.message, markup=False)
+            if self.previous_output:
+                with VerticalScroll(classes="modal-scroll"):
+                    yield Static(self.previous_output, markup=False)
+            yield TextArea(id="approval-note")
+            yield Static("note (optional) · ctrl+a approve · ctrl+r reject · ctrl+e edit", classes="modal-hint")
+            with Horizontal(classes="modal-buttons"):
+                yield Button("Approve", id="approve", variant="success")
+                yield Button("Edit", id="edit")
+                yield Button("Reject", id="reject", variant="error")
+
+    def on_mount(self) -> None:
+        self.query_one(TextArea).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.action_decide(event.button.id or "reject")
+
+    def action_decide(self, decision: str) -> None:
+        note = self.query_one(TextArea).text.strip() or None
+        self.dismiss((decision, note))
+
+
+class LineInputScreen(ModalScreen[str | None]):
+    """One line of input (guard editor, log filter). Enter submits, esc cancels."""
+
+    CSS = MODAL_CSS
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, title: str, value: str, hint: str) -> None:
+        super().__init__()
+        self.title_text = title
+        self.value = value
+        self.hint = hint
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="modal-box"):
+            yield Static(self.title_text, classes="modal-title", markup=False)
+            yield Input(value=self.value, id="line-input")
+            yield Static(self.hint, classes="modal-hint", markup=False)
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,96 @@
+"""Colour themes: `tftui/themes/*.toml` -> Textual `Theme`s.
+
+A theme file holds Textual's design colours at the top level and a `[status]` table
+of phase-status colours, which become theme variables `status-<name>` (usable in
+TCSS as `$status-done`, and read by the tree for its glyphs).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from importlib import resources
+from typing import Any
+
+from textual.theme import Theme
+
+from tftui.tui.present import DISPLAY_STATUSES
+
+_COLOUR_KEYS = (
+    "primary",
+    "secondary",
+    "warning",
+    "error",
+    "success",
+    "accent",
+    "foreground",
+    "background",
+    "surface",
+    "panel",
+    "boost",
+)
+
+DEFAULT_THEME = "tftui-dark"
+
+# Used when a theme (ours or a Textual built-in) does not define a status colour.
+_FALLBACK_STATUS = {
+    "pending": "$text-muted",
+    "running": "$primary",
+    "done": "$success",
+    "failed": "$error",
+    "skipped": "$text-muted",
+    "blocked": "$warning",
+    "stale": "$accent",
+    "breakpoint": "$error",
+}
+
+
+def theme_from_toml(data: dict[str, Any], fallback_name: str) -> tuple[Theme | None, str | None]:
+    """A Theme from parsed TOML, or (None, problem)."""
+    name = data.get("name", fallback_name)
+    primary = data.get("primary")
+    if not isinstance(name, str) or not isinstance(primary, str):
+        return None, f"theme {fallback_name}: needs string 'name' and 'primary'"
+    kwargs = {k: data[k] for k in _COLOUR_KEYS if isinstance(data.get(k), str)}
+    status = data.get("status", {})
+    variables = {}
+    if isinstance(status, dict):
+        for key, colour in status.items():
+            if isinstance(colour, str):
+                variables[f"status-{key}"] = colour
+    return Theme(name=name, dark=bool(data.get("dark", True)), variables=variables, **kwargs), None
+
+
+def load_builtin_themes() -> tuple[list[Theme], list[str]]:
+    """Every `*.toml` under the package's `themes/` directory."""
+    themes: list[Theme] = []
+    problems: list[str] = []
+    folder = resources.files("tftui") / "themes"
+    try:
+        entries = sorted(folder.iterdir(), key=lambda p: p.name)
+    except (FileNotFoundError, NotADirectoryError):
+        return [], ["tftui/themes is missing from the installation"]
+    for entry in entries:
+        if not entry.name.endswith(".toml"):
+            continue
+        try:
+            data = tomllib.loads(entry.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            problems.append(f"theme {entry.name}: {exc}")
+            continue
+        theme, problem = theme_from_toml(data, entry.name.removesuffix(".toml"))
+        if theme is not None:
+            themes.append(theme)
+        if problem:
+            problems.append(problem)
+    return themes, problems
+
+
+def status_colours(variables: dict[str, str]) -> dict[str, str]:
+    """Resolved colour per display status (plus `breakpoint`) from the app's theme variables."""
+    out: dict[str, str] = {}
+    for key in (*DISPLAY_STATUSES, "breakpoint"):
+        value = variables.get(f"status-{key}") or _FALLBACK_STATUS[key]
+        if value.startswith("$"):
+            value = variables.get(value[1:], "")
+        out[key] = value
+    return out

@@ -1,0 +1,97 @@
+"""Hot reload: watch the flow file and report each settled change once.
+
+The watcher observes the flow's DIRECTORY, not the file, so editors that save by
+rename or delete+recreate keep working; events are filtered to the flow's path.
+`watchfiles` debounces bursts (a low `debounce` keeps reloads snappy); on top of
+that a change whose bytes equal the last seen text is dropped, so the several
+events one save produces lead to one reload.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class Reload:
+    path: str
+    text: str
+    result: Any  # tftui.flow.load.LoadResult
+
+
+def load_text(text: str, path: str) -> Any:
+    from tftui.flow.load import load_flow_text
+
+    return load_flow_text(text, path=path)
+
+
+def read_flow_text(path: Path) -> str | None:
+    """The file's text, or None while it does not exist (mid delete+recreate)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except UnicodeDecodeError:
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+class FlowWatcher:
+    """Watches one flow file; `run()` calls `on_reload` for each real content change."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        on_reload: Callable[[Reload], Awaitable[None] | None],
+        *,
+        last_text: str | None = None,
+        debounce_ms: int = 50,
+        step_ms: int = 20,
+    ) -> None:
+        self.path = Path(path).resolve()
+        self.on_reload = on_reload
+        self.last_text = last_text
+        self.debounce_ms = debounce_ms
+        self.step_ms = step_ms
+        self.stop_event = asyncio.Event()
+
+    def _matches(self, _change: Any, changed_path: str) -> bool:
+        try:
+            return Path(changed_path).resolve() == self.path
+        except OSError:
+            return False
+
+    async def check(self) -> bool:
+        """Re-read the file; report it if its text changed. Returns True when reported."""
+        text = read_flow_text(self.path)
+        if text is None or text == self.last_text:
+            return False
+        self.last_text = text
+        result = load_text(text, str(self.path))
+        outcome = self.on_reload(Reload(str(self.path), text, result))
+        if asyncio.iscoroutine(outcome):
+            await outcome
+        return True
+
+    async def run(self) -> None:
+        from watchfiles import awatch
+
+        async for _changes in awatch(
+            self.path.parent,
+            watch_filter=self._matches,
+            debounce=self.debounce_ms,
+            step=self.step_ms,
+            stop_event=self.stop_event,
+            recursive=False,
+            rust_timeout=500,
+        ):
+            await self.check()
+
+    def stop(self) -> None:
+        self.stop_event.set()

@@ -1,0 +1,1 @@
+"""The TUI's widgets: DAG tree, phase detail, event log, run header, diagnostics."""

@@ -1,0 +1,130 @@
+"""The DAG tree: one line per phase, updated in place.
+
+The tree is built once per flow (and rebuilt only when a reload changes the flow's
+shape); engine events only call `refresh_phases(ids)`, which sets the labels of
+the affected nodes. Node data is the phase id; reference nodes (`↪ id`) carry the
+same id so selecting one shows the phase.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from rich.text import Text
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from tftui.engine.state import RunState
+from tftui.flow.model import Flow
+from tftui.tui import present
+from tftui.tui.tree_layout import TreeItem, build_tree
+
+
+class DagTree(Tree[str]):
+    DEFAULT_CSS = """
+    DagTree { background: $surface; }
+    """
+
+    def __init__(self, *, glyphs: present.Glyphs, show_times: bool = True, **kwargs) -> None:
+        super().__init__("flow", **kwargs)
+        self.show_root = False
+        self.guide_depth = 2
+        self.auto_expand = False
+        self.glyphs = glyphs
+        self.show_times = show_times
+        self.colours: dict[str, str] = {}
+        self.flow: Flow | None = None
+        self.state = RunState()
+        self.stale: set[str] = set()
+        self.breakpoints: set[str] = set()
+        self.paused_at: str | None = None
+        self.spin = 0
+        self.now: Callable[[], float | None] = lambda: None
+        self._phase_nodes: dict[str, list[TreeNode[str]]] = {}
+        self._phase_types: dict[str, str] = {}
+
+    # -- building -------------------------------------------------------------
+    def load(self, flow: Flow) -> None:
+        """(Re)build the tree for a flow. Keeps the cursor on the same phase if it still exists."""
+        selected = self.selected_phase()
+        self.flow = flow
+        self._phase_types = {p.id: p.type for p in flow.phases}
+        self.clear()
+        self._phase_nodes = {}
+        for item in build_tree(flow):
+            self._add(self.root, item)
+        self.root.expand_all()
+        if selected and selected in self._phase_nodes:
+            self.select_phase(selected)
+        else:
+            self.cursor_line = 0
+
+    def _add(self, parent: TreeNode[str], item: TreeItem) -> None:
+        label = self.label_for(item.phase_id, ref=item.ref)
+        if item.children:
+            node = parent.add(label, data=item.phase_id, expand=True)
+            for child in item.children:
+                self._add(node, child)
+        else:
+            node = parent.add_leaf(label, data=item.phase_id)
+        node._tftui_ref = item.ref  # type: ignore[attr-defined]
+        self._phase_nodes.setdefault(item.phase_id, []).append(node)
+
+    # -- labels ---------------------------------------------------------------
+    def label_for(self, phase_id: str, *, ref: bool = False) -> Text:
+        phase = self.state.phases.get(phase_id)
+        status = present.display_status(phase, stale=phase_id in self.stale)
+        colour = self.colours.get(status, "")
+        text = Text(no_wrap=True, overflow="ellipsis")
+        if ref:
+            text.append(f"{self.glyphs.ref} {phase_id}", style="dim")
+            return text
+        marker = " "
+        marker_style = ""
+        if phase_id == self.paused_at:
+            marker, marker_style = self.glyphs.here, "bold"
+        elif phase_id in self.breakpoints:
+            marker, marker_style = self.glyphs.breakpoint, self.colours.get("breakpoint", "")
+        text.append(marker, style=marker_style)
+        glyph = self.glyphs.status[status]
+        if status == "running" and self.glyphs.spinner:
+            glyph = self.glyphs.spinner[self.spin % len(self.glyphs.spinner)]
+        text.append(glyph, style=f"bold {colour}".strip())
+        text.append(" ")
+        text.append(phase_id, style="bold" if status in ("running", "failed", "blocked") else "")
+        text.append(f" {self._phase_types.get(phase_id, phase.type if phase else '')}", style="dim")
+        if status == "blocked":
+            text.append(" BLOCKED", style=f"bold {colour}".strip())
+        counters = present.counters_text(phase)
+        if counters:
+            text.append(f" {counters}", style=colour)
+        if self.show_times:
+            duration = present.format_duration(present.phase_duration_ms(phase, self.now()))
+            if duration:
+                text.append(f" {duration}", style="dim")
+        usage = present.usage_text(phase.usage if phase else None)
+        if usage:
+            text.append(f" {usage}", style="dim")
+        return text
+
+    def refresh_phases(self, phase_ids: Iterable[str]) -> None:
+        """Set the labels of these phases' nodes (main and references) in place."""
+        for pid in phase_ids:
+            for node in self._phase_nodes.get(pid, ()):
+                node.set_label(self.label_for(pid, ref=getattr(node, "_tftui_ref", False)))
+
+    def refresh_all(self) -> None:
+        self.refresh_phases(list(self._phase_nodes))
+
+    # -- selection ------------------------------------------------------------
+    def selected_phase(self) -> str | None:
+        node = self.cursor_node
+        return node.data if node is not None else None
+
+    def select_phase(self, phase_id: str) -> None:
+        nodes = self._phase_nodes.get(phase_id)
+        if nodes:
+            self.move_cursor(nodes[0])
+
+    def phase_ids(self) -> list[str]:
+        return list(self._phase_nodes)
