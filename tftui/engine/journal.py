@@ -21,6 +21,7 @@ import json
 import os
 import re
 import secrets
+import socket
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -199,6 +200,9 @@ class Journal:
             "started": moment.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
             "args": redact(args or {}),
             "resumes": [],
+            # Lets `tftui runs` tell a live run from a killed one (same host, process alive).
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
         }
         if flow_text is not None:
             _atomic_write(run_dir / FLOW_FILE, flow_text)
@@ -226,6 +230,8 @@ class Journal:
         resumes = meta.setdefault("resumes", [])
         if isinstance(resumes, list):
             resumes.append(moment.isoformat(timespec="milliseconds").replace("+00:00", "Z"))
+        meta["pid"] = os.getpid()
+        meta["host"] = socket.gethostname()
         _atomic_write(path / META_FILE, json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
         return cls(path, str(meta.get("runId") or path.name), meta)
 

@@ -1,0 +1,198 @@
+"""The attempt loop of one model call (SPEC §7.3), with events, timeouts and contracts.
+
+Both retry layers compose here: the explicit policy covers every failure up to
+`retry.max`; the transient layer covers transient failures up to 3 attempts unless
+`idempotent: false`. Timeouts are never retried; contract violations are never
+transient (D5). Backoff waits go through the run's clock (debugger fast-forward).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from tftui.agents.base import AgentRequest, AgentResult
+from tftui.engine import events as ev
+from tftui.engine.retry import backoff_ms, is_transient, max_attempts, should_retry
+from tftui.lang.jsonish import lenient_parse
+from tftui.lang.values import MISSING
+
+if TYPE_CHECKING:
+    from tftui.engine.phases.base import PhaseRun
+    from tftui.engine.run import Run
+
+TIMEOUT_GRACE_S = 5.5  # SPEC §8.8: a runner that ignores the abort gets a synthetic failure
+
+
+@dataclass(slots=True)
+class CallSpec:
+    node_path: str
+    agent: str
+    task: str
+    output: str = "text"  # "json" parses the output (and enables `expect`)
+    expect: Any = None
+
+
+@dataclass(slots=True)
+class CallOutcome:
+    ok: bool
+    output: str = ""
+    json: Any = MISSING
+    error: str | None = None
+    attempts: int = 0
+    timed_out: bool = False
+    contract_violation: bool = False
+    contract_lines: list[str] | None = None
+    aborted: bool = False
+
+
+def _timeout_ms(phase: Any) -> int | None:
+    value = getattr(phase, "timeout", None)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        return int(value)
+    return None
+
+
+def contract_error(value: Any, schema: Any) -> list[str]:
+    """Violations of an `expect` contract for a parsed output (SPEC §6.9)."""
+    if value is MISSING:
+        return ["$: output is not valid JSON (contract could not be checked)"]
+    from tftui.lang.contract import contract_violations
+
+    return list(contract_violations(value, schema))
+
+
+def failure_text(result: AgentResult) -> str:
+    if result.error:
+        return result.error
+    if result.stderr:
+        return result.stderr
+    if result.output:
+        return result.output
+    return f"Agent exited with code {result.exit_code}"
+
+
+async def invoke(run: Run, request: AgentRequest, timeout_ms: int | None) -> AgentResult:
+    """One runner call with the per-call timeout; runner exceptions become failed calls."""
+    try:
+        if timeout_ms is None:
+            return await run.runner.run(request)
+        task = asyncio.ensure_future(run.runner.run(request))
+        done, _ = await asyncio.wait({task}, timeout=timeout_ms / 1000)
+        if task in done:
+            return task.result()
+        task.cancel()
+        await asyncio.wait({task}, timeout=TIMEOUT_GRACE_S)
+        message = f"Phase timed out after {timeout_ms}ms (subagent aborted)"
+        return AgentResult(error=message, exit_code=1, timed_out=True, aborted=True)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # a runner bug must not crash the run: the call fails
+        return AgentResult(error=f"runner error: {type(exc).__name__}: {exc}", exit_code=1)
+
+
+async def call_with_retry(run: Run, pr: PhaseRun, spec: CallSpec) -> CallOutcome:
+    phase = pr.phase
+    retry = phase.retry
+    idempotent = phase.idempotent is not False
+    timeout_ms = _timeout_ms(phase)
+    budget = max_attempts(retry)
+    outcome = CallOutcome(ok=False)
+    for k in range(budget):
+        if run.aborted:
+            outcome.aborted = True
+            outcome.error = outcome.error or "Aborted"
+            return outcome
+        if run.debugger is not None:
+            await run.debug_point("before-attempt", phase.id, node_path=spec.node_path, attempt=k)
+        request = AgentRequest(
+            node_path=spec.node_path,
+            phase_id=phase.id,
+            agent=spec.agent,
+            task=spec.task,
+            model=phase.model,
+            attempt=k,
+            output="json" if spec.output == "json" else "text",
+            timeout_ms=timeout_ms,
+            thinking=phase.thinking,
+        )
+        run.emit(
+            ev.AttemptStarted(phase_id=phase.id, node_path=spec.node_path, attempt=k, prompt=spec.task, agent=spec.agent)
+        )
+        started = run.clock.monotonic()
+        result = await invoke(run, request, timeout_ms)
+        usage = result.usage.to_json() if result.usage is not None else None
+        run.emit(
+            ev.AgentReturned(
+                phase_id=phase.id,
+                node_path=spec.node_path,
+                attempt=k,
+                output=result.output,
+                error=result.error if result.failed else None,
+                usage=usage,
+                duration_ms=(run.clock.monotonic() - started) * 1000,
+                timed_out=result.timed_out,
+                exit_code=result.exit_code,
+            )
+        )
+        pr.add_usage(usage)
+        pr.calls += 1
+        outcome.attempts = k + 1
+        outcome.output = result.output
+        contract = False
+        if result.timed_out:
+            outcome.timed_out = True
+            pr.timed_out = True
+            outcome.error = result.error
+            run.emit(_failed(phase.id, spec, k, outcome.error or "", False, "timeout", False))
+            return outcome
+        if not result.failed:
+            value = lenient_parse(result.output) if spec.output == "json" else MISSING
+            if spec.output == "json" and spec.expect is not None:
+                lines = contract_error(value, spec.expect)
+                if lines:
+                    contract = True
+                    outcome.contract_violation = True
+                    outcome.contract_lines = lines
+                    outcome.error = "Output contract violated:\n- " + "\n- ".join(lines)
+            if not contract:
+                outcome.ok = True
+                outcome.json = value
+                outcome.error = None
+                outcome.contract_violation = False
+                outcome.contract_lines = None
+                return outcome
+        else:
+            outcome.error = failure_text(result)
+            outcome.contract_violation = False
+            outcome.contract_lines = None
+        if result.aborted or run.aborted:
+            outcome.aborted = True
+            run.emit(_failed(phase.id, spec, k, outcome.error or "", False, "aborted", False))
+            return outcome
+        transient = not contract and is_transient(outcome.error, stderr=result.stderr, output=result.output)
+        over = run.over_budget() is not None
+        again = not over and should_retry(attempt=k, retry=retry, transient=transient, idempotent=idempotent)
+        why = "contract" if contract else ("budget" if over else "error")
+        run.emit(_failed(phase.id, spec, k, outcome.error or "", transient, why, again))
+        if not again:
+            return outcome
+        delay = backoff_ms(retry, k)
+        run.emit(ev.BackoffStarted(phase_id=phase.id, node_path=spec.node_path, attempt=k, delay_ms=delay))
+        await run.clock.sleep(delay / 1000)
+    return outcome
+
+
+def _failed(
+    phase_id: str, spec: CallSpec, k: int, error: str, transient: bool, why: str, again: bool
+) -> ev.AttemptFailed:
+    return ev.AttemptFailed(
+        phase_id=phase_id,
+        node_path=spec.node_path,
+        attempt=k,
+        error=error,
+        transient=transient,
+        why=why,
+        will_retry=again,
+    )

@@ -1,0 +1,122 @@
+"""Interpolation contexts for phases: `{steps.*}` views, `{previous.output}` (§4.3), pre-read (§2.1).
+
+The run keeps one `views` dict (phase id -> StepView) updated as phases finish; a
+Context shares it rather than copying, so building a context is O(deps), not O(phases).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tftui.engine.state import PhaseStatus
+from tftui.lang.values import MISSING
+
+if TYPE_CHECKING:
+    from tftui.engine.run import Run
+    from tftui.flow.model import PhaseBase
+
+FAILED_SENTINEL = "[previous phase failed]"
+CONTEXT_TOTAL_CAP = 200_000
+CONTEXT_FILE_MAX_BYTES = 10 * 1024 * 1024
+DEFAULT_CONTEXT_LIMIT = 8000
+
+
+def step_view(status: PhaseStatus, output: str | None, json_value: Any, error: str | None) -> Any:
+    from tftui.lang.interpolate import StepView
+
+    if status == PhaseStatus.FAILED:
+        return StepView(output=FAILED_SENTINEL, json=MISSING, status="failed", error=error)
+    return StepView(output=output or "", json=json_value, status="done", error=None)
+
+
+def previous_output(run: Run, phase: PhaseBase) -> str | None:
+    """SPEC §4.3: the last `done` dependency's output; reduce aggregates its `from` entries."""
+    phases = run.state.phases
+    if phase.type == "reduce":
+        parts: list[tuple[str, str]] = []
+        for dep in dict.fromkeys(phase.from_ or ()):
+            st = phases.get(dep)
+            if st is not None and st.status == PhaseStatus.DONE and st.output:
+                parts.append((dep, st.output))
+        if not parts:
+            return None
+        if len(parts) == 1:
+            return parts[0][1]
+        return "\n\n---\n\n".join(f"### {dep}\n\n{out}" for dep, out in parts)
+    for dep in reversed(run.edges[phase.id]):
+        st = phases.get(dep)
+        if st is not None and st.status == PhaseStatus.DONE:
+            return st.output or ""
+    return None
+
+
+def build_context(
+    run: Run, phase: PhaseBase, *, locals: dict[str, Any] | None = None, reflexion: str | None = None
+) -> Any:
+    from tftui.lang.interpolate import Context
+
+    return Context(
+        args=run.args,
+        steps=run.views,
+        previous_output=previous_output(run, phase),
+        locals=locals if locals is not None else {},
+        reflexion=reflexion,
+    )
+
+
+def _limit(phase: PhaseBase) -> int:
+    value = phase.context_limit
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        return int(value)
+    return DEFAULT_CONTEXT_LIMIT
+
+
+def preread(run: Run, phase: PhaseBase, ctx: Any) -> str:
+    """Read the phase's `context` entries once (files, globs or placeholders) into a prompt prefix.
+
+    Paths are relative to the flow file's folder (else the working directory). Each file
+    is read up to `contextLimit` characters (files over 10 MB are skipped), the total is
+    capped at 200,000 characters; unreadable entries become a phase warning, never a crash.
+    """
+    entries = phase.context or []
+    if not entries:
+        return ""
+    from tftui.lang.interpolate import interpolate
+
+    base = Path(run.flow_path).parent if run.flow_path else Path.cwd()
+    limit = _limit(phase)
+    sections: list[str] = []
+    total = 0
+    for raw in entries:
+        if not isinstance(raw, str) or not raw.strip():
+            continue
+        entry = interpolate(raw, ctx).text if "{" in raw else raw
+        if raw.strip().startswith("{") and raw.strip().endswith("}") and entry != raw:
+            text = entry[:limit]
+            sections.append(f"## Context: {raw.strip()}\n\n{text}")
+            total += len(text)
+            continue
+        pattern = entry if os.path.isabs(entry) else str(base / entry)
+        matches = sorted(glob.glob(pattern, recursive=True)) if glob.has_magic(pattern) else [pattern]
+        if not matches:
+            run.phase_warning(phase.id, f"context: no file matches '{entry}'")
+        for path in matches:
+            if total >= CONTEXT_TOTAL_CAP:
+                break
+            try:
+                if os.path.getsize(path) > CONTEXT_FILE_MAX_BYTES:
+                    run.phase_warning(phase.id, f"context: '{path}' is larger than 10 MB and was skipped")
+                    continue
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    text = handle.read(min(limit, CONTEXT_TOTAL_CAP - total))
+            except OSError as exc:
+                run.phase_warning(phase.id, f"context: cannot read '{path}': {exc.strerror or exc}")
+                continue
+            total += len(text)
+            sections.append(f"## Context: {os.path.relpath(path, base) if not os.path.isabs(entry) else path}\n\n{text}")
+    if not sections:
+        return ""
+    return "\n\n".join(sections) + "\n\n---\n\n"

@@ -1,0 +1,50 @@
+"""agent and reduce phases: one model call with retries (SPEC §2.4); reduce's
+`{previous.output}` is the aggregate of its `from` outputs (built by the context)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tftui.engine.calls import CallOutcome, CallSpec, call_with_retry
+from tftui.engine.context import build_context, preread
+from tftui.engine.phases.base import PhaseOutcome, PhaseRun, agent_of, unresolved_warning
+from tftui.lang.values import MISSING
+
+if TYPE_CHECKING:
+    from tftui.engine.run import Run
+
+
+def render(run: Run, pr: PhaseRun, template: Any, ctx: Any) -> str:
+    """Interpolate a task template; unresolved refs become one phase warning (SPEC §4.6)."""
+    from tftui.lang.interpolate import interpolate
+
+    if not isinstance(template, str):
+        return "" if template is None else str(template)
+    if "{" not in template:
+        return template
+    result = interpolate(template, ctx)
+    if result.missing:
+        run.phase_warning(pr.phase.id, unresolved_warning(list(result.missing)))
+    return result.text
+
+
+def outcome_of(call: CallOutcome, *, output_mode: str) -> PhaseOutcome:
+    if call.ok:
+        return PhaseOutcome(
+            status="done",
+            output=call.output,
+            json=call.json if output_mode == "json" else MISSING,
+            attempts=call.attempts,
+        )
+    error = call.error or "agent call failed"
+    return PhaseOutcome(status="failed", output=error, error=error, attempts=call.attempts)
+
+
+async def execute(run: Run, pr: PhaseRun) -> PhaseOutcome:
+    phase = pr.phase
+    ctx = build_context(run, phase)
+    prefix = preread(run, phase, ctx)
+    task = prefix + render(run, pr, phase.task, ctx)
+    spec = CallSpec(node_path=phase.id, agent=agent_of(phase), task=task, output=phase.output, expect=phase.expect)
+    call = await call_with_retry(run, pr, spec)
+    return outcome_of(call, output_mode=phase.output)

@@ -1,0 +1,177 @@
+"""Fan-out mechanics (SPEC §8.5) and the parallel (§8.4) and map (§8.3) phases."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from tftui.engine.calls import CallOutcome, CallSpec, call_with_retry
+from tftui.engine.context import build_context, preread
+from tftui.engine.phases.agent import render
+from tftui.engine.phases.base import PhaseOutcome, PhaseRun, agent_of
+from tftui.lang.jsonish import lenient_parse
+from tftui.lang.values import MISSING
+
+if TYPE_CHECKING:
+    from tftui.engine.run import Run
+
+BUDGET_SKIPPED_OUTPUT = "(skipped: budget exceeded)"
+_ARRAY_KEYS = ("items", "results", "list", "data", "findings")
+
+
+@dataclass(slots=True)
+class Item:
+    node_path: str
+    agent: str
+    task: str
+    call: CallOutcome | None = None  # None: budget-skipped
+
+
+def width_of(run: Run, phase: Any) -> int:
+    if run.flow.budget is not None:
+        return 1
+    value = phase.concurrency
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return max(1, int(value))
+    return run.flow.flow_concurrency
+
+
+async def run_items(run: Run, pr: PhaseRun, items: list[Item], output_mode: str) -> None:
+    """Run every item (at most `width` at once, started in order); over budget -> skipped."""
+
+    async def one(item: Item) -> None:
+        if run.over_budget() is not None:
+            return
+        spec = CallSpec(node_path=item.node_path, agent=item.agent, task=item.task, output=output_mode)
+        item.call = await call_with_retry(run, pr, spec)
+
+    width = width_of(run, pr.phase)
+    if width == 1 or len(items) <= 1:
+        for item in items:
+            await one(item)
+        return
+    sem = asyncio.Semaphore(width)
+
+    async def guarded(item: Item) -> None:
+        try:
+            await one(item)
+        finally:
+            sem.release()
+
+    tasks = []
+    for item in items:
+        await sem.acquire()
+        tasks.append(asyncio.ensure_future(guarded(item)))
+    results = await asyncio.gather(*tasks, return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+
+
+def merge(items: list[Item], output_mode: str) -> PhaseOutcome:
+    """SPEC §8.5 merged output, status, error, budget truncation and json."""
+    n = len(items)
+    sections: list[str] = []
+    errors: list[str] = []
+    parsed: list[Any] = []
+    skipped = 0
+    failed = False
+    for i, item in enumerate(items, 1):
+        call = item.call
+        if call is None:
+            skipped += 1
+            continue
+        if call.ok:
+            sections.append(f"### [{i}/{n}] {item.agent}\n\n{call.output}")
+            if output_mode == "json":
+                value = call.json if call.json is not MISSING else lenient_parse(call.output)
+                parsed.append(call.output if value is MISSING else value)
+        else:
+            failed = True
+            error = call.error or "agent call failed"
+            sections.append(f"### [{i}/{n}] {item.agent} (failed)\n\n{error}")
+            errors.append(f"{item.agent}: {error}")
+    if skipped:
+        errors.append(f"{skipped} item(s) skipped: budget exceeded")
+    output = "\n\n---\n\n".join(sections)
+    return PhaseOutcome(
+        status="failed" if failed else "done",
+        output=output,
+        json=parsed if output_mode == "json" else MISSING,
+        error="; ".join(errors) if (failed or skipped) else None,
+        budget_truncated=skipped > 0,
+    )
+
+
+async def execute_parallel(run: Run, pr: PhaseRun) -> PhaseOutcome:
+    phase = pr.phase
+    ctx = build_context(run, phase)
+    prefix = preread(run, phase, ctx)
+    items = []
+    for i, branch in enumerate(getattr(phase, "branches", None) or []):
+        agent = branch.agent or agent_of(phase)
+        items.append(Item(f"{phase.id}#branch-{i}", agent, prefix + render(run, pr, branch.task, ctx)))
+    await run_items(run, pr, items, phase.output)
+    return merge(items, phase.output)
+
+
+def coerce_array(value: Any) -> list[Any] | None:
+    if isinstance(value, list):
+        return value
+    if isinstance(value, dict):
+        for key in _ARRAY_KEYS:
+            if isinstance(value.get(key), list):
+                return value[key]
+    return None
+
+
+def resolve_over(run: Run, pr: PhaseRun, ctx: Any) -> list[Any] | None:
+    """SPEC §8.3: interpolate + lenient-parse, then an exact `{steps.X…}` reference."""
+    over = pr.phase.over
+    if isinstance(over, list):
+        return over
+    if not isinstance(over, str):
+        return coerce_array(over)
+    from tftui.lang.interpolate import interpolate, resolve
+
+    text = interpolate(over, ctx).text
+    found = coerce_array(lenient_parse(text))
+    if found is not None:
+        return found
+    ref = over.strip()
+    if ref.startswith("{") and ref.endswith("}") and ref.count("{") == 1 and ref[1:].startswith("steps."):
+        path = ref[1:-1]
+        parts = path.split(".")
+        view = run.views.get(parts[1]) if len(parts) > 2 else None
+        if view is not None and view.status == "done" and parts[2] in ("output", "json"):
+            value = resolve(path, ctx)
+            if isinstance(value, str) and parts[2] == "output":
+                value = lenient_parse(value)
+            return coerce_array(value)
+    return None
+
+
+async def execute_map(run: Run, pr: PhaseRun) -> PhaseOutcome:
+    phase = pr.phase
+    ctx = build_context(run, phase)
+    array = resolve_over(run, pr, ctx)
+    if array is None:
+        over = phase.over if isinstance(phase.over, str) else str(phase.over)
+        message = f"map phase '{phase.id}': 'over' ({over}) did not resolve to an array"
+        return PhaseOutcome(status="failed", output=message, error=message)
+    if not array:
+        return PhaseOutcome(status="done", output="", json=[] if phase.output == "json" else MISSING)
+    from tftui.lang.interpolate import Context
+
+    prefix = preread(run, phase, ctx)
+    name = phase.as_ or "item"
+    agent = agent_of(phase)
+    items = []
+    for i, value in enumerate(array):
+        item_ctx = Context(
+            args=ctx.args, steps=ctx.steps, previous_output=ctx.previous_output, locals={name: value}
+        )
+        items.append(Item(f"{phase.id}#item-{i}", agent, prefix + render(run, pr, phase.task, item_ctx)))
+    await run_items(run, pr, items, phase.output)
+    return merge(items, phase.output)

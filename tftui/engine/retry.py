@@ -1,0 +1,137 @@
+"""Retry policy (SPEC §7): transient classification, backoff curve, attempt budgets.
+
+The attempt loop itself (which needs the run for events, budget and the debugger)
+is `tftui.engine.calls.call_with_retry`; the decisions it takes live here as pure
+functions so they can be tested against the conformance vectors.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from tftui.lang.values import JS_WS_CLASS, is_number
+
+# JS `\b` is ASCII-only; `re.ASCII` keeps `\b` and case folding ASCII (JS without /u does
+# not fold non-ASCII letters onto ASCII ones), and `\s` is spelled out as JS whitespace.
+_W = "[A-Za-z0-9_]"
+
+
+def _word(num: str) -> str:
+    return f"(?<!{_W}){num}(?!{_W})"
+
+
+_TRANSIENT_RE = re.compile(
+    "|".join(
+        [
+            f"rate(?:_|{JS_WS_CLASS}|-)?limit",
+            r"too[ \t\n\r]+many[ \t\n\r]+requests",
+            "overloaded",
+            _word("429"),
+            _word("502"),
+            _word("503"),
+            _word("504"),
+            r"service[ \t\n\r]+unavailable",
+            r"temporarily[ \t\n\r]+unavailable",
+            "timeout",
+            r"timed?[ \t\n\r]+out",
+            "econnreset",
+            "etimedout",
+            r"socket[ \t\n\r]+hang[ \t\n\r]*up",
+        ]
+    ),
+    re.IGNORECASE | re.ASCII,
+)
+
+TRANSIENT_MAX_ATTEMPTS = 3  # the transient layer retries while k < 3 (SPEC §7.3)
+DEFAULT_BASE_MS = 2000
+DEFAULT_FACTOR = 2
+MAX_DELAY_MS = 60000
+
+
+def is_transient(
+    message: str | None,
+    *,
+    stderr: str | None = "",
+    output: str | None = "",
+    stop_reason: str | None = None,
+    idle_timeout: bool = False,
+    phase_timeout: bool = False,
+) -> bool:
+    """SPEC §7.2 text test over `message + " " + stderr + " " + output`.
+
+    Aborts, idle timeouts and phase timeouts are never transient. The caller must also
+    exclude contract violations explicitly (D5): the text test alone would say transient
+    for `Output contract violated: timeout field missing`.
+    """
+    if stop_reason == "aborted" or idle_timeout or phase_timeout:
+        return False
+    text = f"{message or ''} {stderr or ''} {output or ''}"
+    return _TRANSIENT_RE.search(text) is not None
+
+
+def _field(retry: Any, name: str, alias: str | None = None) -> Any:
+    if retry is None:
+        return None
+    if isinstance(retry, Mapping):
+        if alias is not None and alias in retry:
+            return retry[alias]
+        return retry.get(name)
+    return getattr(retry, name, None)
+
+
+def js_round(value: float) -> int:
+    """JS Math.round: halves round up (2.5 -> 3, -2.5 -> -2)."""
+    return math.floor(value + 0.5)
+
+
+def backoff_ms(retry: Any, attempt: int) -> int:
+    """Delay before the retry that follows failed attempt `attempt` (0-based), SPEC §7.3 + D4.
+
+    `retry` is the phase's retry block (a mapping with `backoffMs`/`factor`, or the
+    pydantic `Retry` model) or None. An explicit `backoffMs` gives base = backoffMs and
+    factor = `retry.factor` (default 1); otherwise 2000 ms x 2^attempt (the seed's
+    transient defaults, also for an explicit block without backoffMs).
+    """
+    base_raw = _field(retry, "backoff_ms", "backoffMs")
+    if is_number(base_raw) and math.isfinite(base_raw):
+        factor_raw = _field(retry, "factor")
+        factor = factor_raw if is_number(factor_raw) and math.isfinite(factor_raw) else 1
+        base = float(base_raw)
+    else:
+        base, factor = float(DEFAULT_BASE_MS), DEFAULT_FACTOR
+    try:
+        raw = base * (float(factor) ** max(0, attempt))
+    except OverflowError:
+        return MAX_DELAY_MS
+    if not math.isfinite(raw):
+        return MAX_DELAY_MS
+    return max(0, min(MAX_DELAY_MS, js_round(raw)))
+
+
+def explicit_max(retry: Any) -> int:
+    """`1 + max(0, floor(retry.max or 0))`: attempts allowed by the explicit policy."""
+    raw = _field(retry, "max")
+    if not is_number(raw) or not math.isfinite(raw):
+        return 1
+    return 1 + max(0, math.floor(raw))
+
+
+def max_attempts(retry: Any) -> int:
+    """Total attempt budget: `max(explicitMax, 1 + 3)` (SPEC §7.3)."""
+    return max(explicit_max(retry), 1 + TRANSIENT_MAX_ATTEMPTS)
+
+
+def should_retry(*, attempt: int, retry: Any, transient: bool, idempotent: bool) -> bool:
+    """After failed attempt `attempt` (0-based): may another attempt follow? (SPEC §7.3)
+
+    Timeouts, aborts and budget stops are the caller's business (they stop before this).
+    `transient` must already be False for contract violations (D5).
+    """
+    if attempt + 1 >= max_attempts(retry):
+        return False
+    within_explicit = attempt < explicit_max(retry) - 1
+    within_transient = transient and idempotent and attempt < TRANSIENT_MAX_ATTEMPTS
+    return within_explicit or within_transient

@@ -1,0 +1,494 @@
+"""The run: layer-synchronous scheduling over the DAG (SPEC §3), admission, status, final output.
+
+`run_flow(flow, *, args=None, runner, debugger=None, journal=None, clock=None,
+on_event=None, run_id=None, resume_state=None, flow_path=None, keep_events=False)`.
+
+- Every state change is emitted as an event (seq/ts stamped here), folded into
+  `run.state` at once, appended to `journal` (an object with `append(event)` and
+  `sync()`; `sync()` is called after every layer, i.e. before any phase that depends on
+  new results starts, and at the end) and passed to `on_event`.
+- `resume_state`: a RunState folded from a journal. The run continues it in place:
+  done/failed/skipped phases are not re-run; a phase that was running is re-run with a
+  warning, except an `idempotent: false` phase, which is failed with an explanation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from tftui.engine import events as ev
+from tftui.engine.clock import Clock
+from tftui.engine.context import build_context, step_view
+from tftui.engine.phases.base import PhaseOutcome, PhaseRun
+from tftui.engine.state import PhaseState, PhaseStatus, RunState, apply
+from tftui.flow.model import Flow, PhaseBase
+from tftui.lang.values import MISSING, js_number_str
+
+
+@dataclass
+class RunResult:
+    status: str  # completed | failed | blocked | paused
+    phases: dict[str, PhaseState]
+    final_output: str
+    usage: dict[str, Any]
+    run_id: str
+    events: list[ev.Event] | None = None
+    state: RunState | None = None
+
+
+def compute_layers(flow: Flow) -> tuple[list[list[str]], dict[str, list[str]], dict[str, list[str]]]:
+    """SPEC §3.1 Kahn layers over known edges, plus each phase's edges and dependents."""
+    ids = [p.id for p in flow.phases]
+    known = set(ids)
+    edges = {p.id: [d for d in p.edges if d in known] for p in flow.phases}
+    dependents: dict[str, list[str]] = {pid: [] for pid in ids}
+    indeg: dict[str, int] = {}
+    for pid in ids:
+        indeg[pid] = len(edges[pid])
+        for dep in edges[pid]:
+            dependents[dep].append(pid)
+    layer = [pid for pid in ids if indeg[pid] == 0]
+    layers: list[list[str]] = []
+    while layer:
+        layers.append(layer)
+        nxt: list[str] = []
+        for pid in layer:
+            for child in dependents[pid]:
+                indeg[child] -= 1
+                if indeg[child] == 0:
+                    nxt.append(child)
+        layer = nxt
+    return layers, edges, dependents
+
+
+class Run:
+    def __init__(
+        self,
+        flow: Flow,
+        *,
+        args: dict[str, Any] | None,
+        runner: Any,
+        debugger: Any = None,
+        journal: Any = None,
+        clock: Clock | None = None,
+        on_event: Callable[[ev.Event], Any] | None = None,
+        run_id: str | None = None,
+        resume_state: RunState | None = None,
+        flow_path: str | None = None,
+        keep_events: bool = False,
+    ) -> None:
+        self.flow = flow
+        self.runner = runner
+        self.debugger = debugger
+        self.journal = journal
+        self.clock = clock or Clock()
+        self.on_event = on_event
+        self.flow_path = flow_path
+        self.phases: dict[str, PhaseBase] = {p.id: p for p in flow.phases}
+        self.order = list(self.phases)
+        self.layers, self.edges, self.dependents = compute_layers(flow)
+        self.args: dict[str, Any] = {**flow.arg_defaults(), **(args or {})}
+        self.state = resume_state if resume_state is not None else RunState()
+        self.run_id = run_id or (resume_state.run_id if resume_state and resume_state.run_id else uuid.uuid4().hex[:12])
+        self.views: dict[str, Any] = {}
+        self.block: tuple[str, str | None] | None = None  # (phase id, reason)
+        self.budget_reason: str | None = None
+        self.aborted = False
+        self.active: dict[str, PhaseRun] = {}
+        self.events: list[ev.Event] | None = [] if keep_events else None
+        self._seq = self.state.last_seq
+        self.width = 1 if flow.budget is not None else flow.flow_concurrency
+
+    # ---- events -------------------------------------------------------------------------
+    def emit(self, event: ev.Event) -> None:
+        self._seq += 1
+        event.seq = self._seq
+        event.ts = self.clock.time()
+        apply(self.state, event)
+        if self.events is not None:
+            self.events.append(event)
+        if self.journal is not None:
+            self.journal.append(event)
+        if self.debugger is not None:
+            self.debugger.observe(event)
+        if self.on_event is not None:
+            self.on_event(event)
+
+    def phase_warning(self, phase_id: str, message: str) -> None:
+        pr = self.active.get(phase_id)
+        if pr is None or pr.warn(message):
+            self.emit(ev.PhaseWarning(phase_id=phase_id, message=message))
+
+    async def debug_point(self, point: str, phase_id: str | None, **info: Any) -> None:
+        if self.debugger is not None:
+            await self.debugger.checkpoint(self, point, phase_id, **info)
+
+    def abort(self) -> None:
+        """User cancel: stop before the next phase/attempt; the run ends `paused`."""
+        self.aborted = True
+
+    def sync(self) -> None:
+        if self.journal is not None:
+            self.journal.sync()
+
+    # ---- budget -------------------------------------------------------------------------
+    def over_budget(self) -> str | None:
+        """SPEC §8.7 reason when the tally is over the flow budget (strict >), else None."""
+        budget = self.flow.budget
+        if budget is None:
+            return None
+        usage = self.state.usage
+        if budget.max_usd is not None and usage["cost"] > budget.max_usd:
+            return f"cost ${usage['cost']:.3f} exceeded cap ${js_number_str(budget.max_usd)}"
+        tokens = usage["input"] + usage["output"]
+        if budget.max_tokens is not None and tokens > budget.max_tokens:
+            return f"tokens {js_number_str(tokens)} exceeded cap {js_number_str(budget.max_tokens)}"
+        return None
+
+    def check_budget(self) -> None:
+        if self.budget_reason is None:
+            self.budget_reason = self.over_budget()
+
+    # ---- admission ----------------------------------------------------------------------
+    def _satisfied(self, dep: str) -> bool:
+        st = self.state.phases.get(dep)
+        if st is None:
+            return False
+        if st.status == PhaseStatus.DONE:
+            return True
+        return st.status == PhaseStatus.FAILED and bool(self.phases[dep].optional)
+
+    def admission(self, phase: PhaseBase) -> str | None:
+        """SPEC §3.2 checks 1-3' (the guard is checked separately); the skip reason or None."""
+        if self.block is not None:
+            reason = self.block[1]
+            return f"Gate blocked: {reason}" if reason else "Gate blocked"
+        if self.budget_reason is not None:
+            return f"Budget exceeded: {self.budget_reason}"
+        deps = self.edges[phase.id]
+        if deps:
+            if phase.join == "any":
+                if not any(self._satisfied(d) for d in deps):
+                    return "All dependencies failed or were skipped"
+            elif not all(self._satisfied(d) for d in deps):
+                return "Upstream dependency not satisfied"
+        return None
+
+    def guard(self, phase: PhaseBase, pr: PhaseRun | None) -> tuple[bool, str | None, str | None]:
+        """Evaluate `when` (or its debugger override): (run?, expression, fail-open error)."""
+        expr = phase.when
+        overridden = False
+        if self.debugger is not None:
+            override = self.debugger.guard_override(phase.id)
+            if override is not None:
+                expr, overridden = override, True
+        if expr is None or not expr.strip():
+            if overridden or expr is not None:
+                self.emit(ev.GuardEvaluated(phase_id=phase.id, expr=expr or "", value=True, overridden=overridden))
+            return True, expr, None
+        from tftui.lang.condition import evaluate
+
+        result = evaluate(expr, build_context(self, phase))
+        self.emit(
+            ev.GuardEvaluated(
+                phase_id=phase.id, expr=expr, value=bool(result.value), error=result.error, overridden=overridden
+            )
+        )
+        if result.error:
+            return True, expr, result.error
+        return bool(result.value), expr, None
+
+    # ---- phase execution ----------------------------------------------------------------
+    async def execute_phase(self, phase: PhaseBase, *, depth: int = 0, round: int = 0, admit: bool = True) -> None:
+        pid = phase.id
+        if admit:
+            reason = self.admission(phase)
+            if reason is not None:
+                self.skip(pid, reason)
+                return
+        run_it, expr, guard_error = self.guard(phase, None)
+        if not run_it:
+            self.skip(pid, f"Condition not met: {expr}")
+            return
+        await self.debug_point("before-phase", pid, depth=depth, round=round)
+        if self.aborted:
+            return
+        pr = PhaseRun(phase=phase, depth=depth, round=round, started=self.clock.monotonic())
+        self.active[pid] = pr
+        self.emit(ev.PhaseStarted(phase_id=pid, phase_type=phase.type, depth=depth, round=round))
+        if guard_error is not None:
+            self.phase_warning(pid, f"when: could not be evaluated ({guard_error}) — phase ran (fail-open)")
+            self.emit(ev.FallbackUsed(phase_id=pid, reason=f"when parse error: {guard_error}"))
+        from tftui.engine.phases import HANDLERS, unsupported
+
+        handler = HANDLERS.get(phase.type, unsupported)
+        outcome = await handler(self, pr)
+        self.finish(pr, outcome)
+
+    def skip(self, pid: str, reason: str) -> None:
+        self.views.pop(pid, None)
+        self.emit(ev.PhaseSkipped(phase_id=pid, reason=reason))
+
+    def finish(self, pr: PhaseRun, outcome: PhaseOutcome) -> None:
+        phase = pr.phase
+        extra = dict(outcome.extra)
+        if pr.timed_out:
+            extra["timedOut"] = True
+        if outcome.budget_truncated:
+            extra["budgetTruncated"] = True
+        if phase.idempotent is False:
+            extra["sideEffect"] = True
+        if phase.optional:
+            extra["optional"] = True
+        if phase.model:
+            extra.setdefault("model", phase.model)
+        json_value = outcome.json if outcome.status == "done" else MISSING
+        self.emit(
+            ev.PhaseFinished(
+                phase_id=phase.id,
+                status=outcome.status,
+                output=outcome.output,
+                json=json_value,
+                error=outcome.error,
+                warnings=list(pr.warnings),
+                usage=dict(pr.usage),
+                attempts=outcome.attempts,
+                gate=outcome.gate,
+                duration_ms=(self.clock.monotonic() - pr.started) * 1000,
+                extra=extra,
+            )
+        )
+        self.active.pop(phase.id, None)
+        status = PhaseStatus(outcome.status)
+        self.views[phase.id] = step_view(status, outcome.output, json_value, outcome.error)
+        if outcome.block_reason is not None and self.block is None and pr.depth == 0:
+            self.block = (phase.id, outcome.block_reason or None)
+        if outcome.budget_truncated and self.budget_reason is None:
+            self.budget_reason = self.over_budget() or "fan-out budget-truncated"
+        self.check_budget()
+
+    # ---- the whole run ------------------------------------------------------------------
+    def _restore(self) -> None:
+        """Seed views/block/budget from a resumed state; handle phases interrupted mid-run."""
+        for pid in self.order:
+            st = self.state.phases.get(pid)
+            if st is None:
+                continue
+            if st.status in (PhaseStatus.DONE, PhaseStatus.FAILED):
+                self.views[pid] = step_view(st.status, st.output, st.json, st.error)
+                if st.gate and st.gate.get("verdict") == "block" and self.block is None:
+                    self.block = (pid, st.gate.get("reason"))
+                if st.budget_truncated and self.budget_reason is None:
+                    self.budget_reason = "fan-out budget-truncated"
+        self.check_budget()
+
+    def _interrupted(self) -> list[str]:
+        return [pid for pid in self.order if (st := self.state.phases.get(pid)) and st.status == PhaseStatus.RUNNING]
+
+    async def _layers(self) -> None:
+        interrupted = set(self._interrupted())
+        for layer in self.layers:
+            if self.aborted:
+                return
+            todo: list[PhaseBase] = []
+            for pid in layer:
+                st = self.state.phases.get(pid)
+                if st is not None and st.status.terminal:
+                    continue  # restored from a journal
+                phase = self.phases[pid]
+                if pid in interrupted:
+                    if phase.idempotent is False:
+                        self._fail_interrupted(phase)
+                        continue
+                todo.append(phase)
+            if self.width == 1 or len(todo) <= 1:
+                for phase in todo:
+                    if self.aborted:
+                        return
+                    await self._execute_top(phase, phase.id in interrupted)
+            else:
+                await self._run_parallel(todo, interrupted)
+            self.sync()
+
+    async def _execute_top(self, phase: PhaseBase, interrupted: bool) -> None:
+        await self.execute_phase(phase)
+        if interrupted and self.state.phases[phase.id].status != PhaseStatus.SKIPPED:
+            self.emit(
+                ev.PhaseWarning(
+                    phase_id=phase.id,
+                    message="phase was running when the previous run stopped; it was run again on resume",
+                )
+            )
+
+    async def _run_parallel(self, todo: list[PhaseBase], interrupted: set[str]) -> None:
+        sem = asyncio.Semaphore(self.width)
+
+        async def one(phase: PhaseBase) -> None:
+            try:
+                await self._execute_top(phase, phase.id in interrupted)
+            finally:
+                sem.release()
+
+        tasks: list[asyncio.Task[None]] = []
+        try:
+            for phase in todo:
+                await sem.acquire()
+                if self.aborted:
+                    sem.release()
+                    break
+                tasks.append(asyncio.ensure_future(one(phase)))
+            results = await asyncio.gather(*tasks, return_exceptions=True)
+        except BaseException:
+            for task in tasks:
+                task.cancel()
+            raise
+        for item in results:
+            if isinstance(item, BaseException):
+                raise item
+
+    def _fail_interrupted(self, phase: PhaseBase) -> None:
+        message = (
+            f"phase '{phase.id}' has side effects (idempotent: false) and was running when the previous run "
+            "stopped; it is not re-run automatically — check its effect, then re-run it explicitly"
+        )
+        self.emit(
+            ev.PhaseFinished(
+                phase_id=phase.id, status="failed", output=message, error=message, warnings=[message],
+                extra={"sideEffect": True, "interrupted": True},
+            )
+        )
+        self.views[phase.id] = step_view(PhaseStatus.FAILED, message, MISSING, message)
+
+    def run_status(self) -> str:
+        if self.aborted:
+            return "paused"
+        if self.block is not None or self.budget_reason is not None:
+            return "blocked"
+        for pid in self.order:
+            st = self.state.phases.get(pid)
+            if st is not None and st.status == PhaseStatus.FAILED and not self.phases[pid].optional:
+                return "failed"
+        return "completed"
+
+    def final_output(self) -> str:
+        """SPEC §3.6."""
+        phases = self.state.phases
+        final_id = next((p.id for p in self.flow.phases if p.final), self.order[-1])
+        source = final_id
+        if phases[final_id].status != PhaseStatus.DONE:
+            done = [pid for pid in self.order if phases[pid].status == PhaseStatus.DONE]
+            if done:
+                source = done[-1]
+        if self.block is not None:
+            bid, reason = self.block
+            text = "Gate blocked the workflow."
+            if reason:
+                text += f"\nReason: {reason}"
+            out = phases[bid].output
+            return text + (f"\n\n{out}" if out else "")
+        if self.budget_reason is not None:
+            text = "Budget exceeded — run halted." + (f"\nReason: {self.budget_reason}" if self.budget_reason else "")
+            out = phases[source].output
+            return text + (f"\n\n{out}" if out else "")
+        out = phases[source].output
+        return out if out is not None else "(no output)"
+
+    def _refusal(self) -> str | None:
+        """SPEC §8.7: a budget needs usage accounting from the runner."""
+        if self.flow.budget is None:
+            return None
+        if getattr(self.runner, "reports_usage", True) is False:
+            return (
+                "Usage accounting is unavailable for this host; refusing budgeted flow "
+                f"'{self.flow.name}' because its token/USD ceiling cannot be enforced"
+            )
+        if self.flow.budget.max_usd is not None and getattr(self.runner, "reports_cost", True) is False:
+            return (
+                "This host reports tokens but not cost, so budget.maxUSD cannot be enforced. "
+                "Use budget.maxTokens or a host with cost accounting."
+            )
+        return None
+
+    async def run(self) -> RunResult:
+        resumed = bool(self.state.phases)
+        self.emit(
+            ev.RunStarted(
+                run_id=self.run_id,
+                flow_name=self.flow.name,
+                flow_path=self.flow_path,
+                args=self.args,
+                phase_ids=list(self.order),
+                phase_types={p.id: p.type for p in self.flow.phases},
+                resumed=resumed,
+            )
+        )
+        if self.debugger is not None:
+            self.debugger.attach(self)
+        refusal = self._refusal()
+        if refusal is not None:
+            return self._end("failed", refusal, error=refusal)
+        if resumed:
+            self._restore()
+        try:
+            await self._layers()
+        except asyncio.CancelledError:
+            self.aborted = True
+            raise
+        except Exception as exc:  # SPEC §3.5: a crash fails running phases and the run
+            message = f"{type(exc).__name__}: {exc}" if not str(exc) else str(exc)
+            for pid in list(self.active):
+                pr = self.active[pid]
+                self.finish(pr, PhaseOutcome(status="failed", output=None, error=f"crashed: {message}"))
+            return self._end("failed", f"Taskflow '{self.flow.name}' crashed: {message}", error=message)
+        return self._end(self.run_status(), self.final_output())
+
+    def _end(self, status: str, final_output: str, error: str | None = None) -> RunResult:
+        self.emit(
+            ev.RunFinished(status=status, final_output=final_output, usage=dict(self.state.usage), error=error)
+        )
+        self.sync()
+        if self.debugger is not None:
+            self.debugger.detach(self)
+        return RunResult(
+            status=status,
+            phases=self.state.phases,
+            final_output=final_output,
+            usage=dict(self.state.usage),
+            run_id=self.run_id,
+            events=self.events,
+            state=self.state,
+        )
+
+
+async def run_flow(
+    flow: Flow,
+    *,
+    args: dict[str, Any] | None = None,
+    runner: Any,
+    debugger: Any = None,
+    journal: Any = None,
+    clock: Clock | None = None,
+    on_event: Callable[[ev.Event], Any] | None = None,
+    run_id: str | None = None,
+    resume_state: RunState | None = None,
+    flow_path: str | None = None,
+    keep_events: bool = False,
+) -> RunResult:
+    run = Run(
+        flow,
+        args=args,
+        runner=runner,
+        debugger=debugger,
+        journal=journal,
+        clock=clock,
+        on_event=on_event,
+        run_id=run_id,
+        resume_state=resume_state,
+        flow_path=flow_path,
+        keep_events=keep_events,
+    )
+    return await run.run()
