@@ -90,6 +90,7 @@ class Progress:
         self.quiet = quiet
         self.phase_types = dict(phase_types or {})
         self.id_width = max((len(pid) for pid in self.phase_types), default=8)
+        self.type_width = max((len(t) for t in self.phase_types.values()), default=5)
         self.state = RunState()
         self.backoff_until: dict[str, float] = {}
         self._status_shown = False
@@ -111,6 +112,8 @@ class Progress:
                 self.phase_types.setdefault(pid, ptype)
             if event.phase_ids:
                 self.id_width = max(self.id_width, *(len(p) for p in event.phase_ids))
+            if event.phase_types:
+                self.type_width = max(self.type_width, *(len(t) for t in event.phase_types.values()))
         elif isinstance(event, ev.BackoffStarted):
             self.backoff_until[event.node_path] = time.monotonic() + event.delay_ms / 1000
         elif isinstance(event, ev.AttemptStarted):
@@ -137,23 +140,23 @@ class Progress:
             self._status_shown = False
 
     def format_phase(self, phase: PhaseState) -> str:
+        """`✓ id  type  status  N attempts  1.2s  345 tok  [error / reason]` in fixed columns."""
         status = phase_display_status(phase)
         glyph = self._paint(self.glyphs.get(status, "?"), status)
         ptype = self.phase_types.get(phase.id, phase.type)
-        parts = [f"{glyph} {phase.id:<{self.id_width}}  {ptype:<10} {status:<8}"]
+        head = f"{glyph} {phase.id:<{self.id_width}}  {ptype:<{self.type_width}}  {status:<7}"
         if status == "skipped":
-            parts.append(_one_line(phase.error))
-            return "  ".join(parts).rstrip()
+            return f"{head}  {_one_line(phase.error)}".rstrip()
         attempts = max(phase.attempts, 1)
         unit = "round" if ptype == "gate" and phase.gate is not None and phase.round else "attempt"
-        parts.append(f"{attempts} {unit}{'s' if attempts != 1 else ''}")
-        parts.append(fmt_duration(phase.duration_ms))
-        parts.append(fmt_tokens(phase_tokens(phase)))
+        counted = f"{attempts} {unit}{'s' if attempts != 1 else ''}"
+        cols = f"{counted:<10}  {fmt_duration(phase.duration_ms):>6}  {fmt_tokens(phase_tokens(phase)):>10}"
+        note = ""
         if status == "failed":
-            parts.append(_one_line(phase.error))
+            note = _one_line(phase.error)
         elif status == "blocked" and phase.gate:
-            parts.append(_one_line(phase.gate.get("reason")))
-        return "  ".join(p for p in parts if p).rstrip()
+            note = _one_line(phase.gate.get("reason"))
+        return f"{head}  {cols}  {note}".rstrip()
 
     def phase_line(self, phase: PhaseState) -> None:
         if self.quiet:

@@ -10,9 +10,10 @@ from typing import Any
 HELP = "run a flow headless (progress on stderr, final output on stdout)"
 
 DESCRIPTION = """\
-Run a taskflow flow without the debugger. Model calls are answered by scripted
-replies (NAME.replies.json next to NAME.json, or --replies FILE) or by a
-provider configured in config.toml.
+Run a taskflow flow without the debugger. Model calls are answered by
+--provider NAME, --agent-cmd CMD or --replies FILE; else by the provider or
+agent command configured in tftui.toml / config.toml; else by scripted replies
+found next to the flow (NAME.replies.json for NAME.json).
 
 Progress goes to stderr: one line per phase as it finishes (status glyph, id,
 type, status, attempts, duration, tokens) and, on a terminal, a live status line.
@@ -47,7 +48,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME=VALUE",
         help="flow argument (repeatable); NAME:=JSON for a typed value",
     )
-    parser.add_argument("--replies", metavar="FILE", help="scripted replies (default: NAME.replies.json)")
+    who = parser.add_argument_group(
+        "who answers the model calls (at most one; default: config, then NAME.replies.json)"
+    )
+    who.add_argument("--replies", metavar="FILE", help="scripted replies: node path -> replies")
+    who.add_argument("--provider", metavar="NAME", help="an OpenAI-compatible provider from config.toml")
+    who.add_argument("--agent-cmd", metavar="CMD", help="a CLI agent: prompt on stdin, answer on stdout")
     parser.add_argument("--json", action="store_true", help="print one JSON object with the result on stdout")
     parser.add_argument(
         "--approve", action="store_true", help="approve approval phases (headless default: reject)"

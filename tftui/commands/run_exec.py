@@ -215,6 +215,9 @@ async def _drive(plan: Plan, runner: Any, journal: Any, progress: Progress, cloc
         )
     finally:
         await progress.stop()
+        from tftui.agents.select import close_runner
+
+        await close_runner(runner)
         try:
             loop.remove_signal_handler(signal.SIGTERM)
         except (NotImplementedError, RuntimeError):

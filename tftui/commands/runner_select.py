@@ -1,10 +1,10 @@
-"""Which AgentRunner answers a headless run's model calls.
+"""Which AgentRunner answers a headless run's model calls (the seam between `tftui run` and agents).
 
-The seam for real providers: today the answer is a scripted replies file (given with
-`--replies`, or found next to the flow as `NAME.replies.json` for `NAME.json`). The
-agents engineer extends `select_runner` with `--provider` / `--agent-cmd` / config.toml
-providers; callers only rely on `select_runner(args, flow_path) -> AgentRunner` and on
-`RunnerSelectionError` (a usage problem: exit 2 with its message).
+`select_runner(args, flow_path) -> AgentRunner` is all `tftui run` relies on, plus
+`RunnerSelectionError` (a usage problem: the command prints it and exits 2). The choice
+itself is `tftui.agents.select.build_runner`: `--provider` / `--replies` / `--agent-cmd`
+flags, then config.toml / env, then the replies file next to the flow
+(`NAME.replies.json` for `NAME.json`), so `tftui run sample_flows/NAME.json` needs no flags.
 """
 
 from __future__ import annotations
@@ -14,58 +14,35 @@ from pathlib import Path
 
 from tftui.agents.base import AgentRunner
 
-REPLIES_SUFFIX = ".replies.json"
-
 
 class RunnerSelectionError(Exception):
     """No usable runner; the message says how to supply one (the command exits 2)."""
 
 
-def conventional_replies_path(flow_path: str | Path) -> Path:
-    """`dir/NAME.replies.json` for `dir/NAME.json` (or `.jsonc`, or any other suffix)."""
-    path = Path(flow_path)
-    stem = path.name
-    for suffix in (".jsonc", ".json"):
-        if stem.endswith(suffix):
-            stem = stem[: -len(suffix)]
-            break
-    return path.with_name(stem + REPLIES_SUFFIX)
-
-
-def replies_path_for(args: argparse.Namespace, flow_path: str | Path | None) -> Path | None:
-    """The replies file this run would use: `--replies` wins, else the conventional file if it exists."""
-    explicit = getattr(args, "replies", None)
-    if explicit:
-        return Path(explicit)
-    if flow_path is None:
-        return None
-    candidate = conventional_replies_path(flow_path)
-    return candidate if candidate.is_file() else None
-
-
-def no_runner_message(flow_path: str | Path | None) -> str:
-    where = conventional_replies_path(flow_path) if flow_path is not None else Path("NAME.replies.json")
-    return (
-        "no agent is configured to answer this flow's model calls.\n"
-        "Supply answers one of these ways:\n"
-        f"  - put scripted replies next to the flow as {where} (a JSON object: node path -> replies),\n"
-        "  - pass --replies FILE,\n"
-        "  - or configure a model provider in config.toml (see `tftui config --help`)."
-    )
-
-
 def select_runner(args: argparse.Namespace, flow_path: str | Path | None) -> AgentRunner:
-    """The runner for `tftui run`; raises RunnerSelectionError with a how-to message when there is none."""
-    from tftui.agents.scripted import RepliesError, ScriptedRunner
+    """The runner for `tftui run`; raises RunnerSelectionError with a how-to message when there is none.
 
-    path = replies_path_for(args, flow_path)
-    if path is None:
-        raise RunnerSelectionError(no_runner_message(flow_path))
-    if not path.is_file():
+    `args` may carry `replies`, `provider` and `agent_cmd`; absent attributes count as unset.
+    """
+    from tftui.agents.select import RunnerConfigError, build_runner
+    from tftui.config import load_config
+
+    replies = getattr(args, "replies", None)
+    if replies and not Path(replies).is_file():
         raise RunnerSelectionError(
-            f"replies file not found: {path}\n(--replies names a JSON file mapping node paths to replies)"
+            f"replies file not found: {replies}\n(--replies names a JSON file mapping node paths to replies)"
         )
+    config = load_config(flow_path)
     try:
-        return ScriptedRunner.from_file(path)
-    except RepliesError as exc:
+        runner = build_runner(
+            config,
+            provider=getattr(args, "provider", None),
+            replies=replies,
+            agent_cmd=getattr(args, "agent_cmd", None),
+            flow_path=flow_path,
+        )
+    except RunnerConfigError as exc:
         raise RunnerSelectionError(str(exc)) from exc
+    if runner is None:  # build_runner returns None only with allow_human, which a headless run never asks
+        raise RunnerSelectionError("no agent is configured to answer this flow's model calls")
+    return runner

@@ -1,0 +1,121 @@
+"""Every sample flow runs headless (`tftui run`) to its documented status and exit code."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_flows"
+
+SAMPLE_NAMES = [
+    "transient_retry",
+    "side_effect",
+    "explicit_retry",
+    "gate_block",
+    "map_reduce",
+    "loop_reflexion",
+    "tournament",
+]
+
+
+def run_sample(tftui, name: str):
+    done = tftui("run", str(SAMPLES / f"{name}.json"), "--json", "--no-wait")
+    assert done.stdout, done.stderr
+    return done, done.json()
+
+
+@pytest.mark.parametrize("name", SAMPLE_NAMES)
+def test_sample_flow_has_replies_and_a_description(name: str) -> None:
+    flow = json.loads((SAMPLES / f"{name}.json").read_text())
+    assert len(flow.get("description", "")) > 80  # says what it demonstrates
+    assert (SAMPLES / f"{name}.replies.json").is_file()
+
+
+@pytest.mark.parametrize("name", SAMPLE_NAMES)
+def test_sample_flow_passes_check(tftui, name: str) -> None:
+    done = tftui("check", str(SAMPLES / f"{name}.json"))
+    assert done.code == 0, done.stdout + done.stderr
+
+
+def test_transient_retry(tftui) -> None:
+    done, out = run_sample(tftui, "transient_retry")
+    assert (done.code, out["status"]) == (0, "completed")
+    fetch = out["phases"]["fetch"]
+    assert fetch["status"] == "done" and fetch["attempts"] == 3
+    assert fetch["usage"]["input"] == 80  # usage of the failed 429 attempt is counted too
+    assert out["phases"]["summarize"]["status"] == "done"
+    assert out["totals"]["attempts"] == 4
+
+
+def test_side_effect_is_not_auto_retried(tftui) -> None:
+    done, out = run_sample(tftui, "side_effect")
+    assert (done.code, out["status"]) == (1, "failed")
+    deploy = out["phases"]["deploy"]
+    assert deploy["status"] == "failed" and deploy["attempts"] == 1
+    assert "503" in deploy["error"]
+    assert deploy.get("sideEffect") is True
+    assert out["phases"]["announce"]["status"] == "skipped"
+    assert out["phases"]["announce"]["error"] == "Upstream dependency not satisfied"
+    assert out["phases"]["build"]["status"] == "done"
+
+
+def test_explicit_retry(tftui) -> None:
+    done, out = run_sample(tftui, "explicit_retry")
+    assert (done.code, out["status"]) == (0, "completed")
+    extract = out["phases"]["extract"]
+    assert extract["status"] == "done" and extract["attempts"] == 3
+    assert extract["json"] == {"total": 1250, "currency": "EUR"}
+    assert out["final_output"] == "The invoice total is 1250 EUR."
+
+
+def test_gate_block_cascades_skips(tftui) -> None:
+    done, out = run_sample(tftui, "gate_block")
+    assert (done.code, out["status"]) == (1, "blocked")
+    phases = out["phases"]
+    assert phases["review"]["status"] == "done" and phases["review"]["display"] == "blocked"
+    assert phases["review"]["gate"]["verdict"] == "block"
+    assert phases["changelog"]["status"] == "done"  # same layer as the gate: finishes normally
+    for pid in ("publish", "tweet"):  # dependent and independent alike
+        assert phases[pid]["status"] == "skipped"
+        assert phases[pid]["error"] == "Gate blocked: the '10x faster' claim has no source"
+    assert out["final_output"].startswith("Gate blocked the workflow.\nReason: the '10x faster' claim")
+
+
+def test_map_reduce(tftui) -> None:
+    done, out = run_sample(tftui, "map_reduce")
+    assert (done.code, out["status"]) == (0, "completed")
+    mapped = out["phases"]["review-each"]["output"]
+    assert mapped.count("### [") == 3 and "### [3/3] reviewer" in mapped
+    assert out["phases"]["merge"]["status"] == "done"
+    assert out["totals"]["attempts"] == 5  # list + 3 items + merge
+
+
+def test_loop_reflexion(tftui) -> None:
+    done, out = run_sample(tftui, "loop_reflexion")
+    assert (done.code, out["status"]) == (0, "completed")
+    loop = out["phases"]["headline"]
+    assert loop["status"] == "done"
+    assert loop["loop"]["iterations"] == 3 and loop["loop"]["stop"] == "until"
+    assert loop["json"]["approved"] is True
+
+
+def test_tournament(tftui) -> None:
+    done, out = run_sample(tftui, "tournament")
+    assert (done.code, out["status"]) == (0, "completed")
+    tagline = out["phases"]["tagline"]
+    assert tagline["tournament"]["winner"] == 3
+    assert tagline["output"] == "Step through your agent flows."
+    assert out["final_output"] == "Meet tftui — step through your agent flows."
+
+
+def test_samples_run_without_flags(tftui, runs_dir: Path) -> None:
+    """`tftui run sample_flows/NAME.json` finds its replies; text mode prints output + summary."""
+    done = tftui("run", str(SAMPLES / "map_reduce.json"), "--no-wait")
+    assert done.code == 0, done.stderr
+    assert done.stdout.strip().startswith("Weekly report:")
+    assert "✓ review-each" in done.stderr or "+ review-each" in done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("completed · 3 done, 0 failed, 0 skipped · 5 attempts")
+    assert str(runs_dir) in last or "runs/" in last

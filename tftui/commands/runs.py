@@ -1,0 +1,145 @@
+"""`tftui runs`: list the runs journaled under `.tftui/runs`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+HELP = "list recorded runs (id, flow, start, status, phases, tokens, cost)"
+
+DESCRIPTION = """\
+List the runs recorded by `tftui run` (oldest first). Runs live in
+.tftui/runs/ beside the flow file; by default this lists ./.tftui/runs (or
+$TFTUI_RUNS_DIR). Give a flow file to list its runs, or a directory to list
+the runs recorded beside the flows in it.
+
+A run without a RunFinished event is shown as "interrupted" (killed or
+crashed; continue it with `tftui run FLOW --resume RUN_ID`), or "running" while
+the process that writes it is still alive on this host.
+
+examples:
+  tftui runs
+  tftui runs sample_flows/map_reduce.json
+  tftui runs --runs-dir /tmp/ci-runs --json
+
+exit codes: 0 listed (even if empty), 2 bad arguments
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "target", nargs="?", metavar="FLOW_OR_DIR", help="a flow file or a directory of flows"
+    )
+    parser.add_argument("--runs-dir", metavar="DIR", help="the runs directory itself (env TFTUI_RUNS_DIR)")
+    parser.add_argument("--json", action="store_true", help="print a JSON array")
+
+
+def _pid_alive(meta: dict[str, Any]) -> bool:
+    pid = meta.get("pid")
+    if not isinstance(pid, int) or meta.get("host") != socket.gethostname():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
+def summarize(run_dir: Path) -> dict[str, Any]:
+    """One run's listing entry, folded from its journal (never raises on bad data)."""
+    from tftui.commands.progress import phase_display_status
+    from tftui.engine.journal import decode_events, read_journal
+    from tftui.engine.state import fold
+
+    rows, meta, warnings = read_journal(run_dir)
+    events, decode_warnings = decode_events(rows)
+    state = fold(events)
+    finished = any(row.get("kind") == "run_finished" for row in rows)
+    if finished:
+        status = state.status
+    elif _pid_alive(meta):
+        status = "running"
+    else:
+        status = "interrupted"
+    statuses = [phase_display_status(p) for p in state.phases.values()]
+    usage = state.usage
+    return {
+        "run_id": str(meta.get("runId") or run_dir.name),
+        "flow": meta.get("flowName") or state.flow_name or "?",
+        "flow_path": meta.get("flowPath") or state.flow_path,
+        "started": meta.get("started"),
+        "status": status,
+        "phases_done": sum(1 for s in statuses if s in ("done", "blocked")),
+        "phases_total": len(statuses),
+        "tokens": int(usage.get("input", 0) or 0) + int(usage.get("output", 0) or 0),
+        "cost_usd": round(float(usage.get("cost", 0.0) or 0.0), 6),
+        "run_dir": str(run_dir),
+        "warnings": warnings + decode_warnings,
+    }
+
+
+def _root(args: argparse.Namespace) -> tuple[Path, Path | None]:
+    """(runs directory, flow file to filter by or None)."""
+    from tftui.engine.journal import RUNS_SUBDIR, runs_root
+
+    target = Path(args.target) if args.target else None
+    if target is not None and target.is_dir():
+        return (Path(args.runs_dir) if args.runs_dir else target / RUNS_SUBDIR), None
+    if target is not None:
+        return runs_root(target, args.runs_dir), target
+    return runs_root(None, args.runs_dir), None
+
+
+def _fmt_started(started: Any) -> str:
+    if not isinstance(started, str):
+        return "?"
+    return started.replace("T", " ")[:19]
+
+
+def run(args: argparse.Namespace) -> int:
+    from tftui.commands.progress import fmt_cost
+    from tftui.engine.journal import list_runs
+
+    if args.target and not Path(args.target).exists():
+        print(f"tftui runs: no such flow file or directory: {args.target}", file=sys.stderr)
+        return 2
+    root, flow_filter = _root(args)
+    entries = [summarize(e.run_dir) for e in list_runs(root)]
+    if flow_filter is not None:
+        wanted = str(flow_filter.resolve())
+        entries = [e for e in entries if e["flow_path"] == wanted]
+    if args.json:
+        sys.stdout.write(json.dumps(entries, ensure_ascii=False, indent=2) + "\n")
+        return 0
+    if not entries:
+        print(f"no runs recorded under {root}", file=sys.stderr)
+        return 0
+    header = ("RUN", "FLOW", "STARTED (UTC)", "STATUS", "PHASES", "TOKENS", "COST")
+    rows = [
+        (
+            e["run_id"],
+            str(e["flow"]),
+            _fmt_started(e["started"]),
+            e["status"],
+            f"{e['phases_done']}/{e['phases_total']}",
+            f"{e['tokens']:,}",
+            fmt_cost(e["cost_usd"]),
+        )
+        for e in entries
+    ]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    for row in [header, *rows]:
+        print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
+    for e in entries:
+        for warning in e["warnings"]:
+            print(f"warning: {e['run_id']}: {warning}", file=sys.stderr)
+    return 0
