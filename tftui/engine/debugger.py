@@ -198,6 +198,19 @@ class Debugger:
     def set_breakpoint(self, phase_id: str, on: bool = True) -> None:
         (self.breakpoints.add if on else self.breakpoints.discard)(phase_id)
 
+    # Aliases used by the TUI's run controller.
+    def clear_breakpoint(self, phase_id: str) -> None:
+        self.set_breakpoint(phase_id, False)
+
+    def set_guard_override(self, phase_id: str, expr: str) -> None:
+        self.set_guard(phase_id, expr)
+
+    def clear_guard_override(self, phase_id: str) -> None:
+        self.set_guard(phase_id, None)
+
+    def resume(self) -> None:
+        self.continue_()
+
     def add_data_breakpoint(self, expr: str) -> str | None:
         """Add a data breakpoint; returns the syntax error message instead when it does not parse."""
         from tftui.lang.condition import syntax_error
@@ -250,8 +263,11 @@ class Debugger:
         unknown = wanted - set(run.phases)
         if unknown:
             raise DebuggerError(f"unknown phase id(s): {', '.join(sorted(unknown))}")
-        if run.block is not None and run.block[0] in wanted:
-            run.block = None
+        if run.block is not None:
+            blocker = run.block[0]
+            # a block by a re-run phase, or by one downstream of them (now stale), is lifted
+            if blocker in wanted or any(blocker in run.dag.downstream(pid) for pid in wanted):
+                run.block = None
         run.aborted = False
         self.running = True
         self._finished_evt.clear()
@@ -266,6 +282,7 @@ class Debugger:
                     if run.state.phases[pid].status == PhaseStatus.PENDING:
                         break  # aborted
                 run.sync()
+            run.recompute_block()
             status, final = run.run_status(), run.final_output()
             run.emit(ev.RunFinished(status=status, final_output=final, usage=dict(run.state.usage)))
             run.sync()

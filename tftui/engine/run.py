@@ -1,7 +1,13 @@
 """The run: layer-synchronous scheduling over the DAG (SPEC §3), admission, status, final output.
 
 `run_flow(flow, *, args=None, runner, debugger=None, journal=None, clock=None,
-on_event=None, run_id=None, resume_state=None, flow_path=None, keep_events=False)`.
+on_event=None, run_id=None, resume_state=None, flow_path=None, keep_events=False,
+approver=None)`.
+
+Additions to the DESIGN §3 signature (all keyword, all optional): `on_event`, `run_id`,
+`resume_state`, `flow_path`, `keep_events` (RunResult.events gets every event) and
+`approver` (an async callable used by approval phases when the debugger has none;
+`tftui.engine.phases.approval.approve_all` is the headless `--approve`).
 
 - Every state change is emitted as an event (seq/ts stamped here), folded into
   `run.state` at once, appended to `journal` (an object with `append(event)` and
@@ -25,6 +31,7 @@ from tftui.engine.clock import Clock
 from tftui.engine.context import build_context, step_view
 from tftui.engine.phases.base import PhaseOutcome, PhaseRun
 from tftui.engine.state import PhaseState, PhaseStatus, RunState, apply
+from tftui.flow.graph import Dag
 from tftui.flow.model import Flow, PhaseBase
 from tftui.lang.values import MISSING, js_number_str
 
@@ -38,31 +45,6 @@ class RunResult:
     run_id: str
     events: list[ev.Event] | None = None
     state: RunState | None = None
-
-
-def compute_layers(flow: Flow) -> tuple[list[list[str]], dict[str, list[str]], dict[str, list[str]]]:
-    """SPEC §3.1 Kahn layers over known edges, plus each phase's edges and dependents."""
-    ids = [p.id for p in flow.phases]
-    known = set(ids)
-    edges = {p.id: [d for d in p.edges if d in known] for p in flow.phases}
-    dependents: dict[str, list[str]] = {pid: [] for pid in ids}
-    indeg: dict[str, int] = {}
-    for pid in ids:
-        indeg[pid] = len(edges[pid])
-        for dep in edges[pid]:
-            dependents[dep].append(pid)
-    layer = [pid for pid in ids if indeg[pid] == 0]
-    layers: list[list[str]] = []
-    while layer:
-        layers.append(layer)
-        nxt: list[str] = []
-        for pid in layer:
-            for child in dependents[pid]:
-                indeg[child] -= 1
-                if indeg[child] == 0:
-                    nxt.append(child)
-        layer = nxt
-    return layers, edges, dependents
 
 
 class Run:
@@ -80,6 +62,7 @@ class Run:
         resume_state: RunState | None = None,
         flow_path: str | None = None,
         keep_events: bool = False,
+        approver: Callable[[Any], Any] | None = None,
     ) -> None:
         self.flow = flow
         self.runner = runner
@@ -88,9 +71,13 @@ class Run:
         self.clock = clock or Clock()
         self.on_event = on_event
         self.flow_path = flow_path
+        self.approver = approver  # used when the debugger has none (headless `--approve`)
         self.phases: dict[str, PhaseBase] = {p.id: p for p in flow.phases}
         self.order = list(self.phases)
-        self.layers, self.edges, self.dependents = compute_layers(flow)
+        self.dag = dag = Dag.from_flow(flow)
+        self.layers: list[list[str]] = dag.layers
+        self.edges: dict[str, list[str]] = dag.deps
+        self.dependents: dict[str, list[str]] = dag.dependents
         self.args: dict[str, Any] = {**flow.arg_defaults(), **(args or {})}
         self.state = resume_state if resume_state is not None else RunState()
         self.run_id = run_id or (resume_state.run_id if resume_state and resume_state.run_id else uuid.uuid4().hex[:12])
@@ -286,6 +273,15 @@ class Run:
                     self.budget_reason = "fan-out budget-truncated"
         self.check_budget()
 
+    def recompute_block(self) -> None:
+        """The first finished gate/approval whose verdict is block (after debugger re-runs)."""
+        self.block = None
+        for pid in self.order:
+            st = self.state.phases.get(pid)
+            if st is not None and st.status == PhaseStatus.DONE and st.gate and st.gate.get("verdict") == "block":
+                self.block = (pid, st.gate.get("reason"))
+                return
+
     def _interrupted(self) -> list[str]:
         return [pid for pid in self.order if (st := self.state.phases.get(pid)) and st.status == PhaseStatus.RUNNING]
 
@@ -477,6 +473,7 @@ async def run_flow(
     resume_state: RunState | None = None,
     flow_path: str | None = None,
     keep_events: bool = False,
+    approver: Callable[[Any], Any] | None = None,
 ) -> RunResult:
     run = Run(
         flow,
@@ -490,5 +487,6 @@ async def run_flow(
         resume_state=resume_state,
         flow_path=flow_path,
         keep_events=keep_events,
+        approver=approver,
     )
     return await run.run()

@@ -40,7 +40,8 @@ async def approve_all(request: ApprovalRequest) -> Decision:
 
 
 def _approver(run: Run) -> Any:
-    return getattr(run.debugger, "approver", None) if run.debugger is not None else getattr(run, "approver", None)
+    found = getattr(run.debugger, "approver", None) if run.debugger is not None else None
+    return found if found is not None else getattr(run, "approver", None)
 
 
 async def execute(run: Run, pr: PhaseRun) -> PhaseOutcome:

@@ -1,0 +1,205 @@
+"""Headless debugger: stepping, breakpoints, guard overrides, gate re-runs, fast-forward."""
+
+from __future__ import annotations
+
+import asyncio
+
+from tftui.agents.scripted import ScriptedRunner
+from tftui.engine import events as ev
+from tftui.engine.clock import Clock, InstantClock
+from tftui.engine.debugger import Debugger
+from tftui.engine.run import run_flow
+from tftui.flow.model import Flow
+
+TIMEOUT = 10  # a guard against hangs, not a timing assertion
+
+
+def flow(*phases, **top):
+    return Flow.model_validate({"name": "dbg", "phases": list(phases), **top})
+
+
+def start(f, replies, dbg, clock=None, **kw):
+    runner = ScriptedRunner(replies)
+    task = asyncio.ensure_future(
+        run_flow(f, runner=runner, debugger=dbg, clock=clock or InstantClock(), keep_events=True, **kw)
+    )
+    return task, runner
+
+
+async def test_step_through_three_attempts():
+    f = flow({"id": "p", "task": "do", "retry": {"max": 2, "backoffMs": 0}})
+    replies = {"p": [{"error": "boom", "exitCode": 1}, {"error": "boom again", "exitCode": 1}, "finally"]}
+    dbg = Debugger(start_paused=True)
+    task, _ = start(f, replies, dbg)
+    first = await dbg.wait_paused(TIMEOUT)
+    assert (first.point, first.phase_id) == ("before-phase", "p")
+    seen = []
+    for expected in range(3):
+        dbg.step()
+        paused = await dbg.wait_paused(TIMEOUT)
+        assert (paused.point, paused.attempt) == ("before-attempt", expected)
+        log = dbg.run.state.phases["p"].attempt_log
+        # every earlier attempt is visible, failed, with its error, before the next one starts
+        assert [a.status for a in log] == ["failed"] * expected
+        seen.append(paused.attempt)
+    dbg.continue_()
+    result = await asyncio.wait_for(task, TIMEOUT)
+    assert seen == [0, 1, 2]
+    assert result.status == "completed"
+    assert result.phases["p"].attempts == 3
+    assert [a.error for a in result.phases["p"].attempt_log] == ["boom", "boom again", None]
+
+
+async def test_step_through_on_block_rounds_sees_upstream_rerun():
+    f = flow(
+        {"id": "gen", "task": "write"},
+        {"id": "g", "type": "gate", "dependsOn": ["gen"], "task": "judge {steps.gen.output}",
+         "onBlock": "retry", "retry": {"max": 2, "backoffMs": 0}},
+    )
+    replies = {"gen": ["v1", "v2", "v3"], "g": ["VERDICT: BLOCK", "VERDICT: BLOCK", "VERDICT: PASS"]}
+    dbg = Debugger(start_paused=True)
+    task, runner = start(f, replies, dbg)
+    rounds = []
+    paused = await dbg.wait_paused(TIMEOUT)
+    while paused is not None:
+        if paused.point == "before-round":
+            rounds.append((paused.round, dbg.run.state.phases["gen"].output))
+        if paused.point == "after-verdict" and paused.round:
+            # the upstream was re-run for this round, and the gate judged the fresh output
+            assert dbg.run.state.phases["gen"].output == f"v{paused.round + 1}"
+            assert dbg.run.state.phases["gen"].depth == 1
+        dbg.step()
+        paused = await dbg.wait_paused(TIMEOUT)
+    result = await asyncio.wait_for(task, TIMEOUT)
+    assert rounds == [(1, "v1"), (2, "v2")]
+    assert result.status == "completed"
+    assert result.phases["g"].attempts == 2
+    assert [r.task for r in runner.calls if r.phase_id == "g"][-1].startswith("judge v3")
+    assert [e.verdict for e in result.events if isinstance(e, ev.GateVerdict)] == ["block", "block", "pass"]
+
+
+async def test_guard_override_runs_a_skipped_branch():
+    f = flow(
+        {"id": "triage", "task": "t", "output": "json"},
+        {"id": "deep", "task": "deep", "dependsOn": ["triage"], "when": "{steps.triage.json.severity} == high"},
+    )
+    replies = {"triage": '{"severity": "low"}', "deep": "deep ran"}
+    plain = await run_flow(f, runner=ScriptedRunner(replies), clock=InstantClock())
+    assert str(plain.phases["deep"].status) == "skipped"
+    assert plain.phases["deep"].error == "Condition not met: {steps.triage.json.severity} == high"
+    dbg = Debugger()
+    dbg.set_guard("deep", "{steps.triage.json.severity} == low")
+    result = await run_flow(f, runner=ScriptedRunner(replies), debugger=dbg, clock=InstantClock(), keep_events=True)
+    assert result.phases["deep"].output == "deep ran"
+    guard = [e for e in result.events if isinstance(e, ev.GuardEvaluated) and e.phase_id == "deep"][0]
+    assert guard.overridden and guard.value is True
+
+
+async def test_rerun_gate_after_changing_upstream_output():
+    f = flow(
+        {"id": "gen", "task": "write"},
+        {"id": "g", "type": "gate", "dependsOn": ["gen"],
+         "score": {"target": "{steps.gen.output}", "scorers": [{"type": "contains", "value": "ok"}]}},
+        {"id": "after", "task": "after", "dependsOn": ["g"]},
+    )
+    replies = {"gen": ["bad", "ok now"], "after": "done"}
+    dbg = Debugger()
+    result = await run_flow(f, runner=ScriptedRunner(replies), debugger=dbg, clock=InstantClock())
+    assert result.status == "blocked"
+    assert result.phases["g"].gate["verdict"] == "block"
+    await dbg.run_phases(["gen"])  # the upstream changes (the runner now answers "ok now")
+    calls_before = len(dbg.run.runner.calls)
+    state = await dbg.rerun_gate("g")
+    assert state.gate["verdict"] == "pass"
+    assert len(dbg.run.runner.calls) == calls_before  # scorers decided: zero tokens
+    assert state.usage["input"] == 0 and state.usage["turns"] == 0
+    await dbg.run_phases(["after"])
+    assert dbg.run.state.status == "completed"
+    assert dbg.run.state.phases["after"].output == "done"
+
+
+async def test_fast_forward_skips_a_60s_backoff():
+    f = flow({"id": "p", "task": "do", "retry": {"max": 1, "backoffMs": 60000}})
+    replies = {"p": [{"error": "boom", "exitCode": 1}, "ok"]}
+    dbg = Debugger()
+    clock = Clock()
+    backoff = asyncio.Event()
+
+    def on_event(event):
+        if isinstance(event, ev.BackoffStarted):
+            backoff.set()
+
+    task, _ = start(f, replies, dbg, clock=clock, on_event=on_event)
+    await asyncio.wait_for(backoff.wait(), TIMEOUT)
+    while clock.sleeping == 0:
+        await asyncio.sleep(0)
+    assert dbg.fast_forward() == 1
+    result = await asyncio.wait_for(task, TIMEOUT)
+    assert result.status == "completed"
+    assert clock.slept_s == 60.0
+    backoffs = [e for e in result.events if isinstance(e, ev.BackoffStarted)]
+    assert [b.delay_ms for b in backoffs] == [60000]
+
+
+async def test_breakpoint_pauses_before_the_phase():
+    f = flow({"id": "one", "task": "1"}, {"id": "two", "task": "2", "dependsOn": ["one"]})
+    dbg = Debugger()
+    dbg.set_breakpoint("two")
+    task, _ = start(f, {"one": "A", "two": "B"}, dbg)
+    paused = await dbg.wait_paused(TIMEOUT)
+    assert (paused.point, paused.phase_id, paused.why) == ("before-phase", "two", "breakpoint")
+    assert str(dbg.run.state.phases["one"].status) == "done"
+    assert str(dbg.run.state.phases["two"].status) == "pending"
+    assert dbg.run.state.paused is not None
+    dbg.continue_()
+    result = await asyncio.wait_for(task, TIMEOUT)
+    assert result.final_output == "B"
+
+
+async def test_data_breakpoint_stops_at_attempt_two():
+    f = flow({"id": "p", "task": "do", "retry": {"max": 3, "backoffMs": 0}})
+    replies = {"p": [{"error": "e1", "exitCode": 1}, {"error": "e2", "exitCode": 1}, "ok"]}
+    dbg = Debugger()
+    assert dbg.add_data_breakpoint("{phase.id} == p && {phase.attempt} == 2") is None
+    assert dbg.add_data_breakpoint("{phase.attempt} ==") is not None  # syntax errors are refused
+    task, _ = start(f, replies, dbg)
+    paused = await dbg.wait_paused(TIMEOUT)
+    assert (paused.point, paused.attempt, paused.why) == ("before-attempt", 1, "data-breakpoint")
+    dbg.continue_()
+    result = await asyncio.wait_for(task, TIMEOUT)
+    assert result.phases["p"].attempts == 3
+    assert sum(isinstance(e, ev.Paused) for e in result.events) == 1
+
+
+async def test_break_on_failure_and_abort():
+    f = flow({"id": "p", "task": "do", "retry": {"max": 0}}, {"id": "q", "task": "q"})
+    dbg = Debugger()
+    dbg.break_on_failure = True
+    task, _ = start(f, {"p": {"error": "bad request", "exitCode": 1}, "q": "Q"}, dbg)
+    paused = await dbg.wait_paused(TIMEOUT)
+    assert (paused.phase_id, paused.why) == ("q", "failure")
+    dbg.abort()
+    result = await asyncio.wait_for(task, TIMEOUT)
+    assert result.status == "paused"
+    assert str(result.phases["q"].status) == "pending"
+
+
+async def test_approver_hook_and_headless_reject():
+    f = flow({"id": "ok", "type": "approval", "task": "ship it?"}, {"id": "after", "task": "a", "dependsOn": ["ok"]})
+    headless = await run_flow(f, runner=ScriptedRunner({"after": "A"}), clock=InstantClock())
+    assert headless.status == "blocked"
+    assert headless.phases["ok"].output == "(auto-rejected: no interactive approver available)"
+    assert headless.phases["after"].error.startswith("Gate blocked")
+    from tftui.engine.phases.approval import ApprovalRequest, Decision
+
+    asked: list[ApprovalRequest] = []
+
+    async def approver(request):
+        asked.append(request)
+        return Decision("approve", "looks good")
+
+    result = await run_flow(f, runner=ScriptedRunner({"after": "A"}), debugger=Debugger(approver=approver),
+                            clock=InstantClock())
+    assert result.status == "completed"
+    assert result.phases["ok"].output == "looks good"
+    assert asked[0].message == "ship it?"
