@@ -149,7 +149,7 @@ class Progress:
             return f"{head}  {_one_line(phase.error)}".rstrip()
         attempts = max(phase.attempts, 1)
         unit = "round" if ptype == "gate" and phase.gate is not None and phase.round else "attempt"
-        counted = f"{attempts} {unit}{'s' if attempts != 1 else ''}"
+        counted = f"{attempts} {unit}{'s' if attempts != 1 else ''}" if ptype != "approval" else "-"
         cols = f"{counted:<10}  {fmt_duration(phase.duration_ms):>6}  {fmt_tokens(phase_tokens(phase)):>10}"
         note = ""
         if status == "failed":

@@ -190,8 +190,16 @@ def _report(
         _err(summary_line(state, status=status, run_dir=plan.run_dir, calls=calls, duration_ms=duration_ms))
 
 
-async def _drive(plan: Plan, runner: Any, journal: Any, progress: Progress, clock: Any) -> Any:
+async def _drive(plan: Plan, runner: Any, journal: Any, progress: Progress, clock: Any, approve: bool) -> Any:
     from tftui.engine import run_flow
+
+    debugger = None
+    if approve:
+        # Headless approval phases auto-reject (SPEC §8.6) unless an approver is given.
+        from tftui.engine.debugger import Debugger
+        from tftui.engine.phases.approval import approve_all
+
+        debugger = Debugger(approver=approve_all)
 
     task = asyncio.current_task()
     loop = asyncio.get_running_loop()
@@ -206,6 +214,7 @@ async def _drive(plan: Plan, runner: Any, journal: Any, progress: Progress, cloc
             plan.flow,
             args=plan.args,
             runner=runner,
+            debugger=debugger,
             journal=journal,
             clock=clock,
             on_event=progress.on_event,
@@ -264,7 +273,7 @@ def execute(args: argparse.Namespace) -> int:
     clock.skip_all = bool(args.no_wait)
     started = time.monotonic()
     try:
-        result = asyncio.run(_drive(plan, runner, journal, progress, clock))
+        result = asyncio.run(_drive(plan, runner, journal, progress, clock, bool(args.approve)))
     except (KeyboardInterrupt, asyncio.CancelledError):
         if journal is not None:
             journal.close()
