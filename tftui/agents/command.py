@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import subprocess
 from collections.abc import Mapping, Sequence
 
 from tftui.agents.base import AgentRequest, AgentResult
@@ -22,7 +23,6 @@ PHASE_TIMEOUT = "Phase timed out after {ms}ms (subagent aborted)"  # SPEC §8.8
 MAX_OUTPUT_BYTES = 1_000_000
 MAX_STDERR_BYTES = 64_000
 STDERR_IN_ERROR = 500  # bytes of stderr quoted in the error message (as scripts do, SPEC §8.8)
-_READ_CHUNK = 65536
 
 
 class CommandRunner:
@@ -73,12 +73,18 @@ class CommandRunner:
             "TFTUI_MODEL": model or "",
             "TFTUI_SYSTEM_PROMPT": system or "",
         }
+        stdout = _Capped(self.max_output_bytes)
+        stderr = _Capped(self.max_stderr_bytes)
+        loop = asyncio.get_running_loop()
         try:
-            proc = await asyncio.create_subprocess_exec(
+            # A protocol rather than create_subprocess_exec: it reports the exit of the agent itself,
+            # even while a leftover child still holds the pipes open (then `Process.wait()` would hang).
+            transport, proto = await loop.subprocess_exec(
+                lambda: _Protocol(loop, stdout, stderr),
                 *self.argv,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
                 cwd=self.cwd,
                 env=env,
                 start_new_session=True,  # its own process group, so the whole tree can be signalled
@@ -86,36 +92,32 @@ class CommandRunner:
         except OSError as exc:
             return AgentResult(error=f"Agent command failed to start: {self.argv[0]}: {exc.strerror or exc}",
                                exit_code=127)
-        self.last_pid = proc.pid
-        stdout = _Capped(self.max_output_bytes)
-        stderr = _Capped(self.max_stderr_bytes)
-        io = asyncio.gather(
-            _feed(proc, stdin.encode("utf-8")),
-            _drain(proc.stdout, stdout),
-            _drain(proc.stderr, stderr),
-        )
-        phase_timeout = request.timeout_ms / 1000 if request.timeout_ms else None
-        limits = [t for t in (phase_timeout, self.timeout_s) if t]
-        limit = min(limits) if limits else None
+        pid = transport.get_pid()
+        self.last_pid = pid
         try:
-            async with asyncio.timeout(limit):
-                await proc.wait()
-        except TimeoutError:
-            await self._stop(proc)
-            await _settle(io)
-            if phase_timeout is not None and limit == phase_timeout:
-                return AgentResult(error=PHASE_TIMEOUT.format(ms=request.timeout_ms), exit_code=1,
-                                   stderr=stderr.text(), timed_out=True)
-            return AgentResult(error=f"Agent command timed out after {limit:g}s: {self.argv[0]}",
-                               exit_code=1, stderr=stderr.text())
-        except asyncio.CancelledError:  # the engine aborted the call: stop the tree, then let it go
-            await asyncio.shield(self._stop(proc))
-            io.cancel()
-            raise
-        # The agent exited; anything it left behind in its group goes too (and closes the pipes).
-        _signal_group(proc.pid, signal.SIGKILL)
-        await _settle(io)
-        return self._result(proc.returncode, stdout, stderr)
+            _feed(transport, stdin.encode("utf-8"))
+            phase_timeout = request.timeout_ms / 1000 if request.timeout_ms else None
+            limits = [t for t in (phase_timeout, self.timeout_s) if t]
+            limit = min(limits) if limits else None
+            try:
+                async with asyncio.timeout(limit):
+                    await asyncio.shield(proto.exited)  # a timeout must not cancel the future itself
+            except TimeoutError:
+                await self._stop(pid, proto)
+                if phase_timeout is not None and limit == phase_timeout:
+                    return AgentResult(error=PHASE_TIMEOUT.format(ms=request.timeout_ms), exit_code=1,
+                                       stderr=stderr.text(), timed_out=True)
+                return AgentResult(error=f"Agent command timed out after {limit:g}s: {self.argv[0]}",
+                                   exit_code=1, stderr=stderr.text())
+            except asyncio.CancelledError:  # the engine aborted the call: stop the tree, then let it go
+                await asyncio.shield(self._stop(pid, proto))
+                raise
+            # The agent exited; whatever it left running in its group goes too (closing the pipes).
+            _signal_group(pid, signal.SIGKILL)
+            await _wait(proto.closed, self.kill_grace_s)
+            return self._result(transport.get_returncode(), stdout, stderr)
+        finally:
+            transport.close()
 
     def _system_and_model(self, request: AgentRequest) -> tuple[str | None, str | None]:
         definition = self.library.resolve(request.agent) if self.library is not None else None
@@ -145,16 +147,11 @@ class CommandRunner:
         return AgentResult(output=output, error=message, exit_code=code if code and code > 0 else 1,
                            stderr=err_text)
 
-    async def _stop(self, proc: asyncio.subprocess.Process) -> None:
-        _signal_group(proc.pid, signal.SIGTERM)
-        try:
-            async with asyncio.timeout(self.kill_grace_s):
-                await proc.wait()
-        except TimeoutError:
-            pass
-        _signal_group(proc.pid, signal.SIGKILL)  # the leader may be gone while its children linger
-        with contextlib.suppress(ProcessLookupError):
-            await proc.wait()
+    async def _stop(self, pid: int, proto: _Protocol) -> None:
+        _signal_group(pid, signal.SIGTERM)
+        await _wait(proto.exited, self.kill_grace_s)
+        _signal_group(pid, signal.SIGKILL)  # also when the leader is gone but its children linger
+        await _wait(proto.closed, self.kill_grace_s)
 
 
 class _Capped:
@@ -176,35 +173,43 @@ class _Capped:
         return self.data.decode("utf-8", "replace")
 
 
-async def _feed(proc: asyncio.subprocess.Process, data: bytes) -> None:
-    assert proc.stdin is not None
-    try:
-        proc.stdin.write(data)
-        await proc.stdin.drain()
-    except (BrokenPipeError, ConnectionResetError):
-        pass  # the agent does not read stdin (or exited early): not our failure to report
-    finally:
-        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-            proc.stdin.close()
+class _Protocol(asyncio.SubprocessProtocol):
+    def __init__(self, loop: asyncio.AbstractEventLoop, stdout: _Capped, stderr: _Capped) -> None:
+        self.sinks = {1: stdout, 2: stderr}
+        self.exited: asyncio.Future[None] = loop.create_future()  # the agent process ended
+        self.closed: asyncio.Future[None] = loop.create_future()  # …and every pipe reached EOF
+
+    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
+        sink = self.sinks.get(fd)
+        if sink is not None:
+            sink.add(data if isinstance(data, bytes) else data.encode())
+
+    def process_exited(self) -> None:
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.closed.done():
+            self.closed.set_result(None)
 
 
-async def _drain(stream: asyncio.StreamReader | None, sink: _Capped) -> None:
-    if stream is None:
+def _feed(transport: asyncio.SubprocessTransport, data: bytes) -> None:
+    """Queue the prompt on stdin and close it; the loop writes it as the agent reads."""
+    pipe = transport.get_pipe_transport(0)
+    if pipe is None:
         return
-    while chunk := await stream.read(_READ_CHUNK):
-        sink.add(chunk)
-
-
-async def _settle(io: asyncio.Future[object], limit_s: float = 5.0) -> None:
-    # After the group is killed the pipes close, so this returns promptly. A grandchild that left
-    # the group (setsid) could keep a pipe open forever: stop reading after `limit_s`.
     try:
+        pipe.write(data)  # type: ignore[attr-defined]
+        pipe.close()
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # the agent does not read stdin (or already exited): not a failure of the call
+
+
+async def _wait(future: asyncio.Future[None], limit_s: float) -> None:
+    # Bounded: a grandchild that left the group (setsid) could keep a pipe open forever.
+    with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(limit_s):
-            await io
-    except TimeoutError:
-        io.cancel()
-    except Exception:
-        pass  # a read error after the process is gone changes nothing about the result
+            await asyncio.shield(future)
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:

@@ -1,0 +1,82 @@
+"""Agent definition files: front matter parsing, lookup order, fallback, built-ins."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from tftui.agents.definitions import BUILTIN_DIR, AgentLibrary, parse_definition, parse_front_matter
+
+
+def write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+@pytest.fixture
+def dirs(tmp_path):
+    flow = tmp_path / "proj" / "flow.json"
+    write(flow, "{}")
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+    return flow, tmp_path / "proj" / "agents", tmp_path / "xdg" / "tftui" / "agents", env
+
+
+def test_front_matter_forms():
+    fm = parse_front_matter(
+        "---\nname: a\ndescription: \"Quoted: yes\"  # comment\ntools: [read, 'grep']\n"
+        "skills:\n  - one\n  - two\nurl: http://x/#frag\n---\n\nBody line\n"
+    )
+    assert fm.errors == []
+    assert fm.meta == {"name": "a", "description": "Quoted: yes", "tools": ["read", "grep"],
+                       "skills": ["one", "two"], "url": "http://x/#frag"}
+    assert fm.body == "Body line"
+
+
+def test_front_matter_problems_are_reported_not_raised():
+    assert parse_front_matter("no front matter").body == "no front matter"
+    unclosed = parse_front_matter("---\nname: a\nbody")
+    assert unclosed.errors == ["front matter opened with '---' on line 1 is never closed"]
+    bad = parse_front_matter("---\njust words\n- stray\n---\nx")
+    assert bad.errors == ["line 2: expected 'key: value', got 'just words'", "line 3: list item without a key above it"]
+
+
+def test_definition_fields_and_comma_tools():
+    d, errors = parse_definition("---\nname: other\nmodel: m\ntools: Read, Grep\n---\nPrompt", name="mine")
+    assert (d.name, d.model, d.tools, d.system) == ("mine", "m", ["Read", "Grep"], "Prompt")
+    assert errors == ["mine: front matter name 'other' differs from the file name; 'mine' is used"]
+
+
+def test_lookup_order_project_then_user_then_builtin(dirs):
+    flow, project, user, env = dirs
+    write(project / "reviewer.md", "---\nname: reviewer\n---\nproject reviewer")
+    write(user / "reviewer.md", "---\nname: reviewer\n---\nuser reviewer")
+    write(user / "writer.md", "---\nname: writer\n---\nuser writer")
+    lib = AgentLibrary(flow, env=env)
+    assert (lib.find("reviewer").system, lib.find("reviewer").source) == ("project reviewer", "project")
+    assert (lib.find("writer").system, lib.find("writer").source) == ("user writer", "user")
+    assert lib.find("scout").source == "builtin"
+    names = lib.names()
+    assert names["reviewer"].source == "project" and names["analyst"].source == "builtin"
+
+
+def test_unknown_agent_falls_back_to_default_once(dirs, caplog):
+    flow, _, _, env = dirs
+    lib = AgentLibrary(flow, env=env)
+    with caplog.at_level(logging.WARNING):
+        assert lib.resolve("nobody").name == "executor"
+        assert lib.resolve("nobody").name == "executor"
+    assert [r.getMessage() for r in caplog.records] == ['Unknown agent "nobody", falling back to "executor".']
+    assert lib.resolve(None).name == "executor" and lib.resolve("default").name == "executor"
+
+
+def test_names_cannot_escape_the_agents_directory(dirs):
+    flow, project, _, env = dirs
+    write(project.parent / "secret.md", "---\nname: secret\n---\nnope")
+    assert AgentLibrary(flow, env=env).find("../secret") is None
+
+
+@pytest.mark.parametrize("name", ["executor", "reviewer", "analyst", "scout", "writer"])
+def test_builtins_are_complete(name):
+    d, errors = parse_definition((BUILTIN_DIR / f"{name}.md").read_text(), name=name)
+    assert errors == [] and d.meta["name"] == name and d.description and len(d.system) > 100
