@@ -1,0 +1,219 @@
+"""Phase types and run semantics beyond the conformance sample (MarkerRunner / ScriptedRunner)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+
+import pytest
+
+from tftui.agents.scripted import MarkerRunner, RepliesError, ScriptedRunner
+from tftui.engine import events as ev
+from tftui.engine.clock import InstantClock
+from tftui.engine.phases.loop import FIRST_ITERATION, reflexion_text
+from tftui.engine.run import run_flow
+from tftui.engine.state import fold
+from tftui.flow.model import Flow
+
+
+def flow(*phases, **top):
+    return Flow.model_validate({"name": "t", "concurrency": 1, "phases": list(phases), **top})
+
+
+async def marker(f, script=None, **kw):
+    runner = MarkerRunner(script or {})
+    result = await run_flow(f, runner=runner, clock=kw.pop("clock", None) or InstantClock(), keep_events=True, **kw)
+    return result, runner
+
+
+async def test_parallel_merges_and_fails_on_a_branch():
+    f = flow({"id": "p", "type": "parallel", "agent": "a",
+              "branches": [{"task": "[[p:0]] x"}, {"task": "[[p:1]] y", "agent": "b"}]})
+    result, runner = await marker(f, {"p:1": [{"error": "bad", "exitCode": 1}]})
+    state = result.phases["p"]
+    assert str(state.status) == "failed"
+    assert state.output == "### [1/2] a\n\nout:p:0\n\n---\n\n### [2/2] b (failed)\n\nbad"
+    assert state.error == "b: bad"
+    assert [r.node_path for r in runner.requests][:2] == ["p#branch-0", "p#branch-1"]
+
+
+async def test_map_items_json_and_not_array():
+    f = flow(
+        {"id": "src", "task": "[[src]]", "output": "json"},
+        {"id": "m", "type": "map", "over": "{steps.src.json}", "as": "x", "task": "[[m:{x.n}]] go",
+         "dependsOn": ["src"], "output": "json"},
+    )
+    result, runner = await marker(f, {"src": [{"output": '[{"n": 1}, {"n": 2}]'}], "m:2": [{"output": "{\"v\": 2}"}]})
+    assert runner.call_log == ["src", "m:1", "m:2"]
+    assert result.phases["m"].json == ["out:m:1", {"v": 2}]
+    assert [r.node_path for r in runner.requests] == ["src", "m#item-0", "m#item-1"]
+    bad, _ = await marker(f, {"src": [{"output": '"nope"'}]})
+    assert bad.phases["m"].error == "map phase 'm': 'over' ({steps.src.json}) did not resolve to an array"
+    assert bad.status == "failed"
+
+
+async def test_loop_until_convergence_and_reflexion_text():
+    f = flow({"id": "l", "type": "loop", "task": "[[l]] it {loop.iteration}", "until": "{steps.l.output} == done",
+              "maxIterations": 5})
+    result, runner = await marker(f, {"l": [{"output": "a"}, {"output": "b"}, {"output": "done"}]})
+    assert result.phases["l"].loop == {"iterations": 3, "stop": "until"}
+    assert runner.tasks_sent["l"] == ["[[l]] it 1", "[[l]] it 2", "[[l]] it 3"]
+    conv, _ = await marker(f, {"l": [{"output": "same"}, {"output": "same"}]})
+    assert conv.phases["l"].loop["stop"] == "converged"
+    assert reflexion_text(1, None, "x") == FIRST_ITERATION
+    text = reflexion_text(2, {"kind": "until", "output": "prior"}, "{steps.l.output} == done")
+    assert text == (
+        "## Reflexion: iteration 1 (prior)\n- Outcome: succeeded, but the stop condition was not met\n"
+        "- Stop condition still false: `{steps.l.output} == done`\n- Fix the issues above in this iteration.\n"
+        "- Prior output (truncated):\n```\nprior\n```"
+    )
+    long = reflexion_text(3, {"kind": "error", "error": "x" * 1000, "output": "y" * 5000}, "u")
+    assert len(long) <= 2000 and "…[truncated" in long
+
+
+async def test_loop_reflexion_feeds_failures_back():
+    f = flow({"id": "l", "type": "loop", "task": "[[l]] try {reflexion}", "until": "{steps.l.output} == ok",
+              "reflexion": True, "maxIterations": 3, "retry": {"max": 0, "backoffMs": 0}})
+    result, runner = await marker(f, {"l": [{"error": "bad request", "exitCode": 1}, {"output": "ok"}]})
+    assert str(result.phases["l"].status) == "done"
+    second = runner.tasks_sent["l"][1]
+    assert "- Outcome: FAILED — subagent error\n- Error: bad request" in second
+    assert runner.tasks_sent["l"][0] == "[[l]] try " + FIRST_ITERATION
+
+
+async def test_tournament_picks_the_judged_winner():
+    f = flow({"id": "t", "type": "tournament", "variants": 3, "task": "[[t]] solve", "judge": "[[t:judge]] pick"})
+    result, runner = await marker(f, {"t": [{"output": "A"}, {"output": "B"}, {"output": "C"}],
+                                      "t:judge": [{"output": "WINNER: 2"}]})
+    assert result.phases["t"].output == "B"
+    assert result.phases["t"].tournament == {"variants": 3, "mode": "best", "winner": 2}
+    judge = runner.tasks_sent["t:judge"][0]
+    assert judge.startswith("[[t:judge]] pick\n\nThe candidate variants:\n\n### Variant 1\n\nA\n\n---\n\n")
+    assert judge.endswith("WINNER: <number> (1–3), choosing the strongest eligible variant.")
+
+
+async def test_budget_blocks_the_rest():
+    f = flow({"id": "a", "task": "a"}, {"id": "b", "task": "b", "dependsOn": ["a"]}, budget={"maxTokens": 10})
+    runner = ScriptedRunner({"a": {"output": "A", "usage": {"input": 8, "output": 5}}, "b": "B"})
+    result = await run_flow(f, runner=runner, clock=InstantClock())
+    assert result.status == "blocked"
+    assert result.phases["b"].error == "Budget exceeded: tokens 13 exceeded cap 10"
+    assert result.final_output == "Budget exceeded — run halted.\nReason: tokens 13 exceeded cap 10\n\nA"
+
+
+async def test_timeout_is_never_retried():
+    f = flow({"id": "p", "task": "p", "timeout": 1000, "retry": {"max": 3, "backoffMs": 0}})
+    runner = ScriptedRunner({"p": {"output": "late", "delayMs": 5000}})
+    result = await run_flow(f, runner=runner, clock=InstantClock())
+    state = result.phases["p"]
+    assert state.error == "Phase timed out after 1000ms (subagent aborted)"
+    assert state.timed_out and state.attempts == 1
+
+
+async def test_contract_violation_is_not_transient():
+    # the violation text mentions "timeout", which the text test alone calls transient (D5)
+    f = flow({"id": "p", "task": "p", "output": "json", "expect": {"type": "object", "required": ["timeout"]}})
+    runner = ScriptedRunner({"p": '{"other": 1}'})
+    result = await run_flow(f, runner=runner, clock=InstantClock(), keep_events=True)
+    assert result.phases["p"].attempts == 1
+    assert result.phases["p"].error == "Output contract violated:\n- $.timeout: required key is missing"
+    failed = [e for e in result.events if isinstance(e, ev.AttemptFailed)]
+    assert failed[0].why == "contract" and failed[0].transient is False
+
+
+async def test_missing_reply_names_node_path_and_file(tmp_path):
+    path = tmp_path / "replies.json"
+    path.write_text(json.dumps({"a": "A"}))
+    runner = ScriptedRunner.from_file(path)
+    f = flow({"id": "a", "task": "a"}, {"id": "m", "type": "map", "over": ["x"], "task": "{item}", "dependsOn": ["a"],
+                                          "retry": {"max": 0}, "idempotent": False})
+    result = await run_flow(f, runner=runner, clock=InstantClock())
+    assert result.phases["m"].error == f"default: no scripted reply for node path 'm#item-0' in {path}"
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1]")
+    with pytest.raises(RepliesError, match="must be a JSON object"):
+        ScriptedRunner.from_file(bad)
+    with pytest.raises(RepliesError, match="cannot read replies file"):
+        ScriptedRunner.from_file(tmp_path / "absent.json")
+
+
+async def test_script_phases(tmp_path):
+    f = flow(
+        {"id": "argv", "type": "script", "run": ["echo", "{args.word}"]},
+        {"id": "stdin", "type": "script", "run": "tr a-z A-Z", "input": "{steps.argv.output}", "dependsOn": ["argv"]},
+        {"id": "fail", "type": "script", "run": "echo out; echo err >&2; exit 4", "optional": True},
+        args={"word": {"default": "hello"}},
+    )
+    result, _ = await marker(f)
+    assert result.phases["argv"].output == "hello"
+    assert result.phases["stdin"].output == "HELLO"
+    assert result.phases["fail"].error == "Script exited with code 4: err"
+    assert result.status == "completed"
+
+
+async def test_script_output_is_capped_while_reading():
+    code = "import sys\nchunk = 'x' * 1048576\nfor _ in range(100): sys.stdout.write(chunk)\n"
+    f = flow({"id": "big", "type": "script", "run": [sys.executable, "-c", code]})
+    result, _ = await marker(f)
+    out = result.phases["big"].output
+    assert out.endswith("\n[stdout truncated at 1 MB]")
+    assert len(out) == 1024 * 1024 + len("\n[stdout truncated at 1 MB]")
+
+
+async def test_script_timeout_kills_the_process_group():
+    f = flow({"id": "slow", "type": "script", "run": "sleep 30 & sleep 30", "timeout": 1000})
+    result, _ = await asyncio.wait_for(marker(f), 20)
+    assert result.phases["slow"].error == "Script timed out after 1000ms"
+
+
+async def test_resume_skips_finished_phases_and_never_repeats_side_effects():
+    f = flow({"id": "a", "task": "[[a]]"}, {"id": "b", "task": "[[b]]", "dependsOn": ["a"], "idempotent": False},
+             {"id": "c", "task": "[[c]] {steps.a.output}", "dependsOn": ["a"]})
+    first, _ = await marker(f)
+    # cut the journal right after b started: a finished, b in flight
+    events = first.events
+    cut = next(i for i, e in enumerate(events) if isinstance(e, ev.PhaseStarted) and e.phase_id == "b")
+    state = fold(events[: cut + 1])
+    assert str(state.phases["b"].status) == "running"
+    result, runner = await marker(f, resume_state=state)
+    assert runner.call_log == ["c"]
+    assert runner.tasks_sent["c"] == ["[[c]] out:a"]
+    assert str(result.phases["b"].status) == "failed" and "idempotent: false" in result.phases["b"].error
+
+
+async def test_live_fold_equals_replay_and_json_round_trip():
+    f = flow({"id": "a", "task": "[[a]]", "retry": {"max": 1, "backoffMs": 0}},
+             {"id": "g", "type": "gate", "dependsOn": ["a"], "task": "[[g]]"})
+    result, _ = await marker(f, {"a": [{"error": "503", "exitCode": 1}]})
+    replayed = fold(ev.event_from_json(json.loads(json.dumps(ev.event_to_json(e)))) for e in result.events)
+    for pid in ("a", "g"):
+        live, again = result.phases[pid], replayed.phases[pid]
+        assert (live.status, live.output, live.attempts, live.gate, live.warnings) == (
+            again.status, again.output, again.attempts, again.gate, again.warnings)
+    assert replayed.status == result.status and replayed.final_output == result.final_output
+    assert [e.seq for e in result.events] == list(range(1, len(result.events) + 1))
+
+
+async def test_crash_fails_running_phases(monkeypatch):
+    from tftui.engine import phases
+
+    async def kaput(run, pr):
+        raise ValueError("kaput")
+
+    monkeypatch.setitem(phases.HANDLERS, "reduce", kaput)
+    f = flow({"id": "a", "task": "[[a]]"}, {"id": "r", "type": "reduce", "from": ["a"], "task": "[[r]]"})
+    result, _ = await marker(f)
+    assert result.status == "failed"
+    assert result.final_output == "Taskflow 't' crashed: kaput"
+    assert str(result.phases["r"].status) == "failed" and result.phases["r"].error == "crashed: kaput"
+    assert isinstance(result.events[-1], ev.RunFinished) and result.events[-1].error == "kaput"
+
+
+async def test_unresolved_refs_warn_once():
+    f = flow({"id": "a", "task": "[[a]] {args.nope} {steps.zzz.output} {args.nope}"})
+    result, runner = await marker(f)
+    assert result.phases["a"].warnings == [
+        "unresolved refs in task: {args.nope}, {steps.zzz.output} — left intact (check dependsOn / placeholder spelling)"
+    ]
+    assert runner.tasks_sent["a"] == ["[[a]] {args.nope} {steps.zzz.output} {args.nope}"]
