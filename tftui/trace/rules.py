@@ -129,11 +129,21 @@ class Facts:
         return self._tokens
 
     def first_blocked(self) -> int | None:
+        """Index of the first blocked step that is not a `run` step (see NoExternalWorkAfterBlock)."""
         if self._block is None:
-            try:
-                self._block = (self.cols.statuses.index("blocked"),)
-            except ValueError:
-                self._block = (None,)
+            statuses, kinds = self.cols.statuses, self.cols.kinds
+            found: int | None = None
+            start = 0
+            while True:
+                try:
+                    i = statuses.index("blocked", start)
+                except ValueError:
+                    break
+                if kinds[i] != "run":
+                    found = i
+                    break
+                start = i + 1
+            self._block = (found,)
         return self._block[0]
 
     def signature_counts(self, keys: tuple[str, ...]) -> Counter[tuple[Any, ...]]:
@@ -238,6 +248,14 @@ class Order(Rule):
 
 @dataclass(frozen=True)
 class NoExternalWorkAfterBlock(Rule):
+    """The first blocked step, then every model/tool step with a greater sequence is forbidden.
+
+    tftui decision: `run` steps are not candidates for "the block". A run step's status is the
+    outcome of the whole run (SPEC §9.8 gives a blocked run's root `blocked` at sequence 0), so
+    taking it literally would flag every step of every blocked run; the block itself is the
+    policy step that decided it.
+    """
+
     @property
     def id(self) -> str:
         return "no_external_work_after_block"

@@ -120,7 +120,7 @@ RULE_TYPES: dict[str, tuple[tuple[str, ...], Callable[[dict[str, Any], Any], Rul
     "loop_signature": (("keys", "limit"), _loop_signature),
 }
 
-_RULES_HEADER = re.compile(r"^\s*\[\[\s*rules\s*\]\]", re.MULTILINE)
+_RULES_HEADER = re.compile(r"^[ \t]*\[\[[ \t]*rules[ \t]*\]\]", re.MULTILINE)
 
 
 def _table_lines(text: str) -> list[int]:
