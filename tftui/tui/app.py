@@ -405,12 +405,16 @@ class TftuiApp(ReloadMixin, App[int]):
         self.push_screen(AnswerScreen(request.node_path, request.task, request.attempt), future.set_result)
         return await future
 
-    async def ask_approval(self, phase_id: str, message: str, previous_output: str | None = None) -> Any:
+    async def ask_approval(self, request: Any) -> Any:
+        """The debugger's approver hook: approve / edit / reject with an optional note."""
+        from tftui.engine.phases.approval import Decision
         from tftui.tui.screens.modals import ApprovalScreen
 
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self.push_screen(ApprovalScreen(phase_id, message, previous_output), future.set_result)
-        return await future
+        self.push_screen(ApprovalScreen(request.phase_id, request.message, request.previous_output), future.set_result)
+        answer = await future
+        action, note = answer if answer else ("reject", None)
+        return Decision(action, note)
 
     def on_flow_changed(self, message: FlowChanged) -> None:
         self.apply_reload(message)

@@ -35,14 +35,14 @@ class RunController:
         self.flow_path = flow_path
         self.breakpoints: set[str] = set()
         self.guard_overrides: dict[str, str] = {}
-        self.break_on_failure = True
+        self.break_on_failure = False  # `f` toggles: stop on a failed attempt/phase or a block
         self.debugger: Any | None = None
         self.running = False
         self.approver: Callable[..., Awaitable[Any]] | None = None
 
     # -- debugger wiring -------------------------------------------------------------
     def _new_debugger(self, *, step_first: bool) -> Any | None:
-        dbg = make_debugger()
+        dbg = make_debugger(start_paused=step_first, approver=self.approver)
         if dbg is None:
             return None
         for pid in self.breakpoints:
@@ -50,10 +50,7 @@ class RunController:
         for pid, expr in self.guard_overrides.items():
             _call(dbg, "set_guard_override", pid, expr)
         _set(dbg, "break_on_failure", self.break_on_failure)
-        if self.approver is not None:
-            _set(dbg, "approver", self.approver)
-        if step_first:
-            _call(dbg, "pause")
+        _set(dbg, "break_on_block", self.break_on_failure)
         return dbg
 
     async def run(
@@ -87,7 +84,11 @@ class RunController:
         return _call(self.debugger, "step")
 
     def resume(self) -> bool:
-        return _call(self.debugger, "continue_") or _call(self.debugger, "resume")
+        return _call(self.debugger, "continue_")
+
+    @property
+    def paused(self) -> bool:
+        return getattr(self.debugger, "paused", None) is not None
 
     def pause(self) -> bool:
         return _call(self.debugger, "pause")
@@ -105,6 +106,7 @@ class RunController:
     def set_break_on_failure(self, on: bool) -> None:
         self.break_on_failure = on
         _set(self.debugger, "break_on_failure", on)
+        _set(self.debugger, "break_on_block", on)
 
     def set_guard(self, pid: str, expr: str | None) -> None:
         if expr is None:
@@ -115,9 +117,10 @@ class RunController:
             _call(self.debugger, "set_guard_override", pid, expr)
 
     def fast_forward(self) -> int:
-        woken = self.clock.fast_forward(skip_all=True)
-        _call(self.debugger, "fast_forward")
-        return woken
+        """Skip the backoff wait in progress and every later one in this run."""
+        if self.debugger is not None and hasattr(self.debugger, "fast_forward"):
+            return int(self.debugger.fast_forward(always=True) or 0)
+        return self.clock.fast_forward(skip_all=True)
 
     def abort(self) -> None:
         _call(self.debugger, "abort")

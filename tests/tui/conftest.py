@@ -1,0 +1,82 @@
+"""Helpers for the TUI tests: build a TftuiApp on a fixture flow, wait for the run to settle."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tftui.agents.scripted import ScriptedRunner
+from tftui.engine.clock import InstantClock
+from tftui.flow.load import load_flow
+from tftui.tui.app import TftuiApp
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def make_app(flow_path: Path, replies: Path | None = None, *, watch: bool = False, **kwargs) -> TftuiApp:
+    result = load_flow(flow_path)
+    assert result.flow is not None, result.diagnostics
+    if replies is None:
+        replies = flow_path.with_name(flow_path.stem + ".replies.json")
+    runner = kwargs.pop("runner", None) or ScriptedRunner.from_file(replies)
+    return TftuiApp(
+        result.flow,
+        flow_path=str(flow_path),
+        flow_text=result.source_text,
+        runner=runner,
+        clock=kwargs.pop("clock", None) or InstantClock(),
+        show_times=False,
+        animations=False,
+        watch=watch,
+        config_path=kwargs.pop("config_path", None) or (flow_path.parent / "no-config.toml"),
+        **kwargs,
+    )
+
+
+async def settle(pilot, predicate, *, limit: int = 500) -> None:
+    """Let the app process messages until `predicate()` holds (bounded by a step count, not a clock)."""
+    for _ in range(limit):
+        await pilot.pause(0.01)
+        if predicate():
+            await pilot.pause()
+            return
+    raise AssertionError("the app did not reach the expected state")
+
+
+async def run_to_end(pilot, app: TftuiApp) -> None:
+    await settle(pilot, lambda: app.last_result is not None and not app.ctl.running)
+
+
+def statuses(app: TftuiApp) -> dict[str, str]:
+    from tftui.tui import present
+
+    return {pid: present.display_status(st, stale=pid in app.stale) for pid, st in app.state.phases.items()}
+
+
+def tree_labels(app: TftuiApp) -> dict[str, str]:
+    from tftui.tui.widgets.dag_tree import DagTree
+
+    tree = app.query_one(DagTree)
+    out = {}
+    for pid, nodes in tree._phase_nodes.items():
+        out[pid] = nodes[0].label.plain
+    return out
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    """A writable copy of the fixtures (hot-reload tests edit the flow file)."""
+    for item in FIXTURES.iterdir():
+        if item.is_file():
+            shutil.copy(item, tmp_path / item.name)
+    return tmp_path
+
+
+@pytest.fixture
+def h():
+    """The helpers above, as a fixture (tests cannot import conftest under --import-mode=importlib)."""
+    import sys
+
+    return sys.modules[__name__]
