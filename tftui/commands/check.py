@@ -16,6 +16,7 @@ schema, per-type requirements, dependencies and cycles, guard syntax, scorer sha
 Each problem is printed as
   FILE:LINE:COL: error|warning: MESSAGE [phase-id]
 followed by a one-line summary such as `3 files checked: 1 error, 2 warnings`.
+Replies files (`*.replies.json`) are not flows and are skipped, so globs just work.
 
 examples:
   tftui check flow.json
@@ -28,6 +29,10 @@ exit codes:
   1  at least one error (or a warning under --strict)
   2  a file could not be read, or bad usage
 """
+
+
+# Scripted replies live next to flows (`NAME.replies.json`); a `*.json` glob picks them up.
+REPLIES_SUFFIX = ".replies.json"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -76,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
     unreadable = False
     errors = warnings = 0
     report: list[dict[str, Any]] = []
-    for path in args.flows:
+    flows = [p for p in args.flows if not p.endswith(REPLIES_SUFFIX)]
+    for path in flows:
         result = load_flow(path, args=flow_args)
         unreadable = unreadable or result.unreadable
         diags = result.diagnostics
@@ -97,7 +103,9 @@ def run(args: argparse.Namespace) -> int:
             }
         )
 
-    summary = f"{_plural(len(args.flows), 'file')} checked: {_plural(errors, 'error')}, {_plural(warnings, 'warning')}"
+    summary = (
+        f"{_plural(len(flows), 'file')} checked: {_plural(errors, 'error')}, {_plural(warnings, 'warning')}"
+    )
     if args.json:
         payload = {"files": report, "errors": errors, "warnings": warnings, "summary": summary}
         print(json.dumps(payload, indent=2, ensure_ascii=False))

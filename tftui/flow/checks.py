@@ -15,9 +15,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from tftui.flow.checks_phase import PhaseChecker, is_num
+from tftui.flow.checks_phase import PhaseChecker, field_of, is_num
 from tftui.flow.diagnostics import Diagnostic, JsonPath, json_type, suggestion
-from tftui.flow.graph import find_cycle
+from tftui.flow.graph import Dag, find_cycle
 from tftui.flow.model import Flow, PhaseBase
 
 STRICT_PREFIX = "Strict interpolation: "
@@ -216,27 +216,27 @@ def collect_refs(
     """
     texts: list[tuple[tuple[str | int, ...], Any]] = [
         (("task",), phase.task),
-        (("over",), getattr(phase, "over", None)),
+        (("over",), field_of(phase, "over")),
         (("when",), phase.when),
-        (("until",), getattr(phase, "until", None)),
+        (("until",), field_of(phase, "until")),
         (("cwd",), phase.cwd),
-        (("input",), getattr(phase, "input", None)),
-        (("def",), getattr(phase, "def_", None)),
+        (("input",), field_of(phase, "input")),
+        (("def",), field_of(phase, "def_")),
     ]
-    run = getattr(phase, "run", None)
+    run = field_of(phase, "run")
     if isinstance(run, list):
         texts += [(("run", i), r) for i, r in enumerate(run)]
-    for i, entry in enumerate(getattr(phase, "eval", None) or []):
+    for i, entry in enumerate(field_of(phase, "eval") or []):
         texts.append((("eval", i), entry))
-    score = getattr(phase, "score", None)
+    score = field_of(phase, "score")
     if isinstance(score, dict):
         texts.append((("score", "target"), score.get("target")))
         judge = score.get("judge")
         if isinstance(judge, dict):
             texts.append((("score", "judge", "task"), judge.get("task")))
-    for i, branch in enumerate(getattr(phase, "branches", None) or []):
+    for i, branch in enumerate(field_of(phase, "branches") or []):
         texts.append((("branches", i, "task"), branch.task))
-    for key, value in (getattr(phase, "with_", None) or {}).items():
+    for key, value in (field_of(phase, "with_") or {}).items():
         texts.append((("with", key), value))
     for i, entry in enumerate(phase.context or []):
         texts.append((("context", i), entry))
@@ -253,21 +253,20 @@ def collect_refs(
 
 
 def _reachability(phases, bases, by_id, deps_of, out: list[Diagnostic]) -> None:
-    ancestors: dict[str, set[str]] = {}
+    bit = {pid: 1 << i for i, pid in enumerate(by_id)}
+    masks: dict[str, int] = {}  # phase -> bitmask of its transitive ancestors, built on first need
 
     def reaches(pid: str, target: str) -> bool:
         if target in deps_of[pid]:
-            return True  # the common case, without computing a closure
-        if pid not in ancestors:
-            seen: set[str] = set()
-            stack = list(deps_of[pid])
-            while stack:
-                node = stack.pop()
-                if node not in seen:
-                    seen.add(node)
-                    stack.extend(deps_of[node])
-            ancestors[pid] = seen
-        return target in ancestors[pid]
+            return True  # the common case, without computing closures
+        if not masks:
+            # ancestors as bitmasks in topological order: one OR per edge, linear for big flows
+            for node in Dag.from_phases([p for p, _ in by_id.values()]).order:
+                mask = 0
+                for dep in deps_of[node]:
+                    mask |= masks.get(dep, 0) | bit[dep]
+                masks[node] = mask
+        return bool(masks.get(pid, 0) & bit[target])
 
     for phase, base in zip(phases, bases, strict=True):
         if phase.join == "any" or by_id[phase.id][0] is not phase:

@@ -37,12 +37,35 @@ def is_num(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
+_MODULES: dict[str, Any] = {}
+
+
 def optional_module(name: str) -> Any:
     """A sibling module that may not be built yet; None while it is missing."""
-    try:
-        return importlib.import_module(name)
-    except ImportError:
-        return None
+    if name not in _MODULES:
+        try:
+            _MODULES[name] = importlib.import_module(name)
+        except ImportError:
+            return None
+    return _MODULES[name]
+
+
+def field_of(model: Any, attr: str) -> Any:
+    """A model attribute, or None where the phase type has no such field.
+
+    Reads the instance dict: `getattr(model, missing, None)` goes through pydantic's
+    slow `__getattr__` and an exception, which dominates checking a 1,000-phase flow.
+    """
+    return model.__dict__.get(attr)
+
+
+_FIELD_BY_ALIAS: dict[type, dict[str, str]] = {}
+
+
+def field_by_alias(cls: type) -> dict[str, str]:
+    if cls not in _FIELD_BY_ALIAS:
+        _FIELD_BY_ALIAS[cls] = {(f.alias or n): n for n, f in cls.model_fields.items()}
+    return _FIELD_BY_ALIAS[cls]
 
 
 class PhaseChecker:
@@ -70,10 +93,8 @@ class PhaseChecker:
 
     def has(self, key: str) -> bool:
         """The file set `key` (even to null), whether it is a model field or an extra."""
-        return key in self.extra or any(
-            (f.alias or n) == key and n in self.p.model_fields_set
-            for n, f in type(self.p).model_fields.items()
-        )
+        name = field_by_alias(type(self.p)).get(key)
+        return key in self.extra or (name is not None and name in self.p.model_fields_set)
 
     # -- the checks, in taskflow's order ---------------------------------------------
 
@@ -117,7 +138,7 @@ class PhaseChecker:
             self._unknown_keys()
 
     def _branch_tasks(self) -> None:
-        for i, branch in enumerate(getattr(self.p, "branches", None) or []):
+        for i, branch in enumerate(field_of(self.p, "branches") or []):
             if not isinstance(branch.task, str):
                 self.err(f"Phase '{self.id}': branches[{i}].task must be a string", "branches", i, "task")
             for key in branch.model_extra or {}:
@@ -134,7 +155,7 @@ class PhaseChecker:
         if not self.has("score"):
             return
         pid, ptype = self.id, self.type
-        score = self.extra.pop("score") if "score" in self.extra else getattr(self.p, "score", None)
+        score = self.extra.pop("score") if "score" in self.extra else field_of(self.p, "score")
         if ptype != "gate":
             self.err(f"Phase '{pid}' ({ptype}): 'score' is only valid for gate phases", "score", at_key=True)
             return
@@ -142,7 +163,7 @@ class PhaseChecker:
         if scorers is not None:
             for message in scorers.score_shape_errors(score):
                 self.err(f"Phase '{pid}': {message}", "score")
-        evals = getattr(self.p, "eval", None)
+        evals = field_of(self.p, "eval")
         if isinstance(evals, list) and evals:
             self.warn(
                 f"Phase '{pid}' (gate): both 'eval' and 'score' are set — eval runs first (all-pass skips the "
@@ -218,9 +239,9 @@ class PhaseChecker:
 
     def _type_gate(self) -> None:
         p = self.p
-        if not p.task and getattr(p, "score", None) is None:
+        if not p.task and field_of(p, "score") is None:
             self.err(f"Phase '{self.id}' (gate) requires 'task' (or 'score')")
-        for i, entry in enumerate(getattr(p, "eval", None) or []):
+        for i, entry in enumerate(field_of(p, "eval") or []):
             if not isinstance(entry, str):
                 self.err(
                     f"Phase '{self.id}' (gate): eval[{i}] must be a string condition, got {json_type(entry)}",
@@ -229,7 +250,7 @@ class PhaseChecker:
                 )
 
     def _type_map(self) -> None:
-        over = getattr(self.p, "over", None)
+        over = field_of(self.p, "over")
         if not over:
             self.err(f"Phase '{self.id}' (map) requires 'over'")
         elif not isinstance(over, (str, list)):
@@ -242,11 +263,11 @@ class PhaseChecker:
             self.err(f"Phase '{self.id}' (map) requires 'task'")
 
     def _type_parallel(self) -> None:
-        if not getattr(self.p, "branches", None):
+        if not field_of(self.p, "branches"):
             self.err(f"Phase '{self.id}' (parallel) requires non-empty 'branches'")
 
     def _type_race(self) -> None:
-        branches = getattr(self.p, "branches", None)
+        branches = field_of(self.p, "branches")
         if not branches:
             self.err(f"Phase '{self.id}' (race) requires non-empty 'branches'")
         elif len(branches) < 2:
@@ -255,7 +276,7 @@ class PhaseChecker:
     def _type_expand(self) -> None:
         if not self.has("def"):
             self.err(f"Phase '{self.id}' (expand) requires 'def' (fragment Taskflow or {{steps.X.json}})")
-        max_nodes = getattr(self.p, "max_nodes", None)
+        max_nodes = field_of(self.p, "max_nodes")
         if self.has("maxNodes") and not (is_num(max_nodes) and 1 <= max_nodes <= 100):
             self.err(f"Phase '{self.id}' (expand): maxNodes must be 1..100", "maxNodes")
 
@@ -265,11 +286,11 @@ class PhaseChecker:
             self.err(f"Phase '{self.id}' (reduce) requires 'from'")
         if not p.task:
             self.err(f"Phase '{self.id}' (reduce) requires 'task'")
-        batch = getattr(p, "batch_size", None)
+        batch = field_of(p, "batch_size")
         if self.has("batchSize"):
             if not (is_num(batch) and batch >= 2 and float(batch).is_integer()):
                 self.err(f"Phase '{self.id}' (reduce): batchSize must be an integer >= 2", "batchSize")
-            elif getattr(p, "reduce_strategy", None) != "tree":
+            elif field_of(p, "reduce_strategy") != "tree":
                 self.warn(
                     f"Phase '{self.id}' (reduce): batchSize is only used with reduceStrategy 'tree' — "
                     "ignored for one-shot",
@@ -277,7 +298,7 @@ class PhaseChecker:
                 )
 
     def _type_flow(self) -> None:
-        use = getattr(self.p, "use", None)
+        use = field_of(self.p, "use")
         has_use = isinstance(use, str) and len(use) > 0
         has_def = self.has("def")
         if not has_use and not has_def:
@@ -294,10 +315,10 @@ class PhaseChecker:
         p = self.p
         if not p.task:
             self.err(f"Phase '{self.id}' (loop) requires 'task' (the iteration body)")
-        if not getattr(p, "until", None):
+        if not field_of(p, "until"):
             self.err(f"Phase '{self.id}' (loop) requires 'until' (the stop condition)")
         if self.has("maxIterations"):
-            value = getattr(p, "max_iterations", None)
+            value = field_of(p, "max_iterations")
             if not (is_num(value) and value >= 1):
                 self.err(f"Phase '{self.id}' (loop): maxIterations must be a number >= 1", "maxIterations")
             elif value > 100:
@@ -305,26 +326,26 @@ class PhaseChecker:
 
     def _type_tournament(self) -> None:
         p = self.p
-        branches = getattr(p, "branches", None) or []
+        branches = field_of(p, "branches") or []
         if not branches and not p.task:
             self.err(
                 f"Phase '{self.id}' (tournament) requires 'task' (the competitor prompt) or non-empty 'branches'"
             )
         if self.has("variants"):
-            value = getattr(p, "variants", None)
+            value = field_of(p, "variants")
             if not (is_num(value) and value >= 2):
                 self.err(f"Phase '{self.id}' (tournament): variants must be a number >= 2", "variants")
             elif value > 20:
                 self.err(f"Phase '{self.id}' (tournament): variants must be <= 20", "variants")
         if branches and len(branches) < 2:
             self.err(f"Phase '{self.id}' (tournament): 'branches' needs at least 2 competitors", "branches")
-        mode = getattr(p, "mode", None)
+        mode = field_of(p, "mode")
         if mode and mode not in ("best", "aggregate"):
             self.err(f"Phase '{self.id}' (tournament): unknown mode '{mode}'", "mode")
 
     def _type_script(self) -> None:
         p = self.p
-        run = getattr(p, "run", None)
+        run = field_of(p, "run")
         if not run:
             self.err(f"Phase '{self.id}' (script) requires 'run' (the shell command)")
         if isinstance(run, list) and (not run or not run[0]):
@@ -444,10 +465,10 @@ class PhaseChecker:
         guards: list[tuple[tuple[str | int, ...], str, str, str]] = []  # (path, label, expr, consequence)
         if isinstance(self.p.when, str):
             guards.append((("when",), "when", self.p.when, "the guard fails open (the phase will run)"))
-        until = getattr(self.p, "until", None) if self.type == "loop" else None
+        until = field_of(self.p, "until") if self.type == "loop" else None
         if isinstance(until, str):
             guards.append((("until",), "until", until, "the loop stops after its first successful iteration"))
-        evals = getattr(self.p, "eval", None) if self.type == "gate" else None
+        evals = field_of(self.p, "eval") if self.type == "gate" else None
         for i, entry in enumerate(evals or []):
             # `left contains right` entries are not conditions (SPEC §5.8)
             if isinstance(entry, str) and entry.find(" contains ") <= 0:
