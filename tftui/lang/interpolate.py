@@ -225,7 +225,9 @@ def _steps_resolver(step_id: str, fieldname: str, rest: tuple[str, ...]) -> Reso
 
         def output(ctx: Context) -> Any:
             step = ctx.steps.get(step_id)
-            return MISSING if step is None else step.output_value()
+            if step is None:
+                return MISSING
+            return step.output if step.status != "failed" else FAILED_SENTINEL
 
         return output
     if fieldname == "error" and not rest:
@@ -244,7 +246,9 @@ def _steps_resolver(step_id: str, fieldname: str, rest: tuple[str, ...]) -> Reso
             step = ctx.steps.get(step_id)
             if step is None:
                 return MISSING
-            data = step.json_value()
+            data = step.json
+            if data is MISSING or data is None or step.status == "failed":
+                data = step.json_value()
             if type(data) is dict:
                 found = data.get(key, _NOPE)
                 if found is not _NOPE:
@@ -309,15 +313,18 @@ def value_text(value: Any) -> str:
 
 
 @lru_cache(maxsize=4096)
-def _compile_template(template: str) -> tuple[str, tuple[tuple[str, Resolver, str], ...]]:
-    """A template as its leading literal plus (path, resolver, following literal) per placeholder."""
-    refs: list[tuple[str, Resolver, str]] = []
-    matches = list(PLACEHOLDER_RE.finditer(template))
-    for i, match in enumerate(matches):
-        end = matches[i + 1].start() if i + 1 < len(matches) else len(template)
-        refs.append((match.group(1), compile_ref(match.group(1)), template[match.end() : end]))
-    head = template[: matches[0].start()] if matches else template
-    return head, tuple(refs)
+def _compile_template(template: str) -> tuple[str, tuple[tuple[str, Resolver], ...]]:
+    """A template as a `%`-format string (literals escaped) plus (path, resolver) per placeholder."""
+    pieces: list[str] = []
+    refs: list[tuple[str, Resolver]] = []
+    last = 0
+    for match in PLACEHOLDER_RE.finditer(template):
+        pieces.append(template[last : match.start()].replace("%", "%%"))
+        pieces.append("%s")
+        refs.append((match.group(1), compile_ref(match.group(1))))
+        last = match.end()
+    pieces.append(template[last:].replace("%", "%%"))
+    return "".join(pieces), tuple(refs)
 
 
 def interpolate(template: Any, ctx: Context) -> Interpolated:
@@ -328,26 +335,24 @@ def interpolate(template: Any, ctx: Context) -> Interpolated:
         template = str(template)
     if "{" not in template:
         return Interpolated(template, [])
-    head, refs = _compile_template(template)
+    form, refs = _compile_template(template)
     if not refs:
         return Interpolated(template, [])
-    out = [head]
-    append = out.append
+    texts: list[str] = []
     missing: list[str] = []
-    for path, resolver, tail in refs:
+    for path, resolver in refs:
         try:
             value = resolver(ctx)
         except Exception:  # a malformed context: treat the ref as unresolved
             value = MISSING
         if type(value) is str:
-            append(value)
+            texts.append(value)
         elif value is MISSING:
-            append("{" + path + "}")
+            texts.append("{" + path + "}")
             missing.append(path)
         else:
-            append(value_text(value))
-        append(tail)
-    return Interpolated("".join(out), missing)
+            texts.append(value_text(value))
+    return Interpolated(form % tuple(texts), missing)
 
 
 def interpolate_value(value: Any, ctx: Context) -> Any:
