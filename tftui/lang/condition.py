@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from tftui.lang.interpolate import Context, compile_ref, interpolate, missing_warning, resolve
+from tftui.lang.interpolate import Context, JSFunction, compile_ref, interpolate, missing_warning, resolve
 from tftui.lang.jsops import ORDER, compare, js_numeric, js_string, str_compare, truthy
 from tftui.lang.values import JS_WHITESPACE, MISSING, js_json_stringify, js_trim
 
@@ -230,6 +230,8 @@ _parse_cached = lru_cache(maxsize=4096)(_parse_uncached)
 
 def parse(expr: str) -> Expr:
     """AST of a condition; raises ConditionSyntaxError(message, position). Cached by text."""
+    if not isinstance(expr, str):
+        raise ConditionSyntaxError("condition must be a string", 0)
     result = _parse_cached(expr)
     if isinstance(result, ConditionSyntaxError):
         raise ConditionSyntaxError(result.message, result.position)
@@ -406,6 +408,8 @@ def explain(expr: str, ctx: Context) -> Explanation:
 def _show(value: Any) -> str:
     if value is MISSING:
         return "unresolved"
+    if isinstance(value, JSFunction):
+        return "function"
     try:
         shown = js_json_stringify(value, None)
     except (TypeError, ValueError, RecursionError):
