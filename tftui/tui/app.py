@@ -111,6 +111,8 @@ class TftuiApp(ReloadMixin, App[int]):
         self._apply_theme_colours()
         tree = self.query_one(DagTree)
         tree.state = self.state
+        tree.stale = self.stale  # shared sets: the tree reads them when it draws a label
+        tree.breakpoints = self.ctl.breakpoints
         tree.now = self._now
         tree.load(self.flow)
         tree.focus()
@@ -327,11 +329,16 @@ class TftuiApp(ReloadMixin, App[int]):
         self.ctl.running = False
         self.start_run()
 
+    # Toggling `display` on one widget restyles only that widget (a screen class would
+    # restyle the whole DOM on every press).
     def action_toggle_log(self) -> None:
-        self.screen.toggle_class("-no-log")
+        log = self.query_one(EventLog)
+        log.display = not log.display
 
     def action_toggle_detail(self) -> None:
-        self.screen.toggle_class("-no-detail")
+        right = self.query_one("#right")
+        right.display = not right.display
+        self.query_one(DagTree).styles.width = "1fr" if not right.display else None
 
     def action_next_tab(self) -> None:
         self.query_one(PhaseDetail).cycle(1)
