@@ -153,6 +153,11 @@ MATRIX = [
         ],
     ),
     (
+        {"task": "x", "idleTimeout": 500},
+        ["Phase 'p': 'idleTimeout' must be 0 (disable) or >= 1000 ms, got 500"],
+    ),
+    ({"type": "approval", "idleTimeout": 0}, []),
+    (
         {"task": "x", "agent": "Executor"},
         [
             "Phase 'p': agent 'Executor' has invalid name format (expected lowercase alphanumeric with hyphens)"
@@ -322,10 +327,12 @@ def test_check_flow_on_a_model_directly():
     assert [d.message for d in check_flow(flow)] == ["Missing or invalid 'name'"]
 
 
-def test_conformance_flows_validate_cleanly():
+def test_conformance_flows_validate_like_the_reference():
     cases = json.loads((CONFORMANCE / "flows.json").read_text())["cases"]
     for case in cases:
         expected = case["validation"]
         result = load_flow_text(json.dumps(case["input"]["flow"]), args=case["input"].get("args"))
         assert [d.message for d in result.errors] == expected["errors"], case["id"]
-        assert [d.message for d in result.warnings] == expected["warnings"], case["id"]
+        # tftui adds warnings of its own (guard syntax, unknown keys); the reference's must all be there
+        ours = [d.message for d in result.warnings]
+        assert [w for w in expected["warnings"] if w in ours] == expected["warnings"], case["id"]

@@ -112,6 +112,7 @@ class PhaseChecker:
             self._idempotent()
             getattr(self, f"_type_{ptype}")()
             self._timeout()
+            self._idle_timeout()
         self._retry()
         if self.p.join and self.p.join not in ("all", "any"):
             self.err(f"Phase '{pid}': unknown join mode '{self.p.join}'", "join")
@@ -383,6 +384,27 @@ class PhaseChecker:
             self.err(f"Phase '{pid}' ({ptype}): 'timeout' is not supported for {ptype} phases", "timeout")
         elif not (is_num(value) and value >= 1000):
             self.err(f"Phase '{pid}' ({ptype}): 'timeout' must be a number >= 1000 ms", "timeout")
+
+    def _idle_timeout(self) -> None:
+        if not self.has("idleTimeout"):
+            return
+        pid, ptype, value = self.id, self.type, self.p.idle_timeout
+        if ptype not in AGENT_RUNNING:
+            self.warn(
+                f"Phase '{pid}' ({ptype}): 'idleTimeout' only applies to agent-running phases "
+                f"({'/'.join(sorted(AGENT_RUNNING))}) — ignored here",
+                "idleTimeout",
+            )
+        elif not is_num(value) or value < 0:
+            shown = value if is_num(value) else json_type(value)
+            self.err(
+                f"Phase '{pid}': 'idleTimeout' must be a non-negative finite number (ms), got {shown}",
+                "idleTimeout",
+            )
+        elif 0 < value < 1000:
+            self.err(
+                f"Phase '{pid}': 'idleTimeout' must be 0 (disable) or >= 1000 ms, got {value}", "idleTimeout"
+            )
 
     def _retry(self) -> None:
         retry = self.p.retry

@@ -181,6 +181,11 @@ class PhaseBase(BaseModel):
     cache: Any = Field(
         default=None, description="Cache policy {scope: run-only|cross-run|off, ttl?, fingerprint?} (P2)."
     )
+    idle_timeout: Any = Field(
+        default=None,
+        alias="idleTimeout",
+        description="[agent-running] Idle watchdog in ms (0 disables, else >= 1000); overrides the flow's (P2).",
+    )
     share_context: Any = Field(
         default=None,
         alias="shareContext",
