@@ -1,14 +1,21 @@
-"""Fixtures for the headless CLI tests: run `python -m tftui` in a subprocess, isolated."""
+"""Fixtures for the headless CLI tests.
+
+`tftui(*argv)` runs the CLI in-process (`tftui.cli.main`, output captured) because a
+fresh interpreter per call costs over a second of imports; `tftui(*argv, subprocess=True)`
+runs `python -m tftui` for what needs a real process (the entry point, signals, kills).
+Both are isolated: no user/project config, no inherited TFTUI_* settings, runs journaled
+under the test's tmp_path.
+"""
 
 from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from subprocess import run as subprocess_run
 from typing import Any
 
 import pytest
@@ -40,14 +47,39 @@ def isolated_env(tmp_path: Path) -> dict[str, str]:
 
 
 @pytest.fixture
-def tftui(tmp_path: Path) -> Callable[..., Done]:
+def tftui(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Callable[..., Done]:
     env = isolated_env(tmp_path)
 
-    def run(*argv: str, timeout: float = 60, extra_env: dict[str, str] | None = None) -> Done:
-        proc = subprocess.run(
+    def run(*argv: str, timeout: float = 60, subprocess: bool = False) -> Done:
+        if not subprocess:
+            return in_process(argv)
+        return in_subprocess(argv, timeout)
+
+    def in_process(argv: tuple[str, ...]) -> Done:
+        from tftui.cli import main
+
+        with monkeypatch.context() as m:
+            for key in [k for k in os.environ if k.startswith("TFTUI_")]:
+                m.delenv(key)
+            for key in ("TFTUI_RUNS_DIR", "XDG_CONFIG_HOME", "HOME"):
+                m.setenv(key, env[key])
+            m.delenv("NO_COLOR", raising=False)
+            m.chdir(tmp_path)
+            capsys.readouterr()
+            try:
+                code = main(list(argv))
+            except SystemExit as exc:  # argparse usage errors
+                code = exc.code if isinstance(exc.code, int) else 2
+            out, err = capsys.readouterr()
+        return Done(code, out, err)
+
+    def in_subprocess(argv: tuple[str, ...], timeout: float) -> Done:
+        proc = subprocess_run(
             [sys.executable, "-m", "tftui", *argv],
             cwd=tmp_path,
-            env={**env, **(extra_env or {})},
+            env=env,
             capture_output=True,
             text=True,
             timeout=timeout,

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 FLOWS = Path(__file__).resolve().parent / "flows"
@@ -114,14 +116,28 @@ def test_runs_tolerates_torn_journal_and_shows_interrupted(tftui, runs_dir: Path
     run_dir = only_run_dir(runs_dir)
     events = run_dir / "events.jsonl"
     lines = events.read_text().splitlines(keepends=True)
-    # Simulate a kill: drop RunFinished and leave half a line behind.
+    # Simulate a kill: drop RunFinished, leave half a line behind, and make the writer a dead process.
     events.write_text("".join(lines[:-1]) + lines[-1][: len(lines[-1]) // 2])
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    meta = json.loads((run_dir / "meta.json").read_text())
+    meta["pid"] = dead.pid
+    (run_dir / "meta.json").write_text(json.dumps(meta))
     listed = tftui("runs", "--json")
     entry = listed.json()[0]
     assert entry["status"] == "interrupted"
     assert any("torn last line" in w for w in entry["warnings"])
     table = tftui("runs")
     assert "interrupted" in table.stdout and "torn last line" in table.stderr
+
+
+def test_runs_shows_a_live_run_as_running(tftui, runs_dir: Path) -> None:
+    assert tftui("run", str(SAMPLES / "map_reduce.json"), "--quiet").code == 0
+    run_dir = only_run_dir(runs_dir)
+    events = run_dir / "events.jsonl"
+    events.write_text("".join(events.read_text().splitlines(keepends=True)[:-1]))
+    # meta.json names this (live) test process as the writer: the run is not "interrupted".
+    assert tftui("runs", "--json").json()[0]["status"] == "running"
 
 
 def test_runs_empty(tftui) -> None:

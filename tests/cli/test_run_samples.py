@@ -112,7 +112,9 @@ def test_tournament(tftui) -> None:
 
 def test_samples_run_without_flags(tftui, runs_dir: Path) -> None:
     """`tftui run sample_flows/NAME.json` finds its replies; text mode prints output + summary."""
-    done = tftui("run", str(SAMPLES / "map_reduce.json"), "--no-wait")
+    done = tftui(
+        "run", str(SAMPLES / "map_reduce.json"), "--no-wait", subprocess=True
+    )  # the real entry point
     assert done.code == 0, done.stderr
     assert done.stdout.strip().startswith("Weekly report:")
     assert "✓ review-each" in done.stderr or "+ review-each" in done.stderr

@@ -251,7 +251,7 @@ def execute(args: argparse.Namespace) -> int:
     if plan.resume_state is not None:
         progress.seed(copy.deepcopy(plan.resume_state))
     for note in plan.notes:
-        if not args.json:
+        if not args.quiet:  # stderr, so also with --json (whose notes list repeats them)
             progress.message(note)
 
     journal = None

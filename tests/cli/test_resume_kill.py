@@ -1,0 +1,180 @@
+"""Kill a run (SIGKILL / SIGINT / SIGTERM) mid-way, then `tftui run --resume` finishes it from its journal."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tftui.engine.journal import decode_events, read_journal
+from tftui.engine.state import fold
+
+FLOWS = Path(__file__).resolve().parent / "flows"
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    import os
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TFTUI_")}
+    env.update(
+        TFTUI_RUNS_DIR=str(tmp_path / "runs"),
+        XDG_CONFIG_HOME=str(tmp_path / "xdg"),
+        HOME=str(tmp_path / "home"),
+    )
+    return env
+
+
+def _start(tmp_path: Path, flow: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "tftui", "run", str(flow), "--json"],
+        cwd=tmp_path,
+        env=_env(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _rows(run_dir: Path) -> list[dict]:
+    return read_journal(run_dir)[0]
+
+
+def _wait_for(proc: subprocess.Popen[str], tmp_path: Path, ready: Callable[[list[dict]], bool]) -> Path:
+    """Poll the journal (not the clock) until `ready(rows)`; returns the run directory."""
+    runs = tmp_path / "runs"
+    deadline = time.monotonic() + 30  # a safety net against a hung test, not a timing assertion
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "the run finished before the test could interrupt it"
+        dirs = [p for p in runs.iterdir() if p.is_dir()] if runs.exists() else []
+        if dirs and ready(_rows(dirs[0])):
+            return dirs[0]
+        time.sleep(0.01)
+    proc.kill()
+    raise AssertionError("the journal never reached the expected point")
+
+
+def _finished(rows: list[dict]) -> list[str]:
+    return [r["phase_id"] for r in rows if r.get("kind") == "phase_finished"]
+
+
+def _resume(tmp_path: Path, flow: Path, run_id: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tftui", "run", str(flow), "--resume", run_id, "--json"],
+        cwd=tmp_path,
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def _comparable(out: dict) -> dict:
+    return {pid: (p["status"], p["output"], p["error"], p["attempts"]) for pid, p in out["phases"].items()}
+
+
+def test_kill9_then_resume_equals_an_uninterrupted_run(tmp_path: Path, tftui) -> None:
+    flow = FLOWS / "slow_chain.json"
+    proc = _start(tmp_path, flow)
+    run_dir = _wait_for(proc, tmp_path, lambda rows: len(_finished(rows)) >= 3)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=10)
+    assert proc.returncode == -signal.SIGKILL
+
+    before, _meta, warnings = read_journal(run_dir)
+    finished_before = set(_finished(before))
+    assert 3 <= len(finished_before) < 6
+    assert not any(r["kind"] == "run_finished" for r in before)
+    listed = subprocess.run(
+        [sys.executable, "-m", "tftui", "runs", "--json"],
+        cwd=tmp_path,
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert json.loads(listed.stdout)[0]["status"] == "interrupted"
+
+    resumed = _resume(tmp_path, flow, run_dir.name)
+    assert resumed.returncode == 0, resumed.stderr
+    out = json.loads(resumed.stdout)
+    assert out["status"] == "completed" and out["run_id"] == run_dir.name
+
+    after, _meta, warnings = read_journal(run_dir)
+    assert warnings == []  # the journal parses, whole
+    assert after[: len(before)] == before  # append-only: nothing rewritten
+    new = after[len(before) :]
+    assert new[0]["kind"] == "run_started" and new[0]["resumed"] is True
+    # No finished phase's agent was called again.
+    called_again = {r["node_path"] for r in new if r["kind"] == "attempt_started"}
+    assert not (called_again & finished_before)
+    # Every phase finished exactly once over the whole journal, and each agent was called once
+    # except, at most, the one in flight at the kill.
+    assert sorted(_finished(after)) == sorted(out["phases"])
+    calls = [r["node_path"] for r in after if r["kind"] == "attempt_started"]
+    assert len(calls) - len(set(calls)) <= 1
+
+    # The folded journal and the printed result agree, and equal an uninterrupted run.
+    state = fold(decode_events(after)[0])
+    assert {pid: str(p.status) for pid, p in state.phases.items()} == {
+        pid: p["status"] for pid, p in out["phases"].items()
+    }
+    fresh = subprocess.run(
+        [sys.executable, "-m", "tftui", "run", str(flow), "--json", "--no-journal"],
+        cwd=tmp_path,
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    reference = json.loads(fresh.stdout)
+    assert _comparable(out) == _comparable(reference)
+    assert out["final_output"] == reference["final_output"] == "publish-result"
+    assert out["totals"]["tokens"] >= reference["totals"]["tokens"]  # an in-flight call may be paid twice
+
+
+def test_in_flight_side_effect_is_reported_not_repeated(tmp_path: Path, tftui) -> None:
+    flow = FLOWS / "slow_side_effect.json"
+    proc = _start(tmp_path, flow)
+    run_dir = _wait_for(
+        proc,
+        tmp_path,
+        lambda rows: any(r["kind"] == "attempt_started" and r["node_path"] == "charge" for r in rows),
+    )
+    proc.kill()
+    proc.communicate(timeout=10)
+
+    before = _rows(run_dir)
+    resumed = tftui("run", str(flow), "--resume", run_dir.name, "--json")
+    assert resumed.code == 1, resumed.stderr
+    assert "'charge' (idempotent: false) was in flight" in resumed.stderr
+    assert "NOT repeated" in resumed.stderr
+    out = resumed.json()
+    assert out["status"] == "failed"
+    charge = out["phases"]["charge"]
+    assert charge["status"] == "failed" and "not re-run" in charge["error"]
+    assert out["phases"]["prepare"]["status"] == "done"
+    assert out["phases"]["receipt"]["status"] == "skipped"
+    new = _rows(run_dir)[len(before) :]
+    assert not [r for r in new if r["kind"] == "attempt_started"]  # nothing was called again
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_interrupt_exits_130_with_a_resume_hint(tmp_path: Path, tftui, sig: signal.Signals) -> None:
+    flow = FLOWS / "slow_chain.json"
+    proc = _start(tmp_path, flow)
+    run_dir = _wait_for(proc, tmp_path, lambda rows: len(_finished(rows)) >= 1)
+    proc.send_signal(sig)
+    _stdout, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr
+    assert f"--resume {run_dir.name}" in stderr
+    rows, _meta, warnings = read_journal(run_dir)
+    assert warnings == [] and not any(r["kind"] == "run_finished" for r in rows)
+    resumed = tftui("run", str(flow), "--resume", run_dir.name, "--json")
+    assert resumed.code == 0, resumed.stderr
+    assert resumed.json()["final_output"] == "publish-result"
