@@ -252,3 +252,20 @@ def test_invalid_file_keeps_model_for_display():
     result = load_flow_text('{"name": "n", "phases": [{"id": "a"}]}')
     assert result.flow is None
     assert result.model is not None and result.model.phases[0].id == "a"
+
+
+def test_invalid_value_is_not_also_reported_as_missing():
+    text = json.dumps(
+        {
+            "name": "n",
+            "phases": [
+                {"id": "b", "type": "parallel", "branches": [1, "x"]},
+                {"id": "s", "type": "script", "run": 5},
+            ],
+        }
+    )
+    assert [d.message for d in load_flow_text(text).diagnostics] == [
+        "Phase 'b': branches[0] must be an object with a 'task', got number",
+        "Phase 'b': branches[1] must be an object with a 'task', got string",
+        "Phase 's': field 'run' must be an array or a string, got number",
+    ]

@@ -205,7 +205,7 @@ def _validate(cls: type[BaseModel], data: dict[str, Any], phase_id: str | None, 
             return cls.model_validate(data, strict=True, by_alias=True, by_name=False)
         except ValidationError as exc:
             dropped = False
-            for loc, diag in _schema_diags(exc, data, phase_id, base):
+            for loc, diag in list(_schema_diags(exc, data, phase_id, base)):  # all read before any drop
                 out.append(diag)
                 dropped = _drop(data, loc) or dropped
             if not dropped:
@@ -298,6 +298,7 @@ def load_flow_text(
     if flow is not None and check:
         prior = any(d.is_error for d in diags)
         found = check_flow(flow, args, prior_errors=prior, promote=False, indices=indices)
+        found = [d for d in found if not _follow_up(d, schema_diags)]
         raw_phases = data.get("phases")
         if isinstance(raw_phases, list) and raw_phases:
             # every phase was unbuildable (already reported): "at least one phase" would mislead
@@ -310,6 +311,16 @@ def load_flow_text(
     located = [_locate(d, locator, kind) for d in diags]
     ok = flow is not None and check and not any(d.is_error for d in located)
     return LoadResult(flow if ok else None, located, text, path, model=flow, shorthand=kind, data=data)
+
+
+def _follow_up(diag: Diagnostic, schema_diags: list[Diagnostic]) -> bool:
+    """A `requires 'x'` error about a field whose present value was already reported as invalid."""
+    if " requires " not in diag.message:
+        return False
+    for bad in schema_diags:
+        if len(bad.path) >= 3 and bad.path[:2] == diag.path[:2] and f"'{bad.path[2]}'" in diag.message:
+            return True
+    return False
 
 
 def _locate(diag: Diagnostic, locator: Locator, kind: Kind | None) -> Diagnostic:
