@@ -150,7 +150,14 @@ def test_secrets_are_redacted(tmp_path: Path) -> None:
 
 
 def test_redact_leaves_ordinary_values() -> None:
-    value = {"tokens": 5, "max_tokens": 9, "output": "a key insight", "contextTokens": 1, "secretive": "x"}
+    value = {
+        "tokens": 5,
+        "max_tokens": 9,
+        "output": "a key insight; Authorization: required; the bearer of bad news",
+        "contextTokens": 1,
+        "secretive": "x",
+        "api_key": None,
+    }
     assert redact(value) == value
 
 

@@ -181,3 +181,43 @@ def test_text_mode_progress_lines_are_plain_when_not_a_tty(tftui) -> None:
     assert "1 attempt" in deploy and "503 service unavailable" in deploy
     assert lines[-1].startswith("failed · 1 done, 1 failed, 1 skipped")
     assert done.stdout == "artifact: app-1.4.0.tar.gz\n"
+
+
+def _interrupted_copy(tftui, tmp_path: Path, runs_dir: Path) -> tuple[Path, Path]:
+    """Run a copy of map_reduce, then cut its journal after the first finished phase (a simulated kill)."""
+    flow = tmp_path / "mr.json"
+    flow.write_bytes((SAMPLES / "map_reduce.json").read_bytes())
+    (tmp_path / "mr.replies.json").write_bytes((SAMPLES / "map_reduce.replies.json").read_bytes())
+    assert tftui("run", str(flow), "--quiet").code == 0
+    run_dir = only_run_dir(runs_dir)
+    lines = (run_dir / "events.jsonl").read_text().splitlines(keepends=True)
+    cut = next(i for i, line in enumerate(lines) if '"phase_finished"' in line) + 1
+    (run_dir / "events.jsonl").write_text("".join(lines[:cut]))
+    return flow, run_dir
+
+
+def test_resume_without_flow_argument_uses_the_recorded_path(tftui, tmp_path: Path, runs_dir: Path) -> None:
+    _flow, run_dir = _interrupted_copy(tftui, tmp_path, runs_dir)
+    done = tftui("run", "--resume", run_dir.name[:-2], "--json")  # a unique prefix is enough
+    assert done.code == 0, done.stderr
+    assert "resuming run" in done.stderr and "1/3 phases already finished" in done.stderr
+    out = done.json()
+    assert out["status"] == "completed" and out["run_id"] == run_dir.name
+    rows = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
+    calls = [r["node_path"] for r in rows if r["kind"] == "attempt_started"]
+    assert calls.count("list") == 1  # the finished phase was not called again
+    assert len(calls) == 5
+    assert out["totals"]["attempts"] == 5
+
+
+def test_resume_refuses_a_changed_flow(tftui, tmp_path: Path, runs_dir: Path) -> None:
+    flow, run_dir = _interrupted_copy(tftui, tmp_path, runs_dir)
+    flow.write_text(flow.read_text().replace("weekly report", "monthly report"))
+    done = tftui("run", str(flow), "--resume", run_dir.name)
+    assert done.code == 2
+    assert "changed since run" in done.stderr and "start a new run" in done.stderr
+
+
+def test_resume_and_no_journal_conflict(tftui) -> None:
+    done = tftui("run", str(SAMPLES / "map_reduce.json"), "--resume", "x", "--no-journal")
+    assert done.code == 2 and "cannot be combined with --no-journal" in done.stderr

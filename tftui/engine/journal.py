@@ -61,10 +61,11 @@ _SECRET_KEYS = frozenset(
 )
 _SECRET_SUFFIXES = ("_api_key", "_apikey", "_secret", "_password")
 _CAMEL_RE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-# Secret-looking fragments inside free text (an error message quoting a header, a key).
+# Credential-looking fragments inside free text (an error message quoting a header, a key).
+# Deliberately narrow: journaled outputs feed resumed runs, so ordinary prose must survive.
 _TEXT_SECRET_RES = (
-    re.compile(r"(?i)(\bauthorization\s*[:=]\s*)(?:bearer\s+|basic\s+)?[^\s\"',;]+"),
-    re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}"),
+    re.compile(r"(?i)(\bauthorization\s*[:=]\s*(?:bearer|basic|token)\s+)[A-Za-z0-9._~+/=-]{8,}"),
+    re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{16,}"),
     re.compile(r"()\bsk-[A-Za-z0-9_-]{16,}"),
 )
 

@@ -1,0 +1,134 @@
+"""The headless progress printer: phase lines, tty status line, plain output elsewhere."""
+
+from __future__ import annotations
+
+import io
+
+from tftui.commands.progress import Progress
+from tftui.commands.run_report import exit_code_for, summary_line
+from tftui.engine import events as ev
+
+
+class Stream(io.StringIO):
+    def __init__(self, tty: bool, encoding: str = "utf-8") -> None:
+        super().__init__()
+        self._tty = tty
+        self._encoding = encoding
+
+    def isatty(self) -> bool:
+        return self._tty
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return self._encoding
+
+
+def feed(progress: Progress) -> None:
+    events = [
+        ev.RunStarted(
+            run_id="r",
+            flow_name="f",
+            phase_ids=["fetch", "review", "publish"],
+            phase_types={"fetch": "agent", "review": "gate", "publish": "agent"},
+        ),
+        ev.PhaseStarted(phase_id="fetch"),
+        ev.AttemptStarted(phase_id="fetch", node_path="fetch", attempt=0),
+        ev.AgentReturned(
+            phase_id="fetch", node_path="fetch", attempt=0, error="429", usage={"input": 5, "output": 0}
+        ),
+        ev.AttemptFailed(
+            phase_id="fetch", node_path="fetch", attempt=0, error="429", transient=True, will_retry=True
+        ),
+        ev.BackoffStarted(phase_id="fetch", node_path="fetch", attempt=0, delay_ms=2000),
+    ]
+    for event in events:
+        progress.on_event(event)
+
+
+def finish(progress: Progress) -> None:
+    for event in [
+        ev.AttemptStarted(phase_id="fetch", node_path="fetch", attempt=1),
+        ev.AgentReturned(
+            phase_id="fetch", node_path="fetch", attempt=1, output="x", usage={"input": 5, "output": 4}
+        ),
+        ev.PhaseFinished(
+            phase_id="fetch",
+            status="done",
+            output="x",
+            attempts=2,
+            duration_ms=1500,
+            usage={"input": 10, "output": 4},
+        ),
+        ev.PhaseStarted(phase_id="review", phase_type="gate"),
+        ev.PhaseFinished(
+            phase_id="review", status="done", output="no", gate={"verdict": "block", "reason": "unsourced"}
+        ),
+        ev.PhaseSkipped(phase_id="publish", reason="Gate blocked: unsourced"),
+        ev.RunFinished(status="blocked", final_output="Gate blocked the workflow."),
+    ]:
+        progress.on_event(event)
+
+
+def test_plain_lines_when_not_a_tty() -> None:
+    stream = Stream(tty=False)
+    progress = Progress(stream=stream)
+    feed(progress)
+    progress.draw_status()  # no-op off a terminal
+    finish(progress)
+    text = stream.getvalue()
+    assert "\r" not in text and "\x1b" not in text
+    lines = text.splitlines()
+    assert len(lines) == 3
+    assert lines[0].split()[:6] == ["✓", "fetch", "agent", "done", "2", "attempts"]
+    assert "1.5s" in lines[0] and "14 tok" in lines[0]
+    assert lines[1].split()[:4] == ["⊘", "review", "gate", "blocked"] and lines[1].endswith("unsourced")
+    assert lines[2].split()[:4] == ["–", "publish", "agent", "skipped"]
+    assert lines[2].endswith("Gate blocked: unsourced")
+    assert progress.calls == 2
+
+
+def test_status_line_on_a_tty_is_redrawn_in_place() -> None:
+    stream = Stream(tty=True)
+    progress = Progress(stream=stream, color=False)
+    feed(progress)
+    status = progress.status_text()
+    assert "0/3 phases" in status and "fetch (backoff" in status
+    progress.draw_status()
+    assert stream.getvalue().startswith("\r\x1b[K")
+    finish(progress)
+    text = stream.getvalue()
+    # The status line is cleared before each phase line, so lines never mix with it.
+    assert "\r\x1b[K✓ fetch" in text
+
+
+def test_colour_only_on_a_tty_and_ascii_fallback() -> None:
+    stream = Stream(tty=True)
+    progress = Progress(stream=stream)
+    if progress.color:  # NO_COLOR in the environment turns it off
+        feed(progress)
+        finish(progress)
+        assert "\x1b[32m✓\x1b[0m" in stream.getvalue()
+    ascii_stream = Stream(tty=False, encoding="ascii")
+    plain = Progress(stream=ascii_stream)
+    feed(plain)
+    finish(plain)
+    assert ascii_stream.getvalue().splitlines()[0].startswith("+ fetch")
+    ascii_stream.getvalue().encode("ascii")
+
+
+def test_quiet_prints_nothing() -> None:
+    stream = Stream(tty=True)
+    progress = Progress(stream=stream, quiet=True)
+    feed(progress)
+    progress.draw_status()
+    finish(progress)
+    assert stream.getvalue() == ""
+
+
+def test_summary_and_exit_codes() -> None:
+    progress = Progress(stream=Stream(tty=False))
+    feed(progress)
+    finish(progress)
+    line = summary_line(progress.state, status="blocked", run_dir=None, calls=2, duration_ms=61000)
+    assert line == "blocked · 2 done, 0 failed, 1 skipped · 2 attempts · 14 tok · $0.00 · 1m01s"
+    assert [exit_code_for(s) for s in ("completed", "failed", "blocked", "paused")] == [0, 1, 1, 130]
