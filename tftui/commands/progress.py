@@ -228,6 +228,7 @@ class Progress:
 
 def _terminal_width(stream: Any) -> int:
     try:
-        return os.get_terminal_size(stream.fileno()).columns
+        columns = os.get_terminal_size(stream.fileno()).columns
     except (OSError, AttributeError, ValueError):
         return 80
+    return columns if columns > 10 else 80  # a pty with no size reports 0
