@@ -76,9 +76,12 @@ def overview(
         if spec.agent:
             out.append(f"Agent: {spec.agent}\n")
         if spec.retry is not None:
-            out.append(
-                f"Retry: max {spec.retry.max}, backoffMs {spec.retry.backoff_ms}, factor {spec.retry.factor}\n"
-            )
+            parts = [f"max {spec.retry.max}"]
+            if spec.retry.backoff_ms is not None:
+                parts.append(f"backoffMs {spec.retry.backoff_ms}")
+            if spec.retry.factor is not None:
+                parts.append(f"factor {spec.retry.factor}")
+            out.append(f"Retry: {', '.join(parts)}\n")
     guard_expr = guard_override if guard_override is not None else (spec.when if spec else None)
     if guard_expr or (state and state.guard):
         out.append("Guard: ")

@@ -1,0 +1,57 @@
+"""The human runner: a modal shows the node path and prompt and takes the answer;
+approval phases open approve / reject / edit."""
+
+from __future__ import annotations
+
+from textual.widgets import TextArea
+
+from tftui.agents.human import HumanRunner
+from tftui.tui.screens.modals import AnswerScreen, ApprovalScreen
+
+
+async def test_human_answers_and_approves(h):
+    holder = {}
+    runner = HumanRunner(lambda request: holder["app"].ask_human(request))
+    app = h.make_app(h.FIXTURES / "human.json", runner=runner)
+    holder["app"] = app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("c")
+        await h.settle(pilot, lambda: isinstance(app.screen, AnswerScreen))
+        screen = app.screen
+        assert screen.node_path == "idea"
+        assert "Name one colour." in str(screen.query_one("#answer-prompt").render())
+        screen.query_one(TextArea).insert("teal\nnot red")
+        await pilot.press("ctrl+s")
+        await h.settle(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        assert app.state.phases["idea"].output == "teal\nnot red"
+        assert "Ship the colour teal" in app.screen.message
+        await pilot.press("ctrl+a")
+        await h.settle(pilot, lambda: isinstance(app.screen, AnswerScreen))
+        assert app.screen.node_path == "ship"
+        app.screen.query_one(TextArea).insert("shipped")
+        await pilot.press("ctrl+s")
+        await h.run_to_end(pilot, app)
+        assert app.state.status == "completed"
+        assert app.state.phases["ok"].output == "(approve)"
+        assert app.state.phases["ship"].output == "shipped"
+        assert runner.answered == 2
+
+
+async def test_reject_with_note_blocks_the_run(h):
+    holder = {}
+    runner = HumanRunner(lambda request: holder["app"].ask_human(request))
+    app = h.make_app(h.FIXTURES / "human.json", runner=runner)
+    holder["app"] = app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("c")
+        await h.settle(pilot, lambda: isinstance(app.screen, AnswerScreen))
+        app.screen.query_one(TextArea).insert("blue")
+        await pilot.press("ctrl+s")
+        await h.settle(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        app.screen.query_one(TextArea).insert("not this one")
+        await pilot.press("ctrl+r")
+        await h.run_to_end(pilot, app)
+        assert app.state.status == "blocked"
+        assert h.statuses(app)["ok"] == "blocked"
+        assert app.state.phases["ok"].gate == {"verdict": "block", "reason": "not this one"}
+        assert h.statuses(app)["ship"] == "skipped"

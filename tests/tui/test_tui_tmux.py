@@ -1,0 +1,61 @@
+"""Smoke test in a real terminal: `python -m tftui sample_flows/validate.json` in a detached
+80x24 tmux session; press the run key and read the screen back with capture-pane."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+FLOW = ROOT / "sample_flows" / "validate.json"
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+
+def _capture(session: str) -> str:
+    return subprocess.run(
+        ["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True, check=False
+    ).stdout
+
+
+def _wait_for(session: str, predicate, tries: int = 150) -> str:
+    screen = ""
+    for _ in range(tries):
+        screen = _capture(session)
+        if predicate(screen):
+            return screen
+        time.sleep(0.1)  # polling a real terminal; the test asserts on content, never on time
+    return screen
+
+
+@pytest.mark.skipif(not FLOW.exists(), reason="sample_flows/validate.json is not in this checkout")
+def test_tmux_run_validate_flow():
+    import json
+
+    phase_ids = [p["id"] for p in json.loads(FLOW.read_text())["phases"]]
+    session = f"tftui-smoke-{uuid.uuid4().hex[:8]}"
+    command = f"cd {ROOT} && {sys.executable} -m tftui {FLOW.relative_to(ROOT)} --no-watch --no-animations"
+    subprocess.run(
+        ["tmux", "new-session", "-d", "-s", session, "-x", "80", "-y", "24", command], check=True
+    )
+    try:
+        screen = _wait_for(session, lambda s: "READY" in s)
+        assert "READY" in screen, screen
+        assert all(pid in screen for pid in phase_ids), screen
+        subprocess.run(["tmux", "send-keys", "-t", session, "c"], check=True)
+        screen = _wait_for(session, lambda s: "COMPLETED" in s or "FAILED" in s or "BLOCKED ·" in s)
+        assert "COMPLETED" in screen, screen
+        assert f"{len(phase_ids)}/{len(phase_ids)}" in screen
+        for pid in phase_ids:
+            line = next(line for line in screen.splitlines() if f" {pid} " in line)
+            assert "✓" in line, line
+        subprocess.run(["tmux", "send-keys", "-t", session, "q"], check=True)
+        _wait_for(session, lambda s: "COMPLETED" not in s, tries=50)
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, check=False)
