@@ -162,6 +162,8 @@ class Progress:
         if self.quiet:
             return
         self._write_line(self.format_phase(phase))
+        for warning in phase.warnings:
+            self._write_line(f"    warning: {_one_line(warning, 160)}")
 
     def message(self, text: str) -> None:
         """A free-form note (resume notices, warnings) that must not collide with the status line."""

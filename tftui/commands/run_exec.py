@@ -43,13 +43,13 @@ def _err(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def _load_checked(flow_path: Path, args: dict[str, Any]) -> tuple[Any, str] | None:
-    """Load + check the flow; print diagnostics; None when it has errors."""
+def _load_checked(flow_path: Path, args: dict[str, Any], *, quiet: bool = False) -> tuple[Any, str] | None:
+    """Load + check the flow (runtime mode: with the run's args); print diagnostics; None on errors."""
     from tftui.flow.load import load_flow
 
-    result = load_flow(flow_path, args=args or None)
+    result = load_flow(flow_path, args=args)
     for diag in result.diagnostics:
-        if diag.is_error or result.flow is None:
+        if diag.is_error or result.flow is None or not quiet:
             _err(diag.format(str(flow_path)))
     if result.flow is None:
         count = len(result.errors) or 1
@@ -66,7 +66,7 @@ def _plan_fresh(args: argparse.Namespace, cli_args: dict[str, Any]) -> Plan | in
     flow_path = Path(args.flow)
     if not flow_path.exists():
         raise UsageProblem(f"flow file not found: {flow_path}")
-    loaded = _load_checked(flow_path, cli_args)
+    loaded = _load_checked(flow_path, cli_args, quiet=args.quiet)
     if loaded is None:
         return EXIT_USAGE
     flow, text = loaded
@@ -109,7 +109,7 @@ def _plan_resume(args: argparse.Namespace, cli_args: dict[str, Any]) -> Plan | i
         raise UsageProblem(
             f"argument(s) {', '.join(redacted)} were redacted from the journal; pass them again with --arg"
         )
-    loaded = _load_checked(flow_path, merged_args)
+    loaded = _load_checked(flow_path, merged_args, quiet=args.quiet)
     if loaded is None:
         return EXIT_USAGE
     flow, text = loaded
