@@ -208,3 +208,25 @@ def test_arithmetic_lines() -> None:
         explain(c) == "all: 2/4 scorers passed → combined 0; judge verdict pass (score 0.90) decides → pass"
     )
     assert explain(combine(results, "any")) == "any: 2/4 scorers passed → combined 1 → pass"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        st.text(alphabet=' {}[]"ab:,1\n`json\ufeff', max_size=30),
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.text(max_size=4),
+            lambda inner: (
+                st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+            ),
+            max_leaves=6,
+        ).map(lambda v: __import__("json").dumps(v)),
+    )
+)
+def test_json_schema_parse_agrees_with_lenient_parse(text: str) -> None:
+    from tftui.lang.jsonish import lenient_parse
+    from tftui.scoring.scorers import _parse_target
+
+    expected = lenient_parse(text)
+    got = _parse_target(text)
+    assert got is expected if expected is MISSING else got == expected

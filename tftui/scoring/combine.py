@@ -24,13 +24,14 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from tftui.lang.values import js_number_str
+from tftui.scoring.scorers import ScorerResult
 
 DEFAULT_THRESHOLD = 0.5
 MODES = ("all", "any", "weighted")
 REPORT_HEADER = "## Deterministic scorer report"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Combined:
     mode: str
     score: float  # the combined score (judge-weighted: merged; all/any: deterministic 0/1)
@@ -56,7 +57,8 @@ def _passed(result: Any) -> bool:
 
 def _weight(value: Any) -> float:
     """Missing, non-numeric or non-positive weights count as 1."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0:
+    kind = type(value)
+    if (kind is float or kind is int) and 0 < value < math.inf:
         return value
     return 1
 
@@ -85,7 +87,10 @@ def combine(
     """Combine scorer results (objects or mappings with `passed`); `judge` = the parsed judge output."""
     has_judge = judge is not None if judge_configured is None else (judge_configured or judge is not None)
     mode = mode if mode in MODES else "all"
-    scores = [1 if _passed(r) else 0 for r in results]
+    scores = [
+        (1 if r.passed is True else 0) if type(r) is ScorerResult else (1 if _passed(r) else 0)
+        for r in results
+    ]
     n = len(scores)
     if mode == "weighted":
         return _weighted(scores, weights, threshold, judge, has_judge)

@@ -14,6 +14,7 @@ Contracts are compiled once per schema object (`tftui.lang.contract`).
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -39,7 +40,7 @@ ALLOWED_FIELDS: dict[str, tuple[str, ...]] = {
 IMPURE_DETAIL = "code-compiles must be evaluated by the runtime (impure scorer)"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ScorerResult:
     name: str
     type: str
@@ -99,69 +100,129 @@ def _js_truthy(value: Any) -> bool:
 
 def _text_field(scorer: Mapping, key: str) -> str:
     value = scorer.get(key)
-    return "" if value is None else js_string(value)
+    return value if type(value) is str else ("" if value is None else js_string(value))
 
 
-def _result(name: str, type_: str, passed: bool, detail: str | None) -> ScorerResult:
-    return ScorerResult(name, type_, passed, 1 if passed else 0, None if passed else detail)
+# Each check returns (passed, detail-or-None); details are built only on failure.
+
+
+def _exact_match(scorer: Mapping, target: str) -> tuple[bool, str | None]:
+    value = scorer.get("value")
+    expected = "" if value is None else value
+    if isinstance(expected, str) and target == expected:
+        return True, None
+    return False, f"target ({len(target)} chars) !== value ({len(js_string(expected))} chars)"
+
+
+def _contains(scorer: Mapping, target: str) -> tuple[bool, str | None]:
+    value = _text_field(scorer, "value")
+    if value in target:
+        return True, None
+    quoted = js_json_stringify(value, None)
+    return False, f"target does not contain {quoted[:80] + '…' if len(quoted) > 80 else quoted}"
+
+
+def _regex(scorer: Mapping, target: str) -> tuple[bool, str | None]:
+    pattern = _text_field(scorer, "pattern")
+    compiled = compile_js_regex(pattern)
+    if compiled.regex is None:
+        return False, compiled.error
+    matched = compiled.regex.search(target) is not None
+    if _js_truthy(scorer.get("negate")):
+        return (True, None) if not matched else (False, f"/{pattern}/ matched (negated)")
+    return (True, None) if matched else (False, f"/{pattern}/ did not match")
+
+
+# The last few parsed targets: re-scoring the same text (onBlock rounds with an unchanged
+# output, a gate re-run after editing its scorers, several json-schema scorers on one
+# target) parses it once. Values are only read, never handed out.
+_PARSED: dict[str, Any] = {}
+_PARSED_MAX = 8
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"JSON does not allow {name}")
+
+
+# One decoder for the common case (the whole target is JSON, SPEC §4.4 step 1):
+# `json.loads(text, parse_constant=...)` would build a new decoder on every call.
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def _parse_target(target: str) -> Any:
+    try:
+        return _PARSED[target]
+    except KeyError:
+        pass
+    try:
+        value = _DECODER.decode(js_trim(target))
+    except (ValueError, RecursionError):
+        value = lenient_parse(target)  # empty, fenced blocks, bracket slice (and step 1 again)
+    if len(_PARSED) >= _PARSED_MAX:
+        del _PARSED[next(iter(_PARSED))]
+    _PARSED[target] = value
+    return value
+
+
+def _json_schema(scorer: Mapping, target: str) -> tuple[bool, str | None]:
+    parsed = _parse_target(target)
+    if parsed is MISSING:
+        return False, "target is not valid JSON"
+    violations: list[str] = []
+    compile_contract(scorer.get("schema"))(parsed, "$", violations)
+    return (False, "; ".join(violations)) if violations else (True, None)
+
+
+def _length_range(scorer: Mapping, target: str) -> tuple[bool, str | None]:
+    low = scorer.get("min")
+    high = scorer.get("max")
+    low = low if _is_num(low) else None
+    high = high if _is_num(high) else None
+    length = len(target)  # code points (tftui decision R7; JS counts UTF-16 units)
+    if (low is None or length >= low) and (high is None or length <= high):
+        return True, None
+    bounds = (
+        f"[{js_number_str(low if low is not None else 0)}, {'∞' if high is None else js_number_str(high)}]"
+    )
+    return False, f"length {length} outside {bounds}"
+
+
+def _impure(scorer: Mapping, target: str) -> tuple[bool, str | None]:
+    return False, IMPURE_DETAIL
+
+
+_CHECKS = {
+    "exact-match": _exact_match,
+    "contains": _contains,
+    "regex": _regex,
+    "json-schema": _json_schema,
+    "length-range": _length_range,
+    "code-compiles": _impure,
+}
 
 
 def evaluate_scorer(scorer: Any, index: int, target: str) -> ScorerResult:
     """Run one pure scorer on `target`; never raises."""
-    name = scorer_name(scorer, index)
     if not isinstance(scorer, Mapping):
-        return ScorerResult(name, "undefined", False, 0, "scorer must be an object with a 'type'")
-    type_ = js_string(scorer.get("type", MISSING))
+        return ScorerResult(
+            f"undefined-{index}", "undefined", False, 0, "scorer must be an object with a 'type'"
+        )
+    type_ = scorer.get("type")
+    if type(type_) is not str:
+        type_ = js_string(MISSING if type_ is None and "type" not in scorer else type_)
+    name = scorer.get("name")
+    if type(name) is not str or not (name := js_trim(name)):
+        name = f"{type_}-{index}"
+    check = _CHECKS.get(type_)
+    if check is None:
+        return ScorerResult(name, type_, False, 0, f"unknown scorer type '{type_}'")
     try:
-        if not isinstance(target, str):
+        if type(target) is not str:
             target = js_string(target)
-        return _evaluate(scorer, type_, name, target)
+        passed, detail = check(scorer, target)
     except Exception as exc:  # scorers never raise (SPEC §6.4)
         return ScorerResult(name, type_, False, 0, f"scorer error: {exc}")
-
-
-def _evaluate(scorer: Mapping, type_: str, name: str, target: str) -> ScorerResult:
-    if type_ == "exact-match":
-        value = scorer.get("value")
-        expected = "" if value is None else value
-        passed = isinstance(expected, str) and target == expected
-        return _result(
-            name, type_, passed, f"target ({len(target)} chars) !== value ({len(js_string(expected))} chars)"
-        )
-    if type_ == "contains":
-        value = _text_field(scorer, "value")
-        quoted = js_json_stringify(value, None)
-        if len(quoted) > 80:
-            quoted = quoted[:80] + "…"
-        return _result(name, type_, value in target, f"target does not contain {quoted}")
-    if type_ == "regex":
-        pattern = _text_field(scorer, "pattern")
-        compiled = compile_js_regex(pattern)
-        if compiled.regex is None:
-            return ScorerResult(name, type_, False, 0, compiled.error)
-        matched = compiled.regex.search(target) is not None
-        if _js_truthy(scorer.get("negate")):
-            return _result(name, type_, not matched, f"/{pattern}/ matched (negated)")
-        return _result(name, type_, matched, f"/{pattern}/ did not match")
-    if type_ == "json-schema":
-        parsed = lenient_parse(target)
-        if parsed is MISSING:
-            return ScorerResult(name, type_, False, 0, "target is not valid JSON")
-        violations: list[str] = []
-        compile_contract(scorer.get("schema"))(parsed, "$", violations)
-        return _result(name, type_, not violations, "; ".join(violations))
-    if type_ == "length-range":
-        low = scorer.get("min")
-        high = scorer.get("max")
-        low = low if _is_num(low) else None
-        high = high if _is_num(high) else None
-        length = len(target)  # code points (tftui decision R7; JS counts UTF-16 units)
-        passed = (low is None or length >= low) and (high is None or length <= high)
-        bounds = f"[{js_number_str(low if low is not None else 0)}, {'∞' if high is None else js_number_str(high)}]"
-        return _result(name, type_, passed, f"length {length} outside {bounds}")
-    if type_ == "code-compiles":
-        return ScorerResult(name, type_, False, 0, IMPURE_DETAIL)
-    return ScorerResult(name, type_, False, 0, f"unknown scorer type '{type_}'")
+    return ScorerResult(name, type_, passed, 1 if passed else 0, detail)
 
 
 # --- shape validation (SPEC §6.4); messages without the `Phase '<id>': ` prefix -------------

@@ -1,0 +1,100 @@
+"""Scoring-gate throughput: score blocks per second for the seed's four-scorer `validate` gate.
+
+Run: .venv/bin/python benchmarks/scoring.py
+One "score block" = the four pure scorers (contains, regex, json-schema, length-range)
+on the target + the weighted combine with the judge configured (the early-cutoff
+decision), i.e. everything a scoring gate does before deciding whether to call an LLM.
+Target: >= 20,000 blocks/s on a 2 KB target. Reference (taskflow 0.2.4 on Node 20):
+263,000 four-scorer rounds/s. Also shown: a 200 KB target, and the whole
+`evaluate_gate` pipeline (target interpolation, scorers, combine, structured result).
+The machine may be shared, so the best of several rounds is printed next to the median.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from tftui.flow.model import GatePhase
+from tftui.lang.interpolate import Context, StepView
+from tftui.scoring.combine import combine
+from tftui.scoring.gate import evaluate_gate
+from tftui.scoring.scorers import evaluate_scorer
+
+ROUNDS = 7
+SAMPLE = Path(__file__).resolve().parents[1] / "sample_flows" / "validate.json"
+
+
+def target_of_size(size: int, variant: int = 0) -> str:
+    """A JSON API response of about `size` characters that passes the seed's checks."""
+    users, i = [], 0
+    while True:
+        users.append({"id": i, "name": f"User {i}", "email": f"user{i}@example.com", "active": i % 3 != 0})
+        text = json.dumps(
+            {"status": "success", "data": {"users": users}, "message": f"{i + 1} users, v{variant}"}
+        )
+        if len(text) >= size:
+            return text
+        i += 1
+
+
+def rate(fn: Callable[[int], object], count: int) -> tuple[float, float]:
+    """(best, median) calls per second over ROUNDS rounds of `count` calls."""
+    rates = []
+    for _ in range(ROUNDS):
+        start = time.perf_counter()
+        for k in range(count):
+            fn(k)
+        rates.append(count / (time.perf_counter() - start))
+    return max(rates), statistics.median(rates)
+
+
+def main() -> None:
+    flow = json.loads(SAMPLE.read_text())
+    gate_spec = next(p for p in flow["phases"] if p["type"] == "gate")
+    score = gate_spec["score"]
+    scorers, weights, threshold = score["scorers"], score["weights"], score["threshold"]
+
+    def block(target: str) -> object:
+        results = [evaluate_scorer(s, i, target) for i, s in enumerate(scorers)]
+        return combine(results, "weighted", weights, threshold, judge_configured=True)
+
+    print("score blocks/s, seed 'validate' gate (4 scorers + weighted combine with judge configured):")
+    for label, size, count, distinct in (("2 KB", 2_000, 20_000, 64), ("200 KB", 200_000, 200, 12)):
+        # more distinct targets than the scorer's parse cache holds: every block parses its target
+        targets = [target_of_size(size, v) for v in range(distinct)]
+        stage = block(targets[0]).stage
+        best, median = rate(lambda k, t=targets: block(t[k % len(t)]), count)
+        print(
+            f"  {label} target ({len(targets[0]):,} chars, {stage}), new text each block: "
+            f"{best:,.0f} best, {median:,.0f} median"
+        )
+        best, median = rate(lambda k, t=targets[0]: block(t), count)
+        print(
+            f"  {label} target, same text re-scored (parse cached):   {best:,.0f} best, {median:,.0f} median"
+        )
+
+    phase = GatePhase.model_validate(gate_spec)
+    targets = [target_of_size(2_000, v) for v in range(64)]
+    contexts = [Context(args={}, steps={"generate": StepView(output=t)}, previous_output=t) for t in targets]
+
+    async def gates(count: int) -> float:
+        start = time.perf_counter()
+        for k in range(count):
+            outcome = await evaluate_gate(phase, contexts[k % len(contexts)], runner=None)
+            assert outcome.output.startswith("PASS")
+        return count / (time.perf_counter() - start)
+
+    rates = [asyncio.run(gates(5_000)) for _ in range(ROUNDS)]
+    print(
+        f"evaluate_gate (whole pipeline, 2 KB target, new text each time, no LLM call): "
+        f"{max(rates):,.0f} gates/s best, {statistics.median(rates):,.0f} median"
+    )
+
+
+if __name__ == "__main__":
+    main()
