@@ -8,6 +8,8 @@ point at the file). A failure is an instrumentation error: rules are not evaluat
 from __future__ import annotations
 
 import math
+from itertools import chain, compress, repeat
+from operator import is_not
 from typing import Any
 
 from tftui.lang.values import js_number_str
@@ -45,8 +47,29 @@ def _bad_number(value: Any) -> bool:
     return not (0 <= value < _INF)
 
 
+_NUMBER_TYPES = frozenset({int, float})  # exact types: bool is not a number here
+
+
+def _all_sound(values: list[Any]) -> bool:
+    """Fast path: every number finite and ≥ 0 (C-level min/sum; a NaN or inf makes the sum non-finite)."""
+    if not values:
+        return True
+    try:
+        return min(values) >= 0 and math.isfinite(sum(values))
+    except OverflowError:  # an int too large for a float: let the exact check decide
+        return False
+
+
+def _present(column: list[Any]) -> list[Any]:
+    return list(compress(column, map(is_not, column, repeat(None))))
+
+
 def check_columns(cols: TraceColumns) -> list[str]:
-    """Every failed check, in SPEC §9.4 order (the first one is the reported error); [] when sound."""
+    """Every failed check, in SPEC §9.4 order (the first one is the reported error); [] when sound.
+
+    Each check is a C-level pass over one column (set, count, min, sum, compress); the
+    per-step Python loop that locates the offending step runs only when a check fails.
+    """
     problems: list[str] = []
 
     def add(message: str) -> bool:
@@ -54,22 +77,24 @@ def check_columns(cols: TraceColumns) -> list[str]:
         return len(problems) >= _MAX_PROBLEMS
 
     ids = cols.ids
+    known = set(ids)
     # Ids must be unique, or parent links are ambiguous.
-    if len(set(ids)) != len(ids):
+    if len(known) != len(ids):
         seen: set[str] = set()
         for step_id in ids:
             if step_id in seen and add(f"duplicate id {step_id}"):
                 return problems
             seen.add(step_id)
-    known = set(ids)
-    for step_id, parent in zip(ids, cols.parent_ids, strict=True):
-        if parent is not None and parent not in known and add(f"unknown parent {parent} for step {step_id}"):
-            return problems
+    if not set(cols.parent_ids) <= known | {None}:
+        for step_id, parent in zip(ids, cols.parent_ids, strict=True):
+            if parent is not None and parent not in known and add(f"unknown parent {parent} for step {step_id}"):
+                return problems
 
-    ordered = sorted(cols.sequences)
-    for prev, cur in zip(ordered, ordered[1:], strict=False):
-        if cur == prev and add(f"duplicate sequence {cur}"):
-            return problems
+    if len(set(cols.sequences)) != len(cols.sequences):
+        ordered = sorted(cols.sequences)
+        for prev, cur in zip(ordered, ordered[1:], strict=False):
+            if cur == prev and add(f"duplicate sequence {cur}"):
+                return problems
 
     roots = cols.parent_ids.count(None)
     if roots != 1 and add(f"expected exactly one root step, found {roots}"):
@@ -88,24 +113,32 @@ def check_columns(cols: TraceColumns) -> list[str]:
         ("durationMs", cols.durations),
     )
     for field, column in numeric:
+        if _all_sound(_present(column)):
+            continue
         for step_id, value in zip(ids, column, strict=True):
             if value is not None and _bad_number(value) and add(f"non-finite or negative {field} on step {step_id}"):
                 return problems
-    for step_id, attempt in zip(ids, cols.attempts, strict=True):
-        # SPEC §9.1: attempt is an integer ≥ 1 (0 would be a 0-based counter leaking into the trace).
-        if attempt is not None and attempt == 0 and add(f"attempt {_num(attempt)} below 1 on step {step_id}"):
-            return problems
-
-    with_metadata = [(i, m) for i, m in zip(ids, cols.metadata, strict=True) if m]
-    for step_id, metadata in with_metadata:
-        for key, value in metadata.items():
-            if isinstance(value, (int, float)) and not isinstance(value, bool) and _bad_number(value):
-                if add(f"non-finite or negative metadata.{key} on step {step_id}"):
-                    return problems
-    for step_id, metadata in with_metadata:
-        for key in metadata:
-            if key.lower() in FORBIDDEN_METADATA_KEYS and add(f"forbidden payload key '{key}' on step {step_id}"):
+    if 0 in _present(cols.attempts):
+        for step_id, attempt in zip(ids, cols.attempts, strict=True):
+            # SPEC §9.1: attempt is an integer ≥ 1 (0 would be a 0-based counter leaking into the trace).
+            if attempt is not None and attempt == 0 and add(f"attempt {_num(attempt)} below 1 on step {step_id}"):
                 return problems
+
+    with_metadata = list(filter(None, cols.metadata))
+    values = list(chain.from_iterable(map(dict.values, with_metadata)))
+    numbers = list(compress(values, map(_NUMBER_TYPES.__contains__, map(type, values))))
+    if not _all_sound(numbers):
+        for step_id, metadata in zip(ids, cols.metadata, strict=True):
+            for key, value in (metadata or {}).items():
+                if type(value) in _NUMBER_TYPES and _bad_number(value):
+                    if add(f"non-finite or negative metadata.{key} on step {step_id}"):
+                        return problems
+    keys = set(chain.from_iterable(with_metadata))
+    if any(k.lower() in FORBIDDEN_METADATA_KEYS for k in keys):
+        for step_id, metadata in zip(ids, cols.metadata, strict=True):
+            for key in metadata or ():
+                if key.lower() in FORBIDDEN_METADATA_KEYS and add(f"forbidden payload key '{key}' on step {step_id}"):
+                    return problems
     return problems
 
 

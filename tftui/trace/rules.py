@@ -79,22 +79,48 @@ def signature_text(parts: tuple[Any, ...]) -> str:
     return "|".join(out)
 
 
+# Step kinds as one byte each: `bytes.translate` then gives any kind mask at C speed.
+_KIND_CODE = {"run": 0, "model": 1, "tool": 2, "retrieval": 3, "policy": 4, "fallback": 5}
+
+
+def _kind_table(*kinds: str) -> bytes:
+    wanted = {_KIND_CODE[k] for k in kinds}
+    return bytes(1 if i in wanted else 0 for i in range(256))
+
+
+_MODEL_MASK = _kind_table("model")
+_EXTERNAL_MASK = _kind_table(*EXTERNAL_KINDS)
+
+
 class Facts:
-    """What the rules need from one trace, each computed at most once (lazily, on first use)."""
+    """What the rules need from one trace, each computed at most once (lazily, on first use).
+
+    Per-step work is done by C-level primitives: `list.index` scans (first step of a name, all
+    steps of a name), one byte per step for kinds (masks via `bytes.translate`, selection via
+    `itertools.compress`), and a `Counter` over zipped columns for signatures.
+    """
 
     def __init__(self, cols: TraceColumns) -> None:
         self.cols = cols
-        self._name_set: set[str] | None = None
         self._first: dict[str, int | None] = {}
-        self._attempts: dict[str, int] = {}
+        self._indices: dict[str, list[int]] = {}
+        self._kind_codes: bytes | None = None
+        self._sorted: bool | None = None
         self._tokens: tuple[int, float | int] | None = None
         self._block: tuple[int | None] | None = None
         self._signatures: dict[tuple[str, ...], Counter[tuple[Any, ...]]] = {}
 
-    def name_set(self) -> set[str]:
-        if self._name_set is None:
-            self._name_set = set(self.cols.names)
-        return self._name_set
+    def kind_codes(self) -> bytes:
+        if self._kind_codes is None:
+            self._kind_codes = bytes(map(_KIND_CODE.__getitem__, self.cols.kinds))
+        return self._kind_codes
+
+    def is_sorted(self) -> bool:
+        """Sequences ascending in array order (always true for a normalized trace)."""
+        if self._sorted is None:
+            seqs = self.cols.sequences
+            self._sorted = seqs == sorted(seqs)
+        return self._sorted
 
     def first_index(self, name: str) -> int | None:
         """Index of the first step named `name` in array order (sequence order once normalized)."""
@@ -105,22 +131,32 @@ class Facts:
                 self._first[name] = None
         return self._first[name]
 
+    def indices(self, name: str) -> list[int]:
+        """Every index of a step named `name` (C-level scans between matches)."""
+        if name not in self._indices:
+            names = self.cols.names
+            found: list[int] = []
+            i = self.first_index(name)
+            while i is not None:
+                found.append(i)
+                try:
+                    i = names.index(name, i + 1)
+                except ValueError:
+                    i = None
+            self._indices[name] = found
+        return self._indices[name]
+
     def max_attempt(self, name: str) -> int:
         """max(attempt ?? 1) over steps named `name`; 0 when there is none."""
-        if name not in self._attempts:
-            selected = list(compress(self.cols.attempts, map(name.__eq__, self.cols.names)))
-            if not selected:
-                self._attempts[name] = 0
-            else:
-                self._attempts[name] = max(1 if a is None else a for a in selected)
-        return self._attempts[name]
+        attempts = self.cols.attempts
+        return max((1 if attempts[i] is None else attempts[i] for i in self.indices(name)), default=0)
 
     def token_usage(self) -> tuple[int, float | int]:
         """(model steps missing input or output tokens, Σ input+output over model steps)."""
         if self._tokens is None:
-            is_model = list(map("model".__eq__, self.cols.kinds))
-            ins = list(compress(self.cols.input_tokens, is_model))
-            outs = list(compress(self.cols.output_tokens, is_model))
+            mask = self.kind_codes().translate(_MODEL_MASK)
+            ins = list(compress(self.cols.input_tokens, mask))
+            outs = list(compress(self.cols.output_tokens, mask))
             if None in ins or None in outs:
                 missing = sum(1 for a, b in zip(ins, outs, strict=True) if a is None or b is None)
                 self._tokens = (missing, 0)
@@ -146,18 +182,27 @@ class Facts:
             self._block = (found,)
         return self._block[0]
 
+    def external_after(self, block: int) -> list[str]:
+        """Names of model/tool steps whose sequence is greater than the step at `block`."""
+        cols = self.cols
+        mask = self.kind_codes().translate(_EXTERNAL_MASK)
+        if self.is_sorted():  # sequence order = array order: only the tail can follow the block
+            tail = range(block + 1, len(cols.names))
+            return [cols.names[j] for j in compress(tail, mask[block + 1 :])]
+        block_seq = cols.sequences[block]
+        return [
+            name
+            for name, seq in zip(compress(cols.names, mask), compress(cols.sequences, mask), strict=True)
+            if seq > block_seq
+        ]
+
     def signature_counts(self, keys: tuple[str, ...]) -> Counter[tuple[Any, ...]]:
         if keys not in self._signatures:
             cols = self.cols
-            if keys:
-                empty = (_ABSENT,) * len(keys)
-                meta = [
-                    tuple(m.get(k, _ABSENT) for k in keys) if m else empty
-                    for m in cols.metadata
-                ]
-                self._signatures[keys] = Counter(zip(cols.names, cols.kinds, cols.statuses, meta, strict=True))
-            else:
-                self._signatures[keys] = Counter(zip(cols.names, cols.kinds, cols.statuses, strict=True))
+            metas = cols.metadata
+            # one column per metadata key (a comprehension per key is far cheaper than a tuple per step)
+            key_cols = [[m.get(k, _ABSENT) if m else _ABSENT for m in metas] for k in keys]
+            self._signatures[keys] = Counter(zip(cols.names, cols.kinds, cols.statuses, *key_cols, strict=True))
         return self._signatures[keys]
 
 
@@ -201,8 +246,7 @@ class RequiredSteps(Rule):
         return "required_steps"
 
     def check(self, facts: Facts) -> RuleResult:
-        present = facts.name_set()
-        missing = [n for n in self.names if n not in present]
+        missing = [n for n in self.names if facts.first_index(n) is None]
         if not missing:
             return self.result(True, "All required steps ran", {"missingCount": 0})
         return self.result(
@@ -265,12 +309,7 @@ class NoExternalWorkAfterBlock(Rule):
         if block is None:
             return self.result(True, "Run was not blocked")
         cols = facts.cols
-        block_seq = cols.sequences[block]
-        forbidden = [
-            name
-            for name, seq, kind in zip(cols.names, cols.sequences, cols.kinds, strict=True)
-            if seq > block_seq and kind in EXTERNAL_KINDS
-        ]
+        forbidden = facts.external_after(block)
         if not forbidden:
             return self.result(True, "No model or tool work occurred after the block", {"forbiddenCount": 0})
         return self.result(
@@ -356,8 +395,7 @@ class LoopSignature(Rule):
         limit = num_text(self.limit)
         if maximum <= self.limit or worst is None:
             return self.result(True, f"No state signature repeated more than {limit} times", evidence)
-        parts = worst[:3] + (worst[3] if self.keys else ())
-        sig = signature_text(parts)
+        sig = signature_text(worst)
         return self.result(
             False,
             f"Signature {sig} repeated {maximum} times; limit is {limit}",
