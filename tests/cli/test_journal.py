@@ -193,3 +193,11 @@ def test_journal_lines_are_compact_json(tmp_path: Path) -> None:
     j.close()
     lines = (j.run_dir / "events.jsonl").read_text().splitlines()
     assert len(lines) == 1 and json.loads(lines[0])["text"] == "line1\nline2"
+
+
+def test_a_journal_has_one_writer(tmp_path: Path) -> None:
+    j = Journal.create(tmp_path, flow_name="x")
+    with pytest.raises(jmod.JournalBusy):
+        Journal.reopen(j.run_dir)
+    j.close()
+    Journal.reopen(j.run_dir).close()  # free again once the writer is gone

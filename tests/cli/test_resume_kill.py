@@ -146,6 +146,8 @@ def test_in_flight_side_effect_is_reported_not_repeated(tmp_path: Path, tftui) -
         tmp_path,
         lambda rows: any(r["kind"] == "attempt_started" and r["node_path"] == "charge" for r in rows),
     )
+    busy = tftui("run", str(flow), "--resume", run_dir.name)  # the writer is alive: refused
+    assert busy.code == 2 and "being written by another tftui process" in busy.stderr
     proc.kill()
     proc.communicate(timeout=10)
 

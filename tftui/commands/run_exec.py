@@ -256,7 +256,11 @@ def execute(args: argparse.Namespace) -> int:
 
     journal = None
     if plan.run_dir is not None:
-        journal = jr.Journal.reopen(plan.run_dir)
+        try:
+            journal = jr.Journal.reopen(plan.run_dir)
+        except jr.JournalBusy as exc:
+            _err(f"tftui run: cannot resume {plan.run_id}: {exc} (is it still running? see `tftui runs`)")
+            return EXIT_USAGE
     elif plan.root is not None:
         journal = jr.Journal.create(
             plan.root,
@@ -285,6 +289,7 @@ def execute(args: argparse.Namespace) -> int:
             journal.close()
     duration_ms = (time.monotonic() - started) * 1000
     state = result.state or progress.state
+    plan.run_id = plan.run_id or result.run_id
     calls = plan.prior_calls + progress.calls
     _report(plan, args, state, result.status, result.final_output, calls, duration_ms)
     return exit_code_for(result.status)

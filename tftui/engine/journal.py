@@ -161,6 +161,23 @@ def _encode(event: Any) -> dict[str, Any]:
     return event_to_json(event)
 
 
+class JournalBusy(Exception):
+    """Another process holds the journal open for writing (a run that is still going)."""
+
+
+def _lock(fh: Any, path: Path) -> None:
+    """An exclusive advisory lock, so two processes never append to one journal (e.g. a double --resume)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no locking, as before
+        return
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError as exc:
+        fh.close()
+        raise JournalBusy(f"{path} is being written by another tftui process") from exc
+
+
 class Journal:
     """An open run journal. `append` writes + flushes one event; `sync` fsyncs the batch."""
 
@@ -170,6 +187,7 @@ class Journal:
         self.meta = meta
         self.events_path = run_dir / EVENTS_FILE
         self._fh = open(self.events_path, "ab")  # noqa: SIM115 - lives as long as the journal
+        _lock(self._fh, self.events_path)
         self._dirty = False
         self.appended = 0
         self.syncs = 0
@@ -218,6 +236,8 @@ class Journal:
         path = Path(run_dir)
         meta = read_meta(path) or {"schemaVersion": 1, "runId": path.name, "resumes": []}
         events_path = path / EVENTS_FILE
+        with open(events_path, "ab") as probe:  # refuse before touching a journal someone is writing
+            _lock(probe, events_path)
         torn = _torn_tail_length(events_path)
         if torn:
             # The half-written line is unreadable anyway; appending after it would glue
