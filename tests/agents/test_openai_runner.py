@@ -259,3 +259,11 @@ async def test_thinking_and_params_reach_the_body(fake_provider):
 ])
 def test_reasoning_effort_mapping(thinking, effort):
     assert reasoning_effort(thinking) == effort
+
+
+async def test_answers_keep_key_like_examples_that_are_not_our_key(fake_provider):
+    answer = 'curl -H "Authorization: Bearer sk-your-key-here-0000000000" https://api.example.com'
+    fake_provider.add(body=fake_provider.completion(answer))
+    async with runner(fake_provider.url) as r:
+        result = await r.run(req())
+    assert result.output == answer

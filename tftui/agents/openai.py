@@ -22,7 +22,7 @@ import httpx
 
 from tftui.agents.base import AgentRequest, AgentResult, Usage
 from tftui.agents.definitions import AgentLibrary
-from tftui.agents.redact import redact
+from tftui.agents.redact import redact, redact_known
 from tftui.config import ProviderConfig
 
 # (node_path, text delta) -> None, or an awaitable. Lets a UI show an answer as it streams.
@@ -79,7 +79,7 @@ class OpenAIRunner:
             return AgentResult(error=PHASE_TIMEOUT.format(ms=request.timeout_ms), exit_code=1, timed_out=True)
         except Exception as exc:  # a runner never raises for a failed call (base.py)
             result = self._fail(f"Provider call failed: {type(exc).__name__}: {exc}")
-        result.output = redact(result.output, [self._api_key]) if self._api_key else result.output
+        result.output = redact_known(result.output, [self._api_key])  # the answer itself: known key only
         return result
 
     async def _call(self, request: AgentRequest) -> AgentResult:

@@ -42,6 +42,14 @@ def redact(value: Any, secrets: Iterable[str | None] = ()) -> Any:
     return _redact(value, known)
 
 
+def redact_known(text: str, secrets: Iterable[str | None]) -> str:
+    """Mask only the given secrets (no pattern guessing): safe for model answers, which may
+    legitimately contain `Authorization: Bearer <placeholder>` or `sk-…` examples."""
+    for secret in sorted({s for s in secrets if s and len(s) >= MIN_SECRET_LEN}, key=len, reverse=True):
+        text = text.replace(secret, mask(secret))
+    return text
+
+
 def _redact(value: Any, secrets: list[str]) -> Any:
     if isinstance(value, str):
         return _redact_text(value, secrets)
