@@ -1,7 +1,8 @@
 """Settings: defaults < user file < project file(s) < env `TFTUI_*` < flags.
 
 Files are TOML, read with `tomllib`:
-- user:    `$XDG_CONFIG_HOME/tftui/config.toml` (default `~/.config/tftui/config.toml`)
+- user:    `$XDG_CONFIG_HOME/tftui/config.toml` (default `~/.config/tftui/config.toml`;
+           `TFTUI_CONFIG=/path/file.toml` names another file)
 - project: `tftui.toml` in the current directory, then next to the flow (the flow's wins)
 
 Environment: `TFTUI_<PATH>` with `__` between levels, e.g. `TFTUI_DEFAULT_PROVIDER=local`,
@@ -216,7 +217,23 @@ def user_config_dir(env: Mapping[str, str] | None = None) -> Path:
 
 
 def user_config_path(env: Mapping[str, str] | None = None) -> Path:
-    return user_config_dir(env) / "config.toml"
+    """`$TFTUI_CONFIG` when set (an explicit file), else `<user_config_dir>/config.toml`."""
+    env = os.environ if env is None else env
+    explicit = env.get("TFTUI_CONFIG")
+    return Path(explicit) if explicit else user_config_dir(env) / "config.toml"
+
+
+def config_path() -> Path:
+    """The user config file (what the TUI writes preferences to)."""
+    return user_config_path()
+
+
+def make_runner(flow_path: str | os.PathLike[str] | None = None, **options: Any) -> Any:
+    """The runner configuration asks for (provider / agent command / replies next to the flow),
+    or None when nothing is configured (the TUI then lets a person answer). Raises ConfigError."""
+    from tftui.agents.select import build_runner
+
+    return build_runner(load_config(flow_path), flow_path=flow_path, allow_human=True, **options)
 
 
 def project_config_paths(flow_path: str | os.PathLike[str] | None = None, cwd: str | None = None) -> list[Path]:

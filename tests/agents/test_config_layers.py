@@ -156,3 +156,11 @@ def test_tftui_config_exits_2_on_bad_file(layout, monkeypatch, capsys):
     (layout["cwd"] / "tftui.toml").write_text("x = \n")
     assert cli_main(["config"]) == 2
     assert "tftui.toml:1:" in capsys.readouterr().err
+
+
+def test_tftui_config_env_names_the_user_file(tmp_path):
+    path = tmp_path / "elsewhere.toml"
+    path.write_text('[ui]\ntheme = "x"\n')
+    cfg = load_config(env={"TFTUI_CONFIG": str(path)}, cwd=str(tmp_path))
+    assert cfg.get("ui.theme") == "x" and cfg.source("ui.theme").origin == str(path)
+    assert cfg.warnings == [] and cfg.errors == []
