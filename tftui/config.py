@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-Path_ = tuple[str, ...]
+from tftui.config_schema import Path_, coerce_env, env_path, is_open, schema_type, type_problem
 
 SOURCE_KINDS = ("default", "user", "project", "env", "flag")
 
@@ -46,40 +46,6 @@ DEFAULTS: dict[str, Any] = {
 
 PROVIDER_DEFAULT_TIMEOUT_S = 120.0
 COMMAND_DEFAULT_TIMEOUT_S = 600.0
-
-# Expected type per key, `*` matching any one name. Used to check values and to read env strings.
-_SCHEMA: dict[Path_, str] = {
-    ("default_provider",): "str",
-    ("providers",): "table",
-    ("providers", "*"): "table",
-    ("providers", "*", "base_url"): "str",
-    ("providers", "*", "model"): "str",
-    ("providers", "*", "api_key_env"): "str",
-    ("providers", "*", "api_key_header"): "str",
-    ("providers", "*", "headers"): "table",
-    ("providers", "*", "headers", "*"): "str",
-    ("providers", "*", "timeout_s"): "number",
-    ("providers", "*", "prices"): "table",
-    ("providers", "*", "stream"): "bool",
-    ("providers", "*", "params"): "table",
-    ("agent_cmd",): "command",
-    ("agent_cmd", "argv"): "argv",
-    ("agent_cmd", "timeout_s"): "number",
-    ("agent_cmd", "prepend_system"): "bool",
-    ("commands",): "table",
-    ("commands", "*"): "command",
-    ("commands", "*", "argv"): "argv",
-    ("commands", "*", "timeout_s"): "number",
-    ("commands", "*", "prepend_system"): "bool",
-    ("ui",): "table",
-    ("ui", "theme"): "str",
-    ("ui", "ascii"): "bool",
-    ("ui", "animations"): "bool",
-    ("keys",): "table",
-    ("keys", "*"): "str",
-}
-_OPEN_SUBTREES = {("providers", "*", "prices"), ("providers", "*", "params")}  # free-form below
-
 
 class ConfigError(Exception):
     """A configuration problem a command reports to the user (exit 2)."""
@@ -271,10 +237,10 @@ def load_config(
             _merge(data, sources, _normalize(parsed), Source(kind, str(path)))
 
     for name in sorted(env):
-        key_path = _env_path(name)
+        key_path = env_path(name)
         if key_path is None:
             continue
-        value = _coerce_env(key_path, env[name])
+        value = coerce_env(key_path, env[name])
         _merge(data, sources, _normalize(_nest(key_path, value)), Source("env", name))
 
     for key, value in (flags or {}).items():
@@ -352,7 +318,7 @@ def _merge(dst: dict[str, Any], sources: dict[Path_, Source], src: Mapping[str, 
            prefix: Path_ = ()) -> None:
     for key, value in src.items():
         path = prefix + (str(key),)
-        if isinstance(value, dict) and not _is_open(path):
+        if isinstance(value, dict) and not is_open(path):
             if not isinstance(dst.get(key), dict):
                 _drop_sources(sources, path)
                 dst[key] = {}
@@ -370,90 +336,26 @@ def _drop_sources(sources: dict[Path_, Source], path: Path_) -> None:
         del sources[p]
 
 
-def _schema_type(path: Path_) -> str | None:
-    for pattern, kind in _SCHEMA.items():
-        if _matches(path, pattern):
-            return kind
-    return None
-
-
-def _is_open(path: Path_) -> bool:
-    """True at and below a free-form table (prices, params): merged and shown as one value."""
-    return any(len(path) >= len(o) and _matches(path[: len(o)], o) for o in _OPEN_SUBTREES)
-
-
-def _matches(path: Path_, pattern: Path_) -> bool:
-    return len(path) == len(pattern) and all(a in ("*", b) for a, b in zip(pattern, path, strict=True))
-
-
-def _env_path(name: str) -> Path_ | None:
-    if not name.startswith("TFTUI_"):
-        return None
-    rest = name[len("TFTUI_"):]
-    if rest == "PROVIDER":
-        return ("default_provider",)
-    path = tuple(part.lower() for part in rest.split("__"))
-    if not all(path) or _schema_type(path) is None:
-        return None  # not a setting (e.g. TFTUI_NODE_PATH given to agent commands)
-    return path
-
-
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
-
-
-def _coerce_env(path: Path_, raw: str) -> Any:
-    kind = _schema_type(path)
-    text = raw.strip()
-    if kind == "bool" and text.lower() in _TRUE | _FALSE:
-        return text.lower() in _TRUE
-    if kind == "number":
-        try:
-            return float(text)
-        except ValueError:
-            return raw  # validation names the bad value
-    if kind in ("table", "argv") and text[:1] in "[{":
-        try:
-            return tomllib.loads(f"v = {text}")["v"]
-        except tomllib.TOMLDecodeError:
-            return raw
-    return raw
-
-
 def _validate(cfg: Config) -> None:
     def where(path: Path_) -> str:
         src = cfg.sources.get(path) or next((s for p, s in cfg.sources.items() if p[: len(path)] == path), None)
         return f" (from {src.describe()})" if src else ""
 
     def walk(node: Any, path: Path_) -> None:
-        kind = _schema_type(path)
+        kind = schema_type(path)
         if kind is None:
             cfg.warnings.append(f"unknown setting '{'.'.join(path)}'{where(path)} is ignored")
             return
-        problem = _type_problem(kind, node)
+        problem = type_problem(kind, node)
         if problem:
             cfg.errors.append(f"{'.'.join(path)}: {problem}, got {node!r}{where(path)}")
             return
-        if isinstance(node, dict) and not _is_open(path):
+        if isinstance(node, dict) and not is_open(path):
             for key, value in node.items():
                 walk(value, path + (str(key),))
 
     for key, value in cfg.data.items():
         walk(value, (key,))
-
-
-def _type_problem(kind: str, value: Any) -> str | None:
-    if kind == "str" and not isinstance(value, str):
-        return "expected a string"
-    if kind == "bool" and not isinstance(value, bool):
-        return "expected true or false"
-    if kind == "number" and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
-        return "expected a number > 0"
-    if kind in ("table", "command") and not isinstance(value, dict):
-        return "expected a table"
-    if kind == "argv" and (not isinstance(value, list) or not value or not all(isinstance(a, str) for a in value)):
-        return "expected a non-empty list of strings (the command's argv)"
-    return None
 
 
 # ── writing ────────────────────────────────────────────────────────────────────────────
