@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tftui.engine.state import PhaseStatus
+from tftui.lang.interpolate import Context, StepView, interpolate
 from tftui.lang.values import MISSING
 
 if TYPE_CHECKING:
@@ -24,9 +25,7 @@ CONTEXT_FILE_MAX_BYTES = 10 * 1024 * 1024
 DEFAULT_CONTEXT_LIMIT = 8000
 
 
-def step_view(status: PhaseStatus, output: str | None, json_value: Any, error: str | None) -> Any:
-    from tftui.lang.interpolate import StepView
-
+def step_view(status: PhaseStatus, output: str | None, json_value: Any, error: str | None) -> StepView:
     if status == PhaseStatus.FAILED:
         return StepView(output=FAILED_SENTINEL, json=MISSING, status="failed", error=error)
     return StepView(output=output or "", json=json_value, status="done", error=None)
@@ -55,9 +54,7 @@ def previous_output(run: Run, phase: PhaseBase) -> str | None:
 
 def build_context(
     run: Run, phase: PhaseBase, *, locals: dict[str, Any] | None = None, reflexion: str | None = None
-) -> Any:
-    from tftui.lang.interpolate import Context
-
+) -> Context:
     return Context(
         args=run.args,
         steps=run.views,
@@ -84,8 +81,6 @@ def preread(run: Run, phase: PhaseBase, ctx: Any) -> str:
     entries = phase.context or []
     if not entries:
         return ""
-    from tftui.lang.interpolate import interpolate
-
     base = Path(run.flow_path).parent if run.flow_path else Path.cwd()
     limit = _limit(phase)
     sections: list[str] = []

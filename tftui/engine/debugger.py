@@ -99,6 +99,7 @@ class Debugger:
         )
         self._release.clear()
         run.emit(paused)
+        run.sync()  # everything up to a pause is durable while the user looks at it
         self.paused = paused
         self._paused_evt.set()
         if self.on_pause is not None:

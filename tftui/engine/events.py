@@ -283,7 +283,10 @@ def _plain(value: Any) -> Any:
 
 
 def event_to_json(event: Event) -> dict[str, Any]:
-    """The event as a JSON-ready dict with its `kind`; MISSING-valued fields are omitted."""
+    """The event as a JSON-ready dict with its `kind`; MISSING-valued fields are omitted.
+
+    Containers are shared with the event, not copied: treat the result as read-only.
+    """
     if isinstance(event, UnknownEvent):
         data = dict(event.data)
         data["kind"] = event.raw_kind
@@ -295,7 +298,9 @@ def event_to_json(event: Event) -> dict[str, Any]:
         value = getattr(event, name)
         if value is MISSING:
             continue
-        out[name] = value if isinstance(value, (str, int, float, bool, type(None))) else _plain(value)
+        # Only `json` holds arbitrary parsed values; every other container is built by the
+        # engine from plain JSON data, so it is shared as is (no per-event deep copy).
+        out[name] = _plain(value) if name == "json" and isinstance(value, (dict, list, tuple)) else value
     return out
 
 

@@ -28,47 +28,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from tftui.engine.redaction import redact
+
 EVENTS_FILE = "events.jsonl"
 META_FILE = "meta.json"
 FLOW_FILE = "flow.json"
 RUNS_SUBDIR = Path(".tftui") / "runs"
 ENV_RUNS_DIR = "TFTUI_RUNS_DIR"
-REDACTED = "[redacted]"
 
 _RUN_ID_RE = re.compile(r"^\d{8}-\d{6}-[0-9a-z]{4,}$")
-
-# Keys whose values are secrets, compared after normalising camelCase/dashes to snake_case.
-_SECRET_KEYS = frozenset(
-    {
-        "api_key",
-        "apikey",
-        "authorization",
-        "proxy_authorization",
-        "password",
-        "passwd",
-        "secret",
-        "client_secret",
-        "access_token",
-        "refresh_token",
-        "id_token",
-        "bearer_token",
-        "auth_token",
-        "x_api_key",
-        "private_key",
-        "cookie",
-        "set_cookie",
-    }
-)
-_SECRET_SUFFIXES = ("_api_key", "_apikey", "_secret", "_password")
-_CAMEL_RE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-# Credential-looking fragments inside free text (an error message quoting a header, a key).
-# Deliberately narrow: journaled outputs feed resumed runs, so ordinary prose must survive.
-_TEXT_SECRET_RES = (
-    re.compile(r"(?i)(\bauthorization\s*[:=]\s*(?:bearer|basic|token)\s+)[A-Za-z0-9._~+/=-]{8,}"),
-    re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{16,}"),
-    re.compile(r"()\bsk-[A-Za-z0-9_-]{16,}"),
-)
-
 
 # ── run ids and locations ────────────────────────────────────────────────────────────
 
@@ -95,36 +63,6 @@ def runs_root(
     if flow_path is not None:
         return Path(flow_path).resolve().parent / RUNS_SUBDIR
     return Path.cwd() / RUNS_SUBDIR
-
-
-# ── redaction ────────────────────────────────────────────────────────────────────────
-
-
-def _is_secret_key(key: str) -> bool:
-    norm = _CAMEL_RE.sub("_", key).lower().replace("-", "_").strip("_")
-    return norm in _SECRET_KEYS or norm.endswith(_SECRET_SUFFIXES)
-
-
-def _redact_text(text: str) -> str:
-    if len(text) < 8:
-        return text
-    for pattern in _TEXT_SECRET_RES:
-        text = pattern.sub(lambda m: m.group(1) + REDACTED, text)
-    return text
-
-
-def redact(value: Any) -> Any:
-    """A copy of `value` with secret-keyed values and secret-looking text replaced by `[redacted]`."""
-    if isinstance(value, dict):
-        return {
-            k: (REDACTED if isinstance(k, str) and _is_secret_key(k) and v not in (None, "") else redact(v))
-            for k, v in value.items()
-        }
-    if isinstance(value, list):
-        return [redact(v) for v in value]
-    if isinstance(value, str):
-        return _redact_text(value)
-    return value
 
 
 # ── writing ──────────────────────────────────────────────────────────────────────────

@@ -21,6 +21,7 @@ Additions to the DESIGN §3 signature (all keyword, all optional): `on_event`, `
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,14 +30,23 @@ from typing import Any
 from tftui.engine import events as ev
 from tftui.engine.clock import Clock
 from tftui.engine.context import build_context, step_view
+from tftui.engine.phases import HANDLERS, unsupported
 from tftui.engine.phases.base import PhaseOutcome, PhaseRun
 from tftui.engine.state import PhaseState, PhaseStatus, RunState, apply
 from tftui.flow.graph import Dag
 from tftui.flow.model import Flow, PhaseBase
+from tftui.lang.condition import evaluate
 from tftui.lang.values import MISSING, js_number_str
 
+SYNC_INTERVAL_S = 0.2
 
-@dataclass
+
+def has_side_effects(phase: PhaseBase) -> bool:
+    """Phases whose start and end must be durable before anything else happens (resume safety)."""
+    return phase.idempotent is False or phase.type == "script"
+
+
+@dataclass(repr=False)
 class RunResult:
     status: str  # completed | failed | blocked | paused
     phases: dict[str, PhaseState]
@@ -45,6 +55,11 @@ class RunResult:
     run_id: str
     events: list[ev.Event] | None = None
     state: RunState | None = None
+
+    def __repr__(self) -> str:
+        # Kept short on purpose: asyncio.run() reprs the main task's result when it restores
+        # the SIGINT handler (CPython 3.11), and a full repr of 1,000 phases costs a second.
+        return f"RunResult(status={self.status!r}, run_id={self.run_id!r}, phases={len(self.phases)})"
 
 
 class Run:
@@ -88,6 +103,7 @@ class Run:
         self.active: dict[str, PhaseRun] = {}
         self.events: list[ev.Event] | None = [] if keep_events else None
         self._seq = self.state.last_seq
+        self._last_sync = time.monotonic()
         self.width = 1 if flow.budget is not None else flow.flow_concurrency
 
     # ---- events -------------------------------------------------------------------------
@@ -118,9 +134,17 @@ class Run:
         """User cancel: stop before the next phase/attempt; the run ends `paused`."""
         self.aborted = True
 
-    def sync(self) -> None:
-        if self.journal is not None:
+    def sync(self, *, force: bool = True) -> None:
+        """fsync the journal. Unforced syncs (layer boundaries) are throttled to one per
+        SYNC_INTERVAL_S: every event is already flushed to the OS as it is appended, so a
+        killed process loses nothing; the fsync only guards against a machine crash, and
+        one per layer would cost a chain of 200 phases 200 fsyncs."""
+        if self.journal is None:
+            return
+        now = time.monotonic()
+        if force or now - self._last_sync >= SYNC_INTERVAL_S:
             self.journal.sync()
+            self._last_sync = now
 
     # ---- budget -------------------------------------------------------------------------
     def over_budget(self) -> str | None:
@@ -177,8 +201,6 @@ class Run:
             if overridden or expr is not None:
                 self.emit(ev.GuardEvaluated(phase_id=phase.id, expr=expr or "", value=True, overridden=overridden))
             return True, expr, None
-        from tftui.lang.condition import evaluate
-
         result = evaluate(expr, build_context(self, phase))
         self.emit(
             ev.GuardEvaluated(
@@ -207,14 +229,16 @@ class Run:
         pr = PhaseRun(phase=phase, depth=depth, round=round, started=self.clock.monotonic())
         self.active[pid] = pr
         self.emit(ev.PhaseStarted(phase_id=pid, phase_type=phase.type, depth=depth, round=round))
+        if self.journal is not None and has_side_effects(phase):
+            self.sync()  # a crash from here on must show this phase as in flight
         if guard_error is not None:
             self.phase_warning(pid, f"when: could not be evaluated ({guard_error}) — phase ran (fail-open)")
             self.emit(ev.FallbackUsed(phase_id=pid, reason=f"when parse error: {guard_error}"))
-        from tftui.engine.phases import HANDLERS, unsupported
-
         handler = HANDLERS.get(phase.type, unsupported)
         outcome = await handler(self, pr)
         self.finish(pr, outcome)
+        if self.journal is not None and has_side_effects(phase):
+            self.sync()  # a finished side effect must never be repeated on resume
 
     def skip(self, pid: str, reason: str) -> None:
         self.views.pop(pid, None)
@@ -308,7 +332,7 @@ class Run:
                     await self._execute_top(phase, phase.id in interrupted)
             else:
                 await self._run_parallel(todo, interrupted)
-            self.sync()
+            self.sync(force=False)
 
     async def _execute_top(self, phase: PhaseBase, interrupted: bool) -> None:
         await self.execute_phase(phase)
@@ -321,25 +345,21 @@ class Run:
             )
 
     async def _run_parallel(self, todo: list[PhaseBase], interrupted: set[str]) -> None:
-        sem = asyncio.Semaphore(self.width)
+        # `width` workers take phases in layer order: phases start in order, at most
+        # `width` run at once, and there is no task or semaphore per phase.
+        queue = iter(todo)
 
-        async def one(phase: PhaseBase) -> None:
-            try:
-                await self._execute_top(phase, phase.id in interrupted)
-            finally:
-                sem.release()
-
-        tasks: list[asyncio.Task[None]] = []
-        try:
-            for phase in todo:
-                await sem.acquire()
+        async def worker() -> None:
+            for phase in queue:
                 if self.aborted:
-                    sem.release()
-                    break
-                tasks.append(asyncio.ensure_future(one(phase)))
-            results = await asyncio.gather(*tasks, return_exceptions=True)
+                    return
+                await self._execute_top(phase, phase.id in interrupted)
+
+        workers = [asyncio.ensure_future(worker()) for _ in range(min(self.width, len(todo)))]
+        try:
+            results = await asyncio.gather(*workers, return_exceptions=True)
         except BaseException:
-            for task in tasks:
+            for task in workers:
                 task.cancel()
             raise
         for item in results:

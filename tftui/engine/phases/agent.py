@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from tftui.engine.calls import CallOutcome, CallSpec, call_with_retry
 from tftui.engine.context import build_context, preread
 from tftui.engine.phases.base import PhaseOutcome, PhaseRun, agent_of, unresolved_warning
+from tftui.lang.interpolate import interpolate
 from tftui.lang.values import MISSING
 
 if TYPE_CHECKING:
@@ -16,8 +17,6 @@ if TYPE_CHECKING:
 
 def render(run: Run, pr: PhaseRun, template: Any, ctx: Any) -> str:
     """Interpolate a task template; unresolved refs become one phase warning (SPEC §4.6)."""
-    from tftui.lang.interpolate import interpolate
-
     if not isinstance(template, str):
         return "" if template is None else str(template)
     if "{" not in template:

@@ -51,19 +51,15 @@ async def run_items(run: Run, pr: PhaseRun, items: list[Item], output_mode: str)
         for item in items:
             await one(item)
         return
-    sem = asyncio.Semaphore(width)
+    # A fixed pool of `width` workers pulling items in order: the same start order and
+    # concurrency as one task per item behind a semaphore, at a fraction of the cost.
+    queue = iter(items)
 
-    async def guarded(item: Item) -> None:
-        try:
+    async def worker() -> None:
+        for item in queue:
             await one(item)
-        finally:
-            sem.release()
 
-    tasks = []
-    for item in items:
-        await sem.acquire()
-        tasks.append(asyncio.ensure_future(guarded(item)))
-    results = await asyncio.gather(*tasks, return_exceptions=True)
+    results = await asyncio.gather(*(worker() for _ in range(min(width, len(items)))), return_exceptions=True)
     for result in results:
         if isinstance(result, BaseException):
             raise result
@@ -133,8 +129,14 @@ def resolve_over(run: Run, pr: PhaseRun, ctx: Any) -> list[Any] | None:
         return over
     if not isinstance(over, str):
         return coerce_array(over)
-    from tftui.lang.interpolate import interpolate, resolve
+    from tftui.lang.interpolate import PLACEHOLDER_RE, interpolate, resolve
 
+    exact = PLACEHOLDER_RE.fullmatch(over)
+    if exact:
+        # Same result as stringify-then-parse for a structured value, without the round trip.
+        value = resolve(exact.group(1), ctx)
+        if isinstance(value, (list, dict)):
+            return coerce_array(value)
     text = interpolate(over, ctx).text
     found = coerce_array(lenient_parse(text))
     if found is not None:
