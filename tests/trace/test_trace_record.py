@@ -1,0 +1,196 @@
+"""Run → trace mapping (SPEC §9.8) on real engine runs with scripted replies and an instant clock."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tftui.agents.scripted import ScriptedRunner
+from tftui.cli import main
+from tftui.engine import events as ev
+from tftui.engine.clock import InstantClock
+from tftui.engine.run import run_flow
+from tftui.flow.model import Flow
+from tftui.trace.integrity import check_integrity
+from tftui.trace.model import trace_to_json
+from tftui.trace.record import trace_from_events
+from tftui.trace.report import evaluate_trace
+from tftui.trace.rules import MaxAttempts, MaxTotalTokens, NoExternalWorkAfterBlock, Order, RequiredSteps
+
+
+def ok(text: str, i: int = 10, o: int = 5) -> dict[str, Any]:
+    return {"output": text, "usage": {"input": i, "output": o}}
+
+
+async def record(flow: dict[str, Any], replies: dict[str, Any], **kw: Any) -> tuple[Any, dict[str, Any]]:
+    result = await run_flow(Flow.model_validate(flow), runner=ScriptedRunner(replies), clock=InstantClock(),
+                            keep_events=True)
+    trace = trace_from_events(result.events, "fx", **kw)
+    assert check_integrity(trace) == []  # a recorded trace is always sound
+    return result, trace_to_json(trace)
+
+
+def brief(steps: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    return [(s["sequence"], s["name"], s["kind"], s["status"], s.get("attempt")) for s in steps]
+
+
+async def test_retries_usage_and_script() -> None:
+    flow = {
+        "name": "demo",
+        "phases": [
+            {"id": "plan", "agent": "a", "task": "plan", "retry": {"max": 2, "backoffMs": 1}},
+            {"id": "lint", "type": "script", "run": ["true"], "dependsOn": ["plan"]},
+            {"id": "write", "agent": "a", "task": "write {steps.plan.output}", "dependsOn": ["lint"]},
+        ],
+    }
+    replies = {"plan": [{"error": "503 service unavailable", "exitCode": 1}, ok("p", 100, 20)], "write": "w"}
+    result, trace = await record(flow, replies)
+    assert result.status == "completed"
+    steps = trace["steps"]
+    assert brief(steps) == [
+        (0, "demo", "run", "ok", None),
+        (1, "plan", "model", "error", 1),
+        (2, "plan", "model", "ok", 2),
+        (3, "lint", "tool", "ok", 1),
+        (4, "write", "model", "ok", 1),
+    ]
+    assert trace["status"] == "ok" and trace["fixture"] == "fx"
+    assert steps[0]["metadata"] == {"runStatus": "completed", "skippedCount": 0}
+    assert steps[1]["metadata"] == {"phase": "plan", "phaseType": "agent", "transient": True}
+    assert "inputTokens" not in steps[1]  # the failed call reported no usage: absent, never 0
+    assert (steps[2]["inputTokens"], steps[2]["outputTokens"]) == (100, 20)
+    assert "inputTokens" not in steps[4]  # a plain-string reply has no usage
+    assert all("durationMs" not in s for s in steps)  # real-clock durations are dropped
+    assert all(s["parentId"] == "s0" for s in steps[1:])
+
+    report = evaluate_trace(trace_from_events(result.events, "fx"), [
+        RequiredSteps(names=("plan", "lint", "write")), Order(before="lint", after="write"),
+        MaxAttempts(name="plan", limit=2), MaxTotalTokens(limit=1000), NoExternalWorkAfterBlock(),
+    ])
+    assert [(r.passed, r.message) for r in report.results] == [
+        (True, "All required steps ran"),
+        (True, "lint occurred before write"),
+        (True, "plan stayed within 2 attempts"),
+        (False, "Model usage is missing"),
+        (True, "Run was not blocked"),
+    ]
+
+
+async def test_fake_clock_keeps_durations() -> None:
+    flow = {"name": "d", "phases": [{"id": "a", "agent": "x", "task": "t"}]}
+    _, trace = await record(flow, {"a": ok("x")}, fake_clock=True)
+    assert trace["steps"][0]["metadata"]["fakeClock"] is True
+    assert "durationMs" in trace["steps"][1]
+
+
+async def test_gate_block_halts_and_skips() -> None:
+    flow = {
+        "name": "g",
+        "phases": [
+            {"id": "draft", "agent": "w", "task": "draft"},
+            {"id": "review", "type": "gate", "agent": "r", "task": "review {steps.draft.output}",
+             "dependsOn": ["draft"]},
+            {"id": "publish", "agent": "p", "task": "publish", "dependsOn": ["review"]},
+        ],
+    }
+    replies = {"draft": ok("d"), "review": ok('{"verdict": "block", "reason": "no sources"}')}
+    result, trace = await record(flow, replies)
+    assert result.status == "blocked"
+    steps = trace["steps"]
+    assert brief(steps) == [
+        (0, "g", "run", "blocked", None),
+        (1, "draft", "model", "ok", 1),
+        (2, "review", "model", "ok", 1),
+        (3, "review", "policy", "blocked", None),
+    ]
+    assert steps[0]["metadata"] == {"runStatus": "blocked", "skippedCount": 1}
+    assert steps[3]["metadata"] == {"phase": "review", "verdict": "block", "source": "task", "round": 0}
+    report = evaluate_trace(trace_from_events(result.events, "fx"), [NoExternalWorkAfterBlock()])
+    assert report.results[0].passed and report.results[0].evidence == {"forbiddenCount": 0}
+
+
+async def test_onblock_rework_is_not_a_halting_block() -> None:
+    flow = {
+        "name": "rework",
+        "phases": [
+            {"id": "implement", "agent": "a", "task": "implement"},
+            {"id": "quality", "type": "gate", "agent": "r", "onBlock": "retry", "retry": {"max": 2},
+             "dependsOn": ["implement"], "task": "check {steps.implement.output}"},
+            {"id": "ship", "agent": "a", "task": "ship", "dependsOn": ["quality"]},
+        ],
+    }
+    replies = {"implement": [ok("v1"), ok("v2")], "quality": [ok("VERDICT: BLOCK missing tests"), ok("VERDICT: PASS")],
+               "ship": ok("s")}
+    result, trace = await record(flow, replies)
+    assert result.status == "completed"
+    policy = [s for s in trace["steps"] if s["kind"] == "policy"]
+    assert [(p["status"], p["metadata"]["verdict"], p["metadata"]["round"], p["metadata"].get("halted"))
+            for p in policy] == [("error", "block", 0, False), ("ok", "pass", 1, None)]
+    names = [s["name"] for s in trace["steps"] if s["kind"] == "model"]
+    assert names == ["implement", "quality", "implement", "quality", "ship"]
+    report = evaluate_trace(trace_from_events(result.events, "fx"), [NoExternalWorkAfterBlock()])
+    assert report.results[0].message == "Run was not blocked"
+
+
+async def test_fallback_and_loop_iterations() -> None:
+    flow = {
+        "name": "lp",
+        "phases": [
+            {"id": "gate", "type": "gate", "agent": "r", "task": "judge this"},
+            {"id": "poll", "type": "loop", "agent": "a", "task": "poll", "until": "\"{steps.poll.output}\" == \"done\"",
+             "maxIterations": 3, "dependsOn": ["gate"]},
+        ],
+    }
+    replies = {"gate": ok("I am not sure."), "poll": [ok("wait 1"), ok("wait 2"), ok("done")]}
+    result, trace = await record(flow, replies)
+    steps = trace["steps"]
+    fallback = [s for s in steps if s["kind"] == "fallback"]
+    assert len(fallback) == 1 and fallback[0]["name"] == "gate#fallback" and fallback[0]["status"] == "ok"
+    assert "fail-open" in fallback[0]["metadata"]["reason"]
+    loops = [s for s in steps if s["name"] == "poll"]
+    assert [s["metadata"]["iteration"] for s in loops] == [1, 2, 3]
+    assert all(s["metadata"]["phaseType"] == "loop" for s in loops)
+
+
+def test_unfinished_stream_and_subflow_paths() -> None:
+    events = [
+        ev.RunStarted(flow_name="f", phase_types={"research": "flow"}),
+        ev.PhaseStarted(phase_id="research", phase_type="flow"),
+        ev.AttemptStarted(phase_id="research", node_path="research/summarize#item-2", attempt=0),
+        ev.AgentReturned(phase_id="research", node_path="research/summarize#item-2", attempt=0,
+                         usage={"input": 3, "output": 4, "cacheRead": 2}),
+        ev.AttemptStarted(phase_id="research", node_path="research/summarize#item-3", attempt=0),
+        ev.PhaseSkipped(phase_id="other"),
+    ]
+    trace = trace_from_events(events, "partial")
+    data = trace_to_json(trace)
+    assert check_integrity(trace) == []
+    assert brief(data["steps"]) == [
+        (0, "f", "run", "cancelled", None),
+        (1, "research", "run", "ok", None),
+        (2, "research/summarize#item-2", "model", "ok", 1),
+        (3, "research/summarize#item-3", "model", "cancelled", 1),
+    ]
+    assert data["steps"][0]["metadata"] == {"runStatus": "interrupted", "skippedCount": 1}
+    assert data["steps"][2]["parentId"] == "s1" and data["steps"][2]["metadata"]["cacheReadTokens"] == 2
+    assert data["status"] == "cancelled"
+
+
+def test_trace_command_writes_beside_journal(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+    flow = tmp_path / "mini.json"
+    flow.write_text(json.dumps({"name": "mini", "phases": [{"id": "a", "agent": "x", "task": "t"}]}), "utf-8")
+    (tmp_path / "mini.replies.json").write_text(json.dumps({"a": ok("x")}), "utf-8")
+    runs = tmp_path / "runs"
+    assert main(["run", str(flow), "--runs-dir", str(runs)]) == 0
+    capsys.readouterr()
+    (run_dir,) = list(runs.iterdir())
+    assert main(["trace", str(run_dir)]) == 0
+    written = Path(capsys.readouterr().out.strip())
+    assert written == run_dir / "trace.json"
+    data = json.loads(written.read_text(encoding="utf-8"))
+    assert data["fixture"] == "mini" and [s["name"] for s in data["steps"]] == ["mini", "a"]
+    rules = tmp_path / "r.toml"
+    rules.write_text('[[rules]]\nid = "required_steps"\nnames = ["a"]\n', encoding="utf-8")
+    assert main(["gate", str(run_dir), "--rules", str(rules)]) == 0
+    assert main(["trace", str(tmp_path / "nope")]) == 2

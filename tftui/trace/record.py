@@ -1,0 +1,288 @@
+"""Run events → normalized trace (SPEC §9.8). A pure function of the event stream.
+
+    trace = trace_from_events(events, fixture="validate")     # AgentTrace, normalized
+    write_trace(run_dir, trace)                               # <run_dir>/trace.json
+
+Mapping (one recorder counter gives every step its sequence when it starts; policy and
+fallback steps when they are decided):
+- root: kind `run`, name = flow name, sequence 0; status from RunFinished
+  (completed→ok, failed→error, blocked→blocked, paused or missing→cancelled);
+  metadata `runStatus`, `skippedCount` (skipped phases get no step), `fakeClock`.
+- every model-call attempt (AttemptStarted): kind `model`, name = node path, attempt k+1;
+  status from AgentReturned/AttemptFailed (aborted → cancelled; never finished → cancelled);
+  tokens only when the runner reported usage; metadata `phase`, `phaseType`, `iteration`
+  (loop phases), `transient`, `timedOut`, raw usage dimensions (`cacheReadTokens`, …).
+- script phase (PhaseStarted of type script): kind `tool`, name = phase id, attempt 1.
+- gate and approval decisions (GateVerdict): kind `policy`, name = phase id, status ok on
+  pass, blocked on a block that halts the run; metadata `verdict`, `combined`, `source`, `round`.
+  tftui decision: a block that is followed by an onBlock rework round, or that happens in a
+  re-run below the top level, does not halt the run (SPEC §6.10); it is recorded with status
+  `error` and metadata `halted: false`, so `no_external_work_after_block` checks real halts only.
+- fail-open substitutions (FallbackUsed): kind `fallback`, name `<id>#fallback`, metadata `reason`.
+- calls inside a sub-flow (`parent/child` node paths): a `run` step named by the prefix,
+  parented to the root, becomes their parent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tftui.trace.model import FAKE_CLOCK_KEY, AgentTrace, TraceStep, dump_trace, normalize
+
+TRACE_FILE = "trace.json"
+RUN_STATUS = {"completed": "ok", "failed": "error", "blocked": "blocked", "paused": "cancelled"}
+
+
+@dataclass
+class _Step:
+    sequence: int
+    name: str
+    kind: str
+    status: str
+    parent: int | None = 0
+    attempt: int | None = None
+    input_tokens: float | int | None = None
+    output_tokens: float | int | None = None
+    duration_ms: float | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+def _num(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+class _Recorder:
+    def __init__(self, fixture: str, fake_clock: bool) -> None:
+        self.fixture = fixture
+        self.fake_clock = fake_clock
+        self.steps: list[_Step] = []
+        self.root: _Step | None = None
+        self.phase_types: dict[str, str] = {}
+        self.depth: dict[str, int] = {}
+        self.open_calls: dict[tuple[str, int], _Step] = {}  # (node path, 0-based attempt) -> step
+        self.open_tools: dict[str, _Step] = {}
+        self.iterations: dict[str, int] = {}  # loop phase -> calls started in its current run
+        self.last_policy: dict[str, _Step] = {}
+        self.subflows: dict[str, _Step] = {}
+        self.phase_outcome: dict[str, str] = {}  # phase id -> "skipped" | "ran"
+        self.run_status: str | None = None
+
+    def new(self, name: str, kind: str, status: str, parent: int | None = 0, **kw: Any) -> _Step:
+        step = _Step(len(self.steps), name, kind, status, parent, **kw)
+        self.steps.append(step)
+        return step
+
+    def ensure_root(self, name: str = "run") -> _Step:
+        if self.root is None:
+            self.root = self.new(name, "run", "cancelled", None)
+        return self.root
+
+    def parent_for(self, node_path: str) -> int:
+        """The root, or the sub-flow `run` step for `a/b` node paths (nested prefixes nest)."""
+        if "/" not in node_path:
+            return 0
+        parent = 0
+        parts = node_path.split("/")[:-1]
+        for i in range(len(parts)):
+            prefix = "/".join(parts[: i + 1])
+            step = self.subflows.get(prefix)
+            if step is None:
+                step = self.new(prefix, "run", "ok", parent, metadata={"phase": prefix})
+                self.subflows[prefix] = step
+            parent = step.sequence
+        return parent
+
+    # ---- events ---------------------------------------------------------------------------------
+    def feed(self, event: Any) -> None:
+        handler = getattr(self, f"on_{getattr(event, 'kind', '')}", None)
+        if handler is not None:
+            handler(event)
+
+    def on_run_started(self, e: Any) -> None:
+        root = self.ensure_root(e.flow_name or "run")
+        if root.name == "run" and e.flow_name:
+            root.name = e.flow_name
+        self.phase_types.update(e.phase_types or {})
+
+    def on_phase_started(self, e: Any) -> None:
+        self.ensure_root()
+        self.phase_types.setdefault(e.phase_id, e.phase_type)
+        self.depth[e.phase_id] = e.depth
+        self.phase_outcome[e.phase_id] = "ran"
+        self.iterations[e.phase_id] = 0
+        if e.phase_type == "script":
+            meta = {"phase": e.phase_id, "phaseType": "script"}
+            if e.round:
+                meta["round"] = e.round
+            self.open_tools[e.phase_id] = self.new(e.phase_id, "tool", "cancelled", attempt=1, metadata=meta)
+
+    def on_phase_skipped(self, e: Any) -> None:
+        self.phase_outcome[e.phase_id] = "skipped"
+
+    def on_attempt_started(self, e: Any) -> None:
+        self.ensure_root()
+        node = e.node_path or e.phase_id
+        phase_type = self.phase_types.get(e.phase_id, "")
+        meta: dict[str, Any] = {"phase": e.phase_id, "phaseType": phase_type}
+        if phase_type == "loop" and node == e.phase_id:
+            if e.attempt == 0:
+                self.iterations[e.phase_id] = self.iterations.get(e.phase_id, 0) + 1
+            meta["iteration"] = max(1, self.iterations.get(e.phase_id, 1))
+        step = self.new(node, "model", "cancelled", self.parent_for(node), attempt=e.attempt + 1, metadata=meta)
+        self.open_calls[(node, e.attempt)] = step
+
+    def on_agent_returned(self, e: Any) -> None:
+        step = self.open_calls.get((e.node_path or e.phase_id, e.attempt))
+        if step is None:
+            return
+        step.status = "error" if e.error is not None or e.exit_code != 0 or e.timed_out else "ok"
+        step.duration_ms = e.duration_ms if _num(e.duration_ms) else None
+        if e.timed_out:
+            step.metadata["timedOut"] = True
+        usage = e.usage
+        if isinstance(usage, dict) and _num(usage.get("input")) and _num(usage.get("output")):
+            step.input_tokens = usage["input"]
+            step.output_tokens = usage["output"]
+            for key, meta_key in (("cacheRead", "cacheReadTokens"), ("cacheWrite", "cacheWriteTokens"),
+                                  ("costUSD", "costUSD")):
+                if _num(usage.get(key)):
+                    step.metadata[meta_key] = usage[key]
+
+    def on_attempt_failed(self, e: Any) -> None:
+        step = self.open_calls.get((e.node_path or e.phase_id, e.attempt))
+        if step is None:
+            return
+        step.status = "cancelled" if e.why == "aborted" else "error"
+        step.metadata["transient"] = bool(e.transient)
+        if e.why == "timeout":
+            step.metadata["timedOut"] = True
+        if e.why in ("contract", "budget"):
+            step.metadata["failure"] = e.why
+
+    def on_gate_verdict(self, e: Any) -> None:
+        self.ensure_root()
+        block = e.verdict == "block"
+        meta: dict[str, Any] = {"phase": e.phase_id, "verdict": e.verdict, "source": e.source or "", "round": e.round}
+        if _num(e.combined):
+            meta["combined"] = e.combined
+        halts = block and self.depth.get(e.phase_id, 0) == 0
+        if block and not halts:
+            meta["halted"] = False
+        status = "blocked" if halts else ("error" if block else "ok")
+        self.last_policy[e.phase_id] = self.new(e.phase_id, "policy", status, metadata=meta)
+
+    def on_on_block_round(self, e: Any) -> None:
+        # The block that triggered this rework round did not halt the run (SPEC §6.10).
+        step = self.last_policy.get(e.phase_id)
+        if step is not None and step.status == "blocked":
+            step.status = "error"
+            step.metadata["halted"] = False
+
+    def on_fallback_used(self, e: Any) -> None:
+        self.ensure_root()
+        self.new(f"{e.phase_id}#fallback", "fallback", "ok", metadata={"phase": e.phase_id, "reason": e.reason})
+
+    def on_phase_finished(self, e: Any) -> None:
+        tool = self.open_tools.pop(e.phase_id, None)
+        if tool is not None:
+            tool.status = "ok" if e.status == "done" else "error"
+            if (e.extra or {}).get("timedOut"):
+                tool.metadata["timedOut"] = True
+        sub = self.subflows.get(e.phase_id)
+        if sub is not None:
+            sub.status = "ok" if e.status == "done" else "error"
+
+    def on_run_finished(self, e: Any) -> None:
+        self.ensure_root()
+        self.run_status = e.status
+
+    # ---- result ---------------------------------------------------------------------------------
+    def trace(self) -> AgentTrace:
+        root = self.ensure_root()
+        run_status = self.run_status or "interrupted"
+        root.status = RUN_STATUS.get(run_status, "cancelled")
+        root.metadata = {
+            "runStatus": run_status,
+            "skippedCount": sum(1 for v in self.phase_outcome.values() if v == "skipped"),
+        }
+        if self.fake_clock:
+            root.metadata[FAKE_CLOCK_KEY] = True
+        steps = [
+            TraceStep.model_construct(
+                id=f"s{s.sequence}",
+                parent_id=None if s.parent is None else f"s{s.parent}",
+                sequence=s.sequence,
+                name=s.name,
+                kind=s.kind,
+                status=s.status,
+                attempt=s.attempt,
+                input_tokens=s.input_tokens,
+                output_tokens=s.output_tokens,
+                duration_ms=s.duration_ms,
+                metadata=dict(s.metadata),
+            )
+            for s in self.steps
+        ]
+        raw = AgentTrace.model_construct(schema_version=1, fixture=self.fixture, status=root.status, steps=steps)
+        return normalize(raw, fake_clock=self.fake_clock)
+
+
+def trace_from_events(events: Iterable[Any], fixture: str, *, fake_clock: bool = False) -> AgentTrace:
+    """The normalized trace of a run from its events (engine event objects, in emission order).
+
+    `fake_clock=True` when the run used a fake/instant clock: durations are then deterministic
+    and kept. Never raises on odd streams (unknown events are ignored, unfinished steps are
+    `cancelled`, a stream without RunFinished gives a `cancelled` root with runStatus `interrupted`).
+    """
+    recorder = _Recorder(fixture, fake_clock)
+    for event in events:
+        recorder.feed(event)
+    return recorder.trace()
+
+
+def write_trace(run_dir: str | Path, trace: AgentTrace, name: str = TRACE_FILE) -> Path:
+    """Write `trace.json` beside the journal (one step per line) and return its path."""
+    path = Path(run_dir) / name
+    path.write_text(dump_trace(trace), encoding="utf-8")
+    return path
+
+
+def trace_run_dir(run_dir: str | Path, *, fixture: str | None = None, fake_clock: bool = False,
+                  out: str | Path | None = None) -> tuple[Path | None, list[str]]:
+    """Read `<run_dir>/events.jsonl`, write the trace (default `<run_dir>/trace.json`).
+
+    Returns (path written or None, warnings/errors). For the engine: call this at the end of a
+    journaled run, or `write_trace(run_dir, trace_from_events(events, fixture))` with live events.
+    """
+    from tftui.engine.journal import decode_events, read_journal
+
+    rows, meta, warnings = read_journal(run_dir)
+    if not rows:
+        return None, [*warnings, f"{Path(run_dir)}: no events to trace"]
+    events, more = decode_events(rows)
+    warnings.extend(more)
+    name = fixture or _fixture_name(meta, events)
+    trace = trace_from_events(events, name, fake_clock=fake_clock)
+    if out is None:
+        return write_trace(run_dir, trace), warnings
+    target = Path(out)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(dump_trace(trace), encoding="utf-8")
+    return target, warnings
+
+
+def _fixture_name(meta: dict[str, Any], events: list[Any]) -> str:
+    """Default fixture: the flow file's stem, else the flow name, else `run`."""
+    flow_path = meta.get("flowPath")
+    flow_name = meta.get("flowName")
+    for e in events:
+        if getattr(e, "kind", "") == "run_started":
+            flow_path = flow_path or e.flow_path
+            flow_name = flow_name or e.flow_name
+            break
+    if isinstance(flow_path, str) and flow_path:
+        return Path(flow_path).stem
+    return flow_name if isinstance(flow_name, str) and flow_name else "run"
