@@ -17,9 +17,9 @@ from tftui.engine.journal import (
     list_runs,
     new_run_id,
     read_journal,
-    redact,
     runs_root,
 )
+from tftui.engine.redaction import redact
 
 
 def _ev(kind: str, seq: int, **extra: object) -> dict:

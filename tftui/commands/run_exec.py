@@ -20,6 +20,7 @@ from tftui.commands.run import UsageProblem, parse_arg_pairs
 from tftui.commands.run_report import EXIT_INTERRUPTED, EXIT_USAGE, exit_code_for, run_json, summary_line
 from tftui.commands.runner_select import RunnerSelectionError, select_runner
 from tftui.engine import journal as jr
+from tftui.engine.redaction import REDACTED
 from tftui.engine.state import PhaseStatus, RunState, fold
 
 
@@ -104,7 +105,7 @@ def _plan_resume(args: argparse.Namespace, cli_args: dict[str, Any]) -> Plan | i
     state = fold(events)
     recorded_args = dict(state.args or meta.get("args") or {})
     merged_args = {**recorded_args, **cli_args}
-    redacted = [k for k, v in merged_args.items() if v == jr.REDACTED and k not in cli_args]
+    redacted = [k for k, v in merged_args.items() if v == REDACTED and k not in cli_args]
     if redacted:
         raise UsageProblem(
             f"argument(s) {', '.join(redacted)} were redacted from the journal; pass them again with --arg"
