@@ -269,3 +269,14 @@ def test_invalid_value_is_not_also_reported_as_missing():
         "Phase 'b': branches[1] must be an object with a 'task', got string",
         "Phase 's': field 'run' must be an array or a string, got number",
     ]
+
+
+def test_huge_numbers_read_as_javascript_does():
+    big = "1" + "0" * 400  # JSON.parse gives Infinity; a Python int this size overflows float()
+    text = '{"name": "x", "concurrency": BIG, "phases": [{"id": "a", "task": "t", "timeout": BIG}]}'
+    result = load_flow_text(text.replace("BIG", big))
+    assert [d.message for d in result.diagnostics] == [
+        "Field 'concurrency' must be a number, got non-finite number",
+        "Phase 'a' (agent): 'timeout' must be a number >= 1000 ms",
+    ]
+    assert load_flow_text(text.replace("BIG", str(2**60))).ok  # large but finite: fine

@@ -34,7 +34,12 @@ ALL_KEYS = list(dict.fromkeys(ALL_KEYS))
 
 
 def is_num(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    """A finite JSON number (booleans are not numbers, as in JS)."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return True  # Python ints are finite (math.isfinite would overflow on huge ones)
+    return isinstance(value, float) and math.isfinite(value)
 
 
 _MODULES: dict[str, Any] = {}
@@ -289,7 +294,7 @@ class PhaseChecker:
             self.err(f"Phase '{self.id}' (reduce) requires 'task'")
         batch = field_of(p, "batch_size")
         if self.has("batchSize"):
-            if not (is_num(batch) and batch >= 2 and float(batch).is_integer()):
+            if not (is_num(batch) and batch >= 2 and (isinstance(batch, int) or batch.is_integer())):
                 self.err(f"Phase '{self.id}' (reduce): batchSize must be an integer >= 2", "batchSize")
             elif field_of(p, "reduce_strategy") != "tree":
                 self.warn(

@@ -7,6 +7,7 @@ the loader then attaches the 1-based line:col of that path in the source text.
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
@@ -78,6 +79,8 @@ def json_type(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "boolean"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "non-finite number"
     if isinstance(value, (int, float)):
         return "number"
     if isinstance(value, str):

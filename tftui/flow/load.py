@@ -73,18 +73,25 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON value")
 
 
+def _js_int(text: str) -> int | float:
+    """JSON integers as JavaScript reads them: beyond 2**53 they are doubles (1e400 -> inf),
+    so a huge literal can never overflow a float conversion later."""
+    value = int(text)
+    return value if -(2**53) <= value <= 2**53 else float(text)
+
+
 _CONSTANT = re.compile(r"-?\b(?:NaN|Infinity)\b")
 
 
 def parse_json_text(text: str) -> tuple[Any, str, Diagnostic | None]:
     """Parse JSON, falling back to JSONC. Returns (value, text used for positions, error)."""
     try:
-        return json.loads(text, parse_constant=_reject_constant), text, None
+        return json.loads(text, parse_constant=_reject_constant, parse_int=_js_int), text, None
     except (ValueError, RecursionError):
         pass
     stripped = strip_jsonc(text)
     try:
-        return json.loads(stripped, parse_constant=_reject_constant), stripped, None
+        return json.loads(stripped, parse_constant=_reject_constant, parse_int=_js_int), stripped, None
     except json.JSONDecodeError as exc:
         msg = exc.msg[:1].lower() + exc.msg[1:]
         return None, stripped, Diagnostic("error", f"Invalid JSON: {msg}", exc.lineno, exc.colno)
