@@ -194,3 +194,25 @@ def test_trace_command_writes_beside_journal(tmp_path: Path, capsys) -> None:  #
     rules.write_text('[[rules]]\nid = "required_steps"\nnames = ["a"]\n', encoding="utf-8")
     assert main(["gate", str(run_dir), "--rules", str(rules)]) == 0
     assert main(["trace", str(tmp_path / "nope")]) == 2
+
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_flows"
+
+
+async def test_sample_rule_set_on_sample_validate_flows() -> None:
+    from tftui.flow.load import load_flow
+    from tftui.trace.ruleset import load_ruleset
+
+    rules = load_ruleset(SAMPLES / "rules.toml").rules
+    outcomes = {}
+    for name in ("validate", "validate_judge"):
+        flow = load_flow(SAMPLES / f"{name}.json").flow
+        runner = ScriptedRunner.from_file(SAMPLES / f"{name}.replies.json")
+        result = await run_flow(flow, runner=runner, clock=InstantClock(), keep_events=True)
+        report = evaluate_trace(trace_from_events(result.events, name), rules)
+        outcomes[name] = (report.passed, [w.rule_id for w in report.warnings])
+    assert outcomes == {
+        "validate": (True, []),
+        # the judge variant is asked for a judgement: allowed, but flagged for review
+        "validate_judge": (True, ["max_attempts:check-response#judge@1"]),
+    }
