@@ -132,3 +132,11 @@ def test_summary_and_exit_codes() -> None:
     line = summary_line(progress.state, status="blocked", run_dir=None, calls=2, duration_ms=61000)
     assert line == "blocked · 2 done, 0 failed, 1 skipped · 2 attempts · 14 tok · $0.00 · 1m01s"
     assert [exit_code_for(s) for s in ("completed", "failed", "blocked", "paused")] == [0, 1, 1, 130]
+
+
+def test_onblock_rerun_is_marked() -> None:
+    stream = Stream(tty=False)
+    progress = Progress(stream=stream, phase_types={"impl": "agent"})
+    progress.on_event(ev.PhaseStarted(phase_id="impl", depth=1, round=1))
+    progress.on_event(ev.PhaseFinished(phase_id="impl", status="done", output="v2"))
+    assert stream.getvalue().rstrip().endswith("(re-run for onBlock round 1)")

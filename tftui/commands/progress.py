@@ -151,12 +151,14 @@ class Progress:
         unit = "round" if ptype == "gate" and phase.gate is not None and phase.round else "attempt"
         counted = f"{attempts} {unit}{'s' if attempts != 1 else ''}" if ptype != "approval" else "-"
         cols = f"{counted:<10}  {fmt_duration(phase.duration_ms):>6}  {fmt_tokens(phase_tokens(phase)):>10}"
-        note = ""
+        notes = []
+        if phase.depth > 0:  # an upstream phase re-executed by a gate's onBlock round
+            notes.append(f"(re-run for onBlock round {phase.round})")
         if status == "failed":
-            note = _one_line(phase.error)
+            notes.append(_one_line(phase.error))
         elif status == "blocked" and phase.gate:
-            note = _one_line(phase.gate.get("reason"))
-        return f"{head}  {cols}  {note}".rstrip()
+            notes.append(_one_line(phase.gate.get("reason")))
+        return f"{head}  {cols}  {' '.join(notes)}".rstrip()
 
     def phase_line(self, phase: PhaseState) -> None:
         if self.quiet:
