@@ -59,6 +59,7 @@ class Debugger:
         self._release = asyncio.Event()
         self._paused_evt = asyncio.Event()
         self._finished_evt = asyncio.Event()
+        self._lock = asyncio.Lock()
 
     # ---- engine hooks -------------------------------------------------------------------
     def attach(self, run: Run) -> None:
@@ -86,6 +87,12 @@ class Debugger:
             self._pending = "block"
 
     async def checkpoint(self, run: Run, point: str, phase_id: str | None, **info: Any) -> None:
+        # One pause at a time: with concurrency > 1, a second phase reaching a pause point
+        # waits here and is paused (or not) only after the first one was released.
+        async with self._lock:
+            await self._checkpoint(run, point, phase_id, info)
+
+    async def _checkpoint(self, run: Run, point: str, phase_id: str | None, info: dict[str, Any]) -> None:
         why = self._why(run, point, phase_id, info)
         if why is None:
             return

@@ -32,7 +32,7 @@ from tftui.engine.clock import Clock
 from tftui.engine.context import build_context, step_view
 from tftui.engine.phases import HANDLERS, unsupported
 from tftui.engine.phases.base import PhaseOutcome, PhaseRun
-from tftui.engine.state import PhaseState, PhaseStatus, RunState, apply
+from tftui.engine.state import STATUS, PhaseState, PhaseStatus, RunState, apply
 from tftui.flow.graph import Dag
 from tftui.flow.model import Flow, PhaseBase
 from tftui.lang.condition import evaluate
@@ -274,7 +274,7 @@ class Run:
             )
         )
         self.active.pop(phase.id, None)
-        status = PhaseStatus(outcome.status)
+        status = STATUS[outcome.status]
         self.views[phase.id] = step_view(status, outcome.output, json_value, outcome.error)
         if outcome.block_reason is not None and self.block is None and pr.depth == 0:
             self.block = (phase.id, outcome.block_reason or None)

@@ -34,6 +34,9 @@ class PhaseStatus(StrEnum):
         return self in (PhaseStatus.DONE, PhaseStatus.FAILED, PhaseStatus.SKIPPED)
 
 
+STATUS: dict[str, PhaseStatus] = {status.value: status for status in PhaseStatus}
+
+
 def empty_usage() -> dict[str, Any]:
     return {"input": 0, "output": 0, "cost": 0.0, "cacheRead": 0, "cacheWrite": 0, "turns": 0}
 
@@ -308,7 +311,7 @@ def _on_block_round(state: RunState, e: ev.OnBlockRound) -> None:
 
 def _finished(state: RunState, e: ev.PhaseFinished) -> None:
     p = state.phase(e.phase_id)
-    p.status = PhaseStatus(e.status)
+    p.status = STATUS[e.status]
     p.output = e.output
     p.json = e.json
     p.error = e.error

@@ -62,7 +62,8 @@ def rounds_allowed(phase: Any) -> int:
     return max(0, int(value)) if is_number(value) else 1
 
 
-async def _evaluate(run: Run, pr: PhaseRun, round_: int, *, skip_eval: bool = False) -> Any:
+async def _evaluate(run: Run, pr: PhaseRun, round_: int, *, skip_eval: bool = False) -> tuple[Any, Any]:
+    """One gate evaluation with its events; returns (GateOutcome, gate.scores JSON or None)."""
     from tftui.scoring.gate import evaluate_gate
 
     phase = pr.phase
@@ -102,12 +103,12 @@ async def _evaluate(run: Run, pr: PhaseRun, round_: int, *, skip_eval: bool = Fa
                 output=outcome.output,
             )
         )
-    return outcome
+    return outcome, scores
 
 
 async def execute(run: Run, pr: PhaseRun) -> PhaseOutcome:
     phase = pr.phase
-    outcome = await _evaluate(run, pr, 0)
+    outcome, scores = await _evaluate(run, pr, 0)
     await run.debug_point("after-verdict", phase.id, round=0)
     allowed = rounds_allowed(phase)
     rounds = 0
@@ -122,14 +123,14 @@ async def execute(run: Run, pr: PhaseRun) -> PhaseOutcome:
             upstream = run.phases.get(dep)
             if upstream is not None:
                 await run.execute_phase(upstream, depth=pr.depth + 1, round=rounds, admit=False)
-        outcome = await _evaluate(run, pr, rounds, skip_eval=phase.score is None)
+        outcome, scores = await _evaluate(run, pr, rounds, skip_eval=phase.score is None)
         await run.debug_point("after-verdict", phase.id, round=rounds)
         if run.over_budget() is not None:
             break
-    return to_outcome(outcome, rounds)
+    return to_outcome(outcome, rounds, scores)
 
 
-def to_outcome(outcome: Any, rounds: int) -> PhaseOutcome:
+def to_outcome(outcome: Any, rounds: int, scores: Any = None) -> PhaseOutcome:
     if outcome.status != "done":
         error = outcome.error or outcome.output or "gate call failed"
         return PhaseOutcome(status="failed", output=error, error=error, attempts=rounds)
@@ -137,8 +138,8 @@ def to_outcome(outcome: Any, rounds: int) -> PhaseOutcome:
     gate: dict[str, Any] = {"verdict": verdict}
     if outcome.reason:
         gate["reason"] = outcome.reason
-    if outcome.scores is not None:
-        gate["scores"] = outcome.scores.to_json()
+    if scores is not None:
+        gate["scores"] = scores
     return PhaseOutcome(
         status="done",
         output=outcome.output,

@@ -99,7 +99,10 @@ async def execute(run: Run, pr: PhaseRun) -> PhaseOutcome:
             stop = "aborted"
             break
         if run.over_budget() is not None:
+            # SPEC §8.2: the iteration is not started; the loop ends like maxIterations
+            # (or fails, Q4, when it has no successful output yet).
             stop = "budget"
+            run.phase_warning(phase.id, f"loop stopped before iteration {i}: budget exceeded")
             break
         iterations = i
         text = reflexion_text(i, prior, until) if use_reflexion else None
@@ -144,7 +147,7 @@ async def execute(run: Run, pr: PhaseRun) -> PhaseOutcome:
             stop = "converged"
             break
         prior = {"kind": "until", "output": call.output}
-    loop_state: dict[str, Any] = {"iterations": iterations, "stop": stop}
+    loop_state: dict[str, Any] = {"iterations": iterations, "stop": "maxIterations" if stop == "budget" else stop}
     if use_reflexion:
         loop_state["reflexion"] = True
         if failures:
