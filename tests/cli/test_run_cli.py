@@ -221,3 +221,10 @@ def test_resume_refuses_a_changed_flow(tftui, tmp_path: Path, runs_dir: Path) ->
 def test_resume_and_no_journal_conflict(tftui) -> None:
     done = tftui("run", str(SAMPLES / "map_reduce.json"), "--resume", "x", "--no-journal")
     assert done.code == 2 and "cannot be combined with --no-journal" in done.stderr
+
+
+def test_unwritable_runs_dir(tftui, tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    done = tftui("run", str(SAMPLES / "map_reduce.json"), "--runs-dir", str(blocker / "runs"))
+    assert done.code == 2 and "cannot create the run journal" in done.stderr and "--no-journal" in done.stderr

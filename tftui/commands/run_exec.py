@@ -263,13 +263,20 @@ def execute(args: argparse.Namespace) -> int:
             _err(f"tftui run: cannot resume {plan.run_id}: {exc} (is it still running? see `tftui runs`)")
             return EXIT_USAGE
     elif plan.root is not None:
-        journal = jr.Journal.create(
-            plan.root,
-            flow_name=plan.flow.name,
-            flow_path=plan.flow_path,
-            flow_text=plan.flow_path.read_bytes().decode("utf-8", errors="replace"),
-            args=plan.args,
-        )
+        try:
+            journal = jr.Journal.create(
+                plan.root,
+                flow_name=plan.flow.name,
+                flow_path=plan.flow_path,
+                flow_text=plan.flow_path.read_bytes().decode("utf-8", errors="replace"),
+                args=plan.args,
+            )
+        except OSError as exc:
+            _err(
+                f"tftui run: cannot create the run journal under {plan.root}: {exc.strerror or exc} "
+                "(choose another place with --runs-dir, or run with --no-journal)"
+            )
+            return EXIT_USAGE
         plan.run_dir, plan.run_id = journal.run_dir, journal.run_id
 
     from tftui.engine.clock import Clock
