@@ -192,7 +192,8 @@ def _interrupted_copy(tftui, tmp_path: Path, runs_dir: Path) -> tuple[Path, Path
     run_dir = only_run_dir(runs_dir)
     lines = (run_dir / "events.jsonl").read_text().splitlines(keepends=True)
     cut = next(i for i, line in enumerate(lines) if '"phase_finished"' in line) + 1
-    (run_dir / "events.jsonl").write_text("".join(lines[:cut]))
+    # ... killed while writing the next event: half of it is on disk.
+    (run_dir / "events.jsonl").write_text("".join(lines[:cut]) + lines[cut][: len(lines[cut]) // 2])
     return flow, run_dir
 
 
@@ -201,9 +202,10 @@ def test_resume_without_flow_argument_uses_the_recorded_path(tftui, tmp_path: Pa
     done = tftui("run", "--resume", run_dir.name[:-2], "--json")  # a unique prefix is enough
     assert done.code == 0, done.stderr
     assert "resuming run" in done.stderr and "1/3 phases already finished" in done.stderr
+    assert "torn last line" in done.stderr  # reported, then cut so appending stays clean
     out = done.json()
     assert out["status"] == "completed" and out["run_id"] == run_dir.name
-    rows = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
+    rows = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]  # all parse
     calls = [r["node_path"] for r in rows if r["kind"] == "attempt_started"]
     assert calls.count("list") == 1  # the finished phase was not called again
     assert len(calls) == 5
