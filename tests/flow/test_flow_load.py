@@ -280,3 +280,15 @@ def test_huge_numbers_read_as_javascript_does():
         "Phase 'a' (agent): 'timeout' must be a number >= 1000 ms",
     ]
     assert load_flow_text(text.replace("BIG", str(2**60))).ok  # large but finite: fine
+
+
+def test_guard_syntax_warning_points_at_the_offending_character():
+    text = '{"name": "n", "phases": [\n  {"id": "a", "task": "t", "when": "{args.x} == == 2"}\n]}'
+    d = only(load_flow_text(text))
+    assert d.severity == "warning"
+    assert d.message == (
+        "Phase 'a': when: unexpected operator '==' at position 12 — the guard fails open (the phase will run)"
+    )
+    assert (d.line, d.col) == where(text, "== 2")
+    escaped = '{"name": "n", "phases": [{"id": "a", "task": "t", "when": "\\"x\\" & y"}]}'
+    assert (only(load_flow_text(escaped)).line, only(load_flow_text(escaped)).col) == where(escaped, "& y")

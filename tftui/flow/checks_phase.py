@@ -510,7 +510,16 @@ class PhaseChecker:
                 message = getattr(problem, "message", None) or str(problem)
                 position = getattr(problem, "position", None)
                 where = f" at position {position}" if position is not None else ""
-                self.warn(f"Phase '{pid}': {label}: {message}{where} — {consequence}", *path)
+                self.out.append(
+                    Diagnostic(
+                        "warning",
+                        f"Phase '{pid}': {label}: {message}{where} — {consequence}",
+                        phase_id=pid,
+                        field=str(path[0]),
+                        path=(*self.base, *path),
+                        char=position if isinstance(position, int) else None,
+                    )
+                )
 
     def _unknown_keys(self) -> None:
         pid, ptype = self.id, self.type

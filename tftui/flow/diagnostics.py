@@ -27,6 +27,8 @@ class Diagnostic:
     path: JsonPath = ()
     # Point at the key of the last path element rather than its value (unknown keys).
     at_key: bool = False
+    # For a string value: point at this character of the string (a guard's syntax error).
+    char: int | None = None
 
     @property
     def is_error(self) -> bool:
@@ -51,6 +53,7 @@ class Diagnostic:
         data = asdict(self)
         data["path"] = self.json_path
         del data["at_key"]
+        del data["char"]
         return data
 
 

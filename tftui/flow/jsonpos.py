@@ -139,3 +139,17 @@ class Locator:
             if text[i : i + 1] != ",":
                 return members
             i = self._skip_ws(i + 1)
+
+
+def string_char_offset(text: str, value_offset: int, char: int) -> int | None:
+    """Offset in `text` of character `char` of the JSON string literal at `value_offset`
+    (escapes count as one character); None if it is not a string or is shorter."""
+    if text[value_offset : value_offset + 1] != '"':
+        return None
+    i = value_offset + 1
+    for _ in range(char):
+        c = text[i : i + 1]
+        if c in ('"', "\n", ""):
+            return None
+        i += (6 if text[i + 1 : i + 2] == "u" else 2) if c == "\\" else 1
+    return i if text[i : i + 1] not in ("\n", "") else None

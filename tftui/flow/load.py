@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from tftui.flow.diagnostics import Diagnostic, JsonPath, dotted, json_type, suggestion
-from tftui.flow.jsonpos import Locator, strip_jsonc
+from tftui.flow.jsonpos import Locator, string_char_offset, strip_jsonc
 from tftui.flow.model import PHASE_CLASSES, ArgSpec, Budget, Flow, PhaseBase
 from tftui.flow.shorthand import Kind, desugar, shorthand_kind, source_path
 
@@ -334,6 +334,12 @@ def _locate(diag: Diagnostic, locator: Locator, kind: Kind | None) -> Diagnostic
     if diag.line is not None:
         return diag
     src = source_path(kind, diag.path)
+    if diag.char is not None:
+        value_at = locator.offset(src)
+        at = string_char_offset(locator.text, value_at, diag.char) if value_at is not None else None
+        if at is not None:
+            line, col = locator.line_col(at)
+            return replace(diag, line=line, col=col, path=src)
     line, col = locator.nearest(src, at_key=diag.at_key)
     return replace(diag, line=line, col=col, path=src)
 
