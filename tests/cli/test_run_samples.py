@@ -20,6 +20,13 @@ SAMPLE_NAMES = [
 ]
 
 
+def prompts(out: dict, node_path: str) -> list[str]:
+    """The prompts sent to `node_path`, in order, from the run's journal."""
+    lines = (Path(out["run_dir"]) / "events.jsonl").read_text().splitlines()
+    rows = [json.loads(line) for line in lines]
+    return [r["prompt"] for r in rows if r["kind"] == "attempt_started" and r["node_path"] == node_path]
+
+
 def run_sample(tftui, name: str):
     done = tftui("run", str(SAMPLES / f"{name}.json"), "--json", "--no-wait")
     assert done.stdout, done.stderr
@@ -90,6 +97,9 @@ def test_map_reduce(tftui) -> None:
     assert mapped.count("### [") == 3 and "### [3/3] reviewer" in mapped
     assert out["phases"]["merge"]["status"] == "done"
     assert out["totals"]["attempts"] == 5  # list + 3 items + merge
+    assert prompts(out, "review-each#item-1") == [
+        "Review the changes in module journal (180 changed lines). Answer in one sentence."
+    ]
 
 
 def test_loop_reflexion(tftui) -> None:
@@ -99,6 +109,11 @@ def test_loop_reflexion(tftui) -> None:
     assert loop["status"] == "done"
     assert loop["loop"]["iterations"] == 3 and loop["loop"]["stop"] == "until"
     assert loop["json"]["approved"] is True
+    sent = prompts(out, "headline")
+    assert len(sent) == 3
+    assert "## Reflexion: iteration 1 (prior)" in sent[1]
+    assert "- Outcome: FAILED — output contract violated" in sent[1]
+    assert "- Outcome: succeeded, but the stop condition was not met" in sent[2]
 
 
 def test_tournament(tftui) -> None:
@@ -108,6 +123,8 @@ def test_tournament(tftui) -> None:
     assert tagline["tournament"]["winner"] == 3
     assert tagline["output"] == "Step through your agent flows."
     assert out["final_output"] == "Meet tftui — step through your agent flows."
+    (judge,) = prompts(out, "tagline#judge")
+    assert "### Variant 2 (failed — ineligible)" in judge
 
 
 def test_samples_run_without_flags(tftui, runs_dir: Path) -> None:
