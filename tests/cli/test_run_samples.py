@@ -27,6 +27,12 @@ def prompts(out: dict, node_path: str) -> list[str]:
     return [r["prompt"] for r in rows if r["kind"] == "attempt_started" and r["node_path"] == node_path]
 
 
+def backoffs(out: dict, node_path: str) -> list[int]:
+    lines = (Path(out["run_dir"]) / "events.jsonl").read_text().splitlines()
+    rows = [json.loads(line) for line in lines]
+    return [r["delay_ms"] for r in rows if r["kind"] == "backoff_started" and r["node_path"] == node_path]
+
+
 def run_sample(tftui, name: str):
     done = tftui("run", str(SAMPLES / f"{name}.json"), "--json", "--no-wait")
     assert done.stdout, done.stderr
@@ -54,6 +60,7 @@ def test_transient_retry(tftui) -> None:
     assert fetch["usage"]["input"] == 80  # usage of the failed 429 attempt is counted too
     assert out["phases"]["summarize"]["status"] == "done"
     assert out["totals"]["attempts"] == 4
+    assert backoffs(out, "fetch") == [2000, 4000]  # transient defaults (skipped by --no-wait)
 
 
 def test_side_effect_is_not_auto_retried(tftui) -> None:
@@ -63,6 +70,7 @@ def test_side_effect_is_not_auto_retried(tftui) -> None:
     assert deploy["status"] == "failed" and deploy["attempts"] == 1
     assert "503" in deploy["error"]
     assert deploy.get("sideEffect") is True
+    assert backoffs(out, "deploy") == []
     assert out["phases"]["announce"]["status"] == "skipped"
     assert out["phases"]["announce"]["error"] == "Upstream dependency not satisfied"
     assert out["phases"]["build"]["status"] == "done"
@@ -74,6 +82,7 @@ def test_explicit_retry(tftui) -> None:
     extract = out["phases"]["extract"]
     assert extract["status"] == "done" and extract["attempts"] == 3
     assert extract["json"] == {"total": 1250, "currency": "EUR"}
+    assert backoffs(out, "extract") == [20, 40]
     assert out["final_output"] == "The invoice total is 1250 EUR."
 
 
