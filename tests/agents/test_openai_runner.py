@@ -267,3 +267,21 @@ async def test_answers_keep_key_like_examples_that_are_not_our_key(fake_provider
     async with runner(fake_provider.url) as r:
         result = await r.run(req())
     assert result.output == answer
+
+
+@pytest.mark.filterwarnings("ignore::ResourceWarning", "ignore::pytest.PytestUnraisableExceptionWarning")
+def test_runner_survives_being_used_from_two_event_loops(fake_provider):
+    import asyncio
+    import gc
+
+    r = runner(fake_provider.url)
+
+    async def run_and_close():
+        result = await r.run(req())
+        await r.aclose()
+        return result
+
+    first = asyncio.run(r.run(req()))
+    second = asyncio.run(run_and_close())
+    assert first.output == second.output == "ok"
+    gc.collect()  # the first loop's connection cannot be closed after that loop ended: let it go here

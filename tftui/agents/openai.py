@@ -51,6 +51,7 @@ class OpenAIRunner:
         self.stream = provider.stream if stream is None else stream
         self._api_key = provider.api_key(env)
         self._http: httpx.AsyncClient | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop the pooled client belongs to
 
     def __repr__(self) -> str:  # never shows the key
         return f"OpenAIRunner(provider={self.provider.name!r}, base_url={self.provider.base_url!r})"
@@ -62,9 +63,9 @@ class OpenAIRunner:
         await self.aclose()
 
     async def aclose(self) -> None:
-        if self._http is not None:
+        if self._http is not None and self._loop is asyncio.get_running_loop():
             await self._http.aclose()
-            self._http = None
+        self._http = None  # a client from another (finished) loop cannot be closed from this one
 
     # ── the call ─────────────────────────────────────────────────────────────────────
 
@@ -130,7 +131,11 @@ class OpenAIRunner:
         return body
 
     def _client(self) -> httpx.AsyncClient:
+        loop = asyncio.get_running_loop()
+        if self._http is not None and self._loop is not loop:
+            self._http = None  # reused from another event loop: its pooled connections belong to the old one
         if self._http is None:
+            self._loop = loop
             headers = {"Accept": "application/json", **self.provider.headers}
             if self._api_key:
                 header = self.provider.api_key_header
