@@ -79,3 +79,21 @@ def test_run_phase_timeout_against_a_hanging_provider(fake_provider, tmp_path, m
     doc = json.loads(captured.out)
     assert "Phase timed out after 1000ms (subagent aborted)" in json.dumps(doc)
     assert len(fake_provider.requests) == 1  # phase timeouts are never retried (SPEC §7.3)
+
+
+def test_budget_with_max_usd_is_refused_without_prices(fake_provider, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.chdir(tmp_path)
+    flow = tmp_path / "budget.json"
+    flow.write_text(json.dumps({"name": "capped", "budget": {"maxUSD": 0.5},
+                                "phases": [{"id": "a", "type": "agent", "task": "hi"}]}))
+    (tmp_path / "tftui.toml").write_text(f'[providers.local]\nbase_url = "{fake_provider.url}"\nmodel = "m"\n'
+                                         '[providers.priced]\nbase_url = "' + fake_provider.url + '"\n'
+                                         'model = "m"\nprices = { input_per_mtok = 1, output_per_mtok = 1 }\n')
+    assert cli_main(["run", str(flow), "--provider", "local", "--no-journal"]) == 1
+    assert "This host reports tokens but not cost, so budget.maxUSD cannot be enforced." in capsys.readouterr().out
+    assert fake_provider.requests == []
+    assert cli_main(["run", str(flow), "--provider", "priced", "--no-journal"]) == 0
+    assert len(fake_provider.requests) == 1
+    assert cli_main(["run", str(flow), "--agent-cmd", "cat", "--no-journal"]) == 1
+    assert "Usage accounting is unavailable for this host" in capsys.readouterr().out

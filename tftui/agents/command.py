@@ -26,6 +26,10 @@ STDERR_IN_ERROR = 500  # bytes of stderr quoted in the error message (as scripts
 
 
 class CommandRunner:
+    # A CLI agent reports no usage, so the engine refuses budgeted flows with it (SPEC §8.7).
+    reports_usage = False
+    reports_cost = False
+
     def __init__(
         self,
         argv: Sequence[str],

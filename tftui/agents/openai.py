@@ -53,6 +53,14 @@ class OpenAIRunner:
         self._http: httpx.AsyncClient | None = None
         self._loop: asyncio.AbstractEventLoop | None = None  # the loop the pooled client belongs to
 
+    # What the engine may rely on for budgets (SPEC §8.7): chat completions report token usage;
+    # cost is known only when prices are configured for the provider.
+    reports_usage = True
+
+    @property
+    def reports_cost(self) -> bool:
+        return bool(self.provider.prices)
+
     def __repr__(self) -> str:  # never shows the key
         return f"OpenAIRunner(provider={self.provider.name!r}, base_url={self.provider.base_url!r})"
 
