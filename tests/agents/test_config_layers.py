@@ -147,6 +147,7 @@ def test_tftui_config_command_masks_secrets(layout, monkeypatch, capsys):
     assert doc["settings"]["ui.ascii"] == {"value": True, "source": "flag", "origin": "ui.ascii"}
     assert doc["settings"]["providers.local.headers.api-key"]["value"] == "hk-…5555"
     assert doc["api_keys"]["local"] == {"env": "LOCAL_KEY", "set": True, "masked": "sk-…9876"}
+    assert doc["agents"]["reviewer"]["source"] == "builtin"
 
 
 def test_tftui_config_exits_2_on_bad_file(layout, monkeypatch, capsys):

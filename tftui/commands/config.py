@@ -36,6 +36,8 @@ Example tftui.toml:
   theme = "default"
 
 API keys and Authorization/api-key header values are shown masked (sk-…abcd).
+Also listed: the agent definitions found (agents/NAME.md next to the flow, then
+~/.config/tftui/agents/NAME.md, then the built-ins) and which file each comes from.
 
 examples:
   tftui config                         the settings, one per line, with their source
@@ -77,8 +79,14 @@ def run(args: argparse.Namespace) -> int:
     for info in keys.values():
         info["masked"] = mask(info.pop("value")) if info["set"] else None
 
+    from tftui.agents.definitions import AgentLibrary
+
+    agents = {name: {"source": d.source, "path": d.path, "description": d.description}
+              for name, d in sorted(AgentLibrary(args.flow).names().items())}
+
     if args.json:
         doc = {
+            "agents": agents,
             "user_file": cfg.user_file,
             "files": cfg.files,
             "settings": {k: {"value": v, "source": s.kind, "origin": s.origin} for k, v, s in rows},
@@ -101,6 +109,9 @@ def run(args: argparse.Namespace) -> int:
         for name, info in keys.items():
             state = info["masked"] if info["set"] else "not set"
             print(f"api key for {name}: ${info['env']} = {state}")
+        print()
+        for name, info in agents.items():
+            print(f"agent {name}: {info['source']} ({info['path']})")
         for warning in cfg.warnings:
             print(f"tftui config: warning: {warning}", file=sys.stderr)
     for error in cfg.errors:
