@@ -203,3 +203,16 @@ async def test_approver_hook_and_headless_reject():
     assert result.status == "completed"
     assert result.phases["ok"].output == "looks good"
     assert asked[0].message == "ship it?"
+
+
+async def test_guard_edited_while_paused_applies_to_that_phase():
+    f = flow({"id": "a", "task": "a"}, {"id": "b", "task": "b", "dependsOn": ["a"], "when": "false"})
+    dbg = Debugger()
+    dbg.set_breakpoint("b")
+    task, _ = start(f, {"a": "A", "b": "B"}, dbg)
+    paused = await dbg.wait_paused(TIMEOUT)
+    assert paused.phase_id == "b"
+    dbg.set_guard("b", "{steps.a.output} == A")
+    dbg.continue_()
+    result = await asyncio.wait_for(task, TIMEOUT)
+    assert result.phases["b"].output == "B"

@@ -217,3 +217,42 @@ async def test_unresolved_refs_warn_once():
         "unresolved refs in task: {args.nope}, {steps.zzz.output} — left intact (check dependsOn / placeholder spelling)"
     ]
     assert runner.tasks_sent["a"] == ["[[a]] {args.nope} {steps.zzz.output} {args.nope}"]
+
+
+async def test_context_files_are_pre_read(tmp_path):
+    (tmp_path / "notes.md").write_text("remember the milk\n" * 10)
+    flow_file = tmp_path / "flow.json"
+    f = flow({"id": "a", "task": "[[a]] go", "context": ["notes.md", "missing.md"], "contextLimit": 20})
+    result, runner = await marker(f, flow_path=str(flow_file))
+    sent = runner.tasks_sent["a"][0]
+    assert sent.startswith("## Context: notes.md\n\nremember the milk\nre\n\n---\n\n")
+    assert sent.endswith("[[a]] go")
+    assert "context: no file matches 'missing.md'" in result.phases["a"].warnings
+
+
+async def test_layers_are_synchronous_and_concurrency_is_bounded():
+    in_flight = {"now": 0, "max": 0}
+    order: list[str] = []
+
+    class Slow:
+        async def run(self, request):
+            in_flight["now"] += 1
+            in_flight["max"] = max(in_flight["max"], in_flight["now"])
+            order.append("start " + request.phase_id)
+            await asyncio.sleep(0.05 if request.phase_id == "slow" else 0)
+            in_flight["now"] -= 1
+            order.append("end " + request.phase_id)
+            from tftui.agents.base import AgentResult
+
+            return AgentResult(output=request.phase_id)
+
+    f = Flow.model_validate({"name": "w", "concurrency": 2, "phases": [
+        {"id": "slow", "task": "s"}, {"id": "x1", "task": "x"}, {"id": "x2", "task": "x"}, {"id": "x3", "task": "x"},
+        {"id": "next", "task": "n", "dependsOn": ["x1"]},
+    ]})
+    result = await run_flow(f, runner=Slow(), clock=InstantClock())
+    assert result.status == "completed"
+    assert in_flight["max"] == 2
+    # `next` only needs x1, but layer 1 waits for the slow phase of layer 0 (SPEC §3.1)
+    assert order.index("start next") > order.index("end slow")
+    assert order[:2] == ["start slow", "start x1"]

@@ -54,6 +54,18 @@ def _timeout_ms(phase: Any) -> int | None:
     return None
 
 
+def _extra(phase: Any) -> dict[str, Any]:
+    """`tools` / `cwd` are forwarded to the runner (SPEC §2.1) when the phase sets them."""
+    if phase.tools is None and phase.cwd is None:
+        return {}
+    extra: dict[str, Any] = {}
+    if phase.tools is not None:
+        extra["tools"] = phase.tools
+    if phase.cwd is not None:
+        extra["cwd"] = phase.cwd
+    return extra
+
+
 def contract_error(value: Any, schema: Any) -> list[str]:
     """Violations of an `expect` contract for a parsed output (SPEC §6.9)."""
     if value is MISSING:
@@ -116,6 +128,7 @@ async def call_with_retry(run: Run, pr: PhaseRun, spec: CallSpec) -> CallOutcome
             output="json" if spec.output == "json" else "text",
             timeout_ms=timeout_ms,
             thinking=phase.thinking,
+            extra=_extra(phase),
         )
         run.emit(
             ev.AttemptStarted(phase_id=phase.id, node_path=spec.node_path, attempt=k, prompt=spec.task, agent=spec.agent)

@@ -95,7 +95,10 @@ def preread(run: Run, phase: PhaseBase, ctx: Any) -> str:
             total += len(text)
             continue
         pattern = entry if os.path.isabs(entry) else str(base / entry)
-        matches = sorted(glob.glob(pattern, recursive=True)) if glob.has_magic(pattern) else [pattern]
+        if glob.has_magic(pattern):
+            matches = sorted(glob.glob(pattern, recursive=True))
+        else:
+            matches = [pattern] if os.path.exists(pattern) else []
         if not matches:
             run.phase_warning(phase.id, f"context: no file matches '{entry}'")
         for path in matches:

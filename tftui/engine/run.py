@@ -219,12 +219,13 @@ class Run:
             if reason is not None:
                 self.skip(pid, reason)
                 return
+        # Pause before the guard, so a guard edited while paused here applies to this phase.
+        await self.debug_point("before-phase", pid, depth=depth, round=round)
+        if self.aborted:
+            return
         run_it, expr, guard_error = self.guard(phase, None)
         if not run_it:
             self.skip(pid, f"Condition not met: {expr}")
-            return
-        await self.debug_point("before-phase", pid, depth=depth, round=round)
-        if self.aborted:
             return
         pr = PhaseRun(phase=phase, depth=depth, round=round, started=self.clock.monotonic())
         self.active[pid] = pr
