@@ -147,3 +147,27 @@ def test_samples_run_without_flags(tftui, runs_dir: Path) -> None:
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("completed · 3 done, 0 failed, 0 skipped · 5 attempts")
     assert str(runs_dir) in last or "runs/" in last
+
+
+def test_run_and_runs_never_import_textual(tmp_path: Path) -> None:
+    """The headless path starts fast: `tftui run` / `tftui runs` must not pull in the TUI."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from tftui.cli import main\n"
+        f"rc = main(['run', {str(SAMPLES / 'gate_block.json')!r}, '--quiet'])\n"
+        "main(['runs'])\n"
+        "bad = sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))\n"
+        "assert not bad, bad\n"
+        "sys.exit(rc)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TFTUI_")}
+    env.update(TFTUI_RUNS_DIR=str(tmp_path / "runs"), XDG_CONFIG_HOME=str(tmp_path), HOME=str(tmp_path))
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert proc.returncode == 1, (
+        proc.stderr
+    )  # gate_block ends blocked; an import failure would be a traceback
+    assert "Traceback" not in proc.stderr
