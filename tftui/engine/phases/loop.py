@@ -93,7 +93,6 @@ async def execute(run: Run, pr: PhaseRun) -> PhaseOutcome:
     last_failed = False
     stop = "maxIterations"
     iterations = 0
-    calls = 0
     for i in range(1, cap + 1):
         if run.aborted:
             stop = "aborted"
@@ -115,7 +114,6 @@ async def execute(run: Run, pr: PhaseRun) -> PhaseOutcome:
         call = await call_with_retry(
             run, pr, CallSpec(phase.id, agent_of(phase), prefix + task, phase.output, phase.expect)
         )
-        calls += call.attempts
         if not call.ok:
             last_error = call.error
             last_failed = True
@@ -162,12 +160,11 @@ async def execute(run: Run, pr: PhaseRun) -> PhaseOutcome:
             error = "Aborted"
         return PhaseOutcome(
             status="failed", output=last_ok if last_ok is not None else error, error=error,
-            attempts=calls, extra={"loop": loop_state},
+            extra={"loop": loop_state},
         )
     return PhaseOutcome(
         status="done",
         output=last_ok or "",
         json=last_json if phase.output == "json" else MISSING,
-        attempts=calls,
         extra={"loop": loop_state},
     )

@@ -69,10 +69,9 @@ async def execute(run: Run, pr: PhaseRun) -> PhaseOutcome:
     await run_items(run, pr, items, phase.output)
     n = len(items)
     ok = [i for i, item in enumerate(items, 1) if item.call is not None and item.call.ok]
-    calls = sum(item.call.attempts for item in items if item.call is not None)
     if not ok:
         message = f"tournament '{phase.id}': all {n} variants failed"
-        return PhaseOutcome(status="failed", output=message, error=message, attempts=calls)
+        return PhaseOutcome(status="failed", output=message, error=message)
     state: dict[str, Any] = {"variants": n, "mode": mode}
     output: str
     if len(ok) == 1:
@@ -88,7 +87,6 @@ async def execute(run: Run, pr: PhaseRun) -> PhaseOutcome:
         node = f"{phase.id}#judge"
         run.emit(ev.JudgeCalled(phase_id=phase.id, prompt=prompt, node_path=node))
         judge = await call_with_retry(run, pr, CallSpec(node, phase.judge_agent or agent_of(phase), prompt))
-        calls += judge.attempts
         if not judge.ok:
             winner, reason = ok[0], "judge failed"
             run.phase_warning(phase.id, f"judge failed ({judge.error}); used variant {winner}")
@@ -110,4 +108,4 @@ async def execute(run: Run, pr: PhaseRun) -> PhaseOutcome:
     from tftui.lang.jsonish import lenient_parse
 
     json_value = lenient_parse(output) if phase.output == "json" else MISSING
-    return PhaseOutcome(status="done", output=output, json=json_value, attempts=calls, extra={"tournament": state})
+    return PhaseOutcome(status="done", output=output, json=json_value, extra={"tournament": state})
