@@ -256,3 +256,18 @@ async def test_layers_are_synchronous_and_concurrency_is_bounded():
     # `next` only needs x1, but layer 1 waits for the slow phase of layer 0 (SPEC §3.1)
     assert order.index("start next") > order.index("end slow")
     assert order[:2] == ["start slow", "start x1"]
+
+
+async def test_cancel_records_a_paused_run_with_phases_in_flight():
+    f = flow({"id": "a", "task": "a"})
+    seen: list[ev.Event] = []
+    runner = ScriptedRunner({"a": {"output": "A", "delayMs": 10000}})
+    task = asyncio.ensure_future(run_flow(f, runner=runner, clock=InstantClock(), on_event=seen.append))
+    while not any(isinstance(e, ev.AttemptStarted) for e in seen):
+        await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    state = fold(seen)
+    assert state.status == "paused"
+    assert str(state.phases["a"].status) == "running"

@@ -65,6 +65,22 @@ def runs_root(
     return Path.cwd() / RUNS_SUBDIR
 
 
+def default_roots(cwd: str | os.PathLike[str] | None = None) -> list[Path]:
+    """Where to look for runs when no flow or directory is named: env TFTUI_RUNS_DIR, else
+    `./.tftui/runs` plus `./*/.tftui/runs` (runs live beside their flows, e.g. sample_flows/)."""
+    env = os.environ.get(ENV_RUNS_DIR)
+    if env:
+        return [Path(env)]
+    base = Path(cwd) if cwd is not None else Path.cwd()
+    roots = [base / RUNS_SUBDIR]
+    try:
+        children = sorted(p for p in base.iterdir() if p.is_dir() and not p.name.startswith("."))
+    except OSError:
+        children = []
+    roots += [child / RUNS_SUBDIR for child in children if (child / RUNS_SUBDIR).is_dir()]
+    return roots
+
+
 # ── writing ──────────────────────────────────────────────────────────────────────────
 
 

@@ -453,7 +453,11 @@ class Run:
         try:
             await self._layers()
         except asyncio.CancelledError:
+            # Ctrl+C / SIGTERM: record the run as paused (SPEC §3.5) so a journal shows why it
+            # stopped; phases that were running stay `running`, so a resume knows they were in flight.
             self.aborted = True
+            self.emit(ev.RunFinished(status="paused", final_output=self.final_output(), usage=dict(self.state.usage)))
+            self.sync()
             raise
         except Exception as exc:  # SPEC §3.5: a crash fails running phases and the run
             message = f"{type(exc).__name__}: {exc}" if not str(exc) else str(exc)
