@@ -12,8 +12,8 @@ from tftui.trace.model import (
     normalize,
     parse_trace,
     trace_to_json,
-    volatile_metadata,
 )
+from tftui.trace.normalize import volatile_metadata
 
 
 def raw_trace(**over: Any) -> dict[str, Any]:
@@ -137,3 +137,16 @@ def test_volatile_metadata_keys() -> None:
 def test_agent_trace_by_field_name() -> None:
     t = AgentTrace(schema_version=1, fixture="x", status="ok", steps=[])
     assert trace_to_json(t) == {"schemaVersion": 1, "fixture": "x", "status": "ok", "steps": []}
+
+
+def test_load_columns_matches_pydantic_models() -> None:
+    from tftui.trace.model import load_columns
+
+    text = json.dumps(raw_trace())
+    loaded = load_columns(text)
+    assert loaded.error is None and loaded.columns == TraceColumns.from_trace(parse_trace(text).trace)
+    for bad in (b"{not json", json.dumps(raw_trace(schemaVersion=2))):
+        assert load_columns(bad).error == parse_trace(bad).error
+    nested = raw_trace()
+    nested["steps"][1]["metadata"] = {"x": [1]}
+    assert load_columns(json.dumps(nested)).error == parse_trace(nested).error

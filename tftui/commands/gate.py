@@ -130,7 +130,8 @@ def run(args: argparse.Namespace) -> int:
         load_baseline,
         trace_metrics,
     )
-    from tftui.trace.model import TraceColumns, dump_trace, parse_trace
+    from tftui.trace.model import dump_trace, load_columns
+    from tftui.trace.normalize import columns_to_trace
     from tftui.trace.report import error_report, evaluate_trace, reports_json, reports_markdown
     from tftui.trace.ruleset import load_ruleset
 
@@ -167,14 +168,14 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             _err(f"cannot read trace {shown}: {exc.strerror}")
             return 2
-        loaded_trace = parse_trace(data)
-        if loaded_trace.trace is None:
+        loaded_trace = load_columns(data)
+        if loaded_trace.columns is None:
             reports.append(
                 error_report(path.stem, loaded_trace.error or "trace parse: unknown", ruleset.rules, shown)
             )
             continue
         report = evaluate_trace(
-            loaded_trace.trace, ruleset.rules, trace_path=shown, fake_clock=True if args.fake_clock else None
+            loaded_trace.columns, ruleset.rules, trace_path=shown, fake_clock=True if args.fake_clock else None
         )
         reports.append(report)
         if report.normalized is None:
@@ -186,14 +187,13 @@ def run(args: argparse.Namespace) -> int:
                 name, n = f"{stem}-{n}", n + 1
             used_names.add(name)
             target = Path(args.write_normalized) / f"{_safe(name)}.trace.json"
-            problem = _write(str(target), dump_trace(report.normalized))
+            problem = _write(str(target), dump_trace(columns_to_trace(report.normalized)))
             if problem:
                 _err(problem)
                 return 2
             report.trace_path = _rel(target)
         if baseline_file is not None:
-            cols = TraceColumns.from_trace(report.normalized)
-            metrics = trace_metrics(cols)
+            metrics = trace_metrics(report.normalized)
             tools = set(metrics.attempts_by_tool)
             previous = baseline_file.baselines.get(report.fixture)
             report.baseline = compare(previous, metrics, tools, baseline_file.slack)

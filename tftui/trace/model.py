@@ -11,9 +11,8 @@ Two representations, on purpose:
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NotRequired
 
 from pydantic import (
     BaseModel,
@@ -23,8 +22,10 @@ from pydantic import (
     StrictFloat,
     StrictInt,
     StrictStr,
+    TypeAdapter,
     ValidationError,
 )
+from typing_extensions import TypedDict
 
 SCHEMA_VERSION = 1
 StepKind = Literal["run", "model", "tool", "retrieval", "policy", "fallback"]
@@ -158,70 +159,60 @@ def parse_trace(data: str | bytes | dict[str, Any]) -> TraceLoad:
         return TraceLoad(None, f"trace schema: {_schema_error(exc)}")
 
 
-# --- normalization (SPEC §9.1) -------------------------------------------------------------------
-
-# Metadata keys whose values change from run to run: wall clock, request/trace ids, temp dirs.
-# Compared lower-cased with `_`/`-` removed, so `request_id`, `requestId` and `Request-Id` all match.
-_VOLATILE_KEYS = frozenset(
-    {"ts", "timestamp", "time", "date", "datetime", "starttime", "endtime", "requestid", "reqid",
-     "traceid", "spanid", "runid", "tmpdir", "tempdir", "tmppath", "temppath"}
-)
-_VOLATILE_SUFFIXES = ("timestamp", "requestid", "traceid", "spanid")
-_CAMEL_AT = re.compile(r"[a-z]At$|_at$")  # startedAt, created_at (case-sensitive: keeps `format`, `chat`)
-_TEMP_PATH = re.compile(r"^(?:/tmp/|/var/tmp/|/var/folders/|/private/var/folders/|[A-Za-z]:\\.*\\Temp\\)")
-_ISO_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
-
-
-def volatile_metadata(key: str, value: Any) -> bool:
-    """True for metadata that must not influence a deterministic result (dropped by `normalize`)."""
-    flat = key.lower().replace("_", "").replace("-", "")
-    if flat in _VOLATILE_KEYS or flat.endswith(_VOLATILE_SUFFIXES) or _CAMEL_AT.search(key):
-        return True
-    return isinstance(value, str) and bool(_TEMP_PATH.match(value) or _ISO_TIME.match(value))
+class _StepDict(TypedDict):
+    id: StrictStr
+    parentId: StrictStr | None
+    sequence: StrictInt
+    name: StrictStr
+    kind: StepKind
+    status: StepStatus
+    attempt: NotRequired[StrictInt | None]
+    inputTokens: NotRequired[Number | None]
+    outputTokens: NotRequired[Number | None]
+    durationMs: NotRequired[Number | None]
+    metadata: NotRequired[dict[str, MetaValue] | None]
 
 
-def uses_fake_clock(trace: AgentTrace) -> bool:
-    roots = [s for s in trace.steps if s.parent_id is None]
-    return len(roots) == 1 and bool(roots[0].metadata) and roots[0].metadata.get(FAKE_CLOCK_KEY) is True
+class _TraceDict(TypedDict):
+    schemaVersion: Literal[1]
+    fixture: StrictStr
+    status: NotRequired[StepStatus | None]
+    steps: list[_StepDict]
+
+
+_TRACE_DICT: TypeAdapter[_TraceDict] | None = None
+
+
+@dataclass
+class ColumnsLoad:
+    columns: TraceColumns | None
+    error: str | None = None
+
+
+def load_columns(data: str | bytes) -> ColumnsLoad:
+    """Validate trace file text straight into columns: the same schema as `AgentTrace`, validated by
+    pydantic into plain dicts (half the time and memory of model objects; unknown fields dropped)."""
+    global _TRACE_DICT
+    if _TRACE_DICT is None:
+        _TRACE_DICT = TypeAdapter(_TraceDict)
+    try:
+        raw = _TRACE_DICT.validate_json(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        if first.get("type") == "json_invalid":
+            return ColumnsLoad(None, f"trace parse: {first.get('msg')}")
+        return ColumnsLoad(None, f"trace schema: {_schema_error(exc)}")
+    return ColumnsLoad(TraceColumns.from_dicts(raw["steps"], fixture=raw["fixture"], status=raw.get("status")))
+
+
+# --- normalization (SPEC §9.1): implemented on columns in normalize.py -------------------------------
 
 
 def normalize(trace: AgentTrace, *, fake_clock: bool | None = None) -> AgentTrace:
-    """The deterministic form of a trace (SPEC §9.1).
+    """The deterministic form of a trace (SPEC §9.1); see `tftui.trace.normalize.normalize_columns`."""
+    from tftui.trace.normalize import columns_to_trace, normalize_columns
 
-    Sorts steps by sequence, drops fields outside the schema (timestamps, request ids, raw
-    payloads attached by adapters) and volatile metadata, drops `durationMs` unless the run used a
-    fake clock (root metadata `fakeClock: true`, or `fake_clock=True`), and renames ids to
-    `s<sequence>` keeping parent links. Forbidden payload keys inside `metadata` are left in place:
-    they are an instrumentation error that the integrity check must report, not hide.
-    Idempotent; run the integrity check first (duplicate sequences would collide as ids).
-    """
-    keep_duration = uses_fake_clock(trace) if fake_clock is None else fake_clock
-    ordered = sorted(trace.steps, key=lambda s: s.sequence)
-    new_ids = {s.id: f"s{s.sequence}" for s in ordered}
-    steps: list[TraceStep] = []
-    for s in ordered:
-        metadata = None
-        if s.metadata is not None:
-            metadata = {k: v for k, v in s.metadata.items() if not volatile_metadata(k, v)}
-        parent = None if s.parent_id is None else new_ids.get(s.parent_id, s.parent_id)
-        steps.append(
-            TraceStep.model_construct(
-                id=new_ids[s.id],
-                parent_id=parent,
-                sequence=s.sequence,
-                name=s.name,
-                kind=s.kind,
-                status=s.status,
-                attempt=s.attempt,
-                input_tokens=s.input_tokens,
-                output_tokens=s.output_tokens,
-                duration_ms=s.duration_ms if keep_duration else None,
-                metadata=metadata,
-            )
-        )
-    return AgentTrace.model_construct(
-        schema_version=SCHEMA_VERSION, fixture=trace.fixture, status=trace.status, steps=steps
-    )
+    return columns_to_trace(normalize_columns(TraceColumns.from_trace(trace), fake_clock=fake_clock))
 
 
 # --- the column view (what rules read) --------------------------------------------------------------

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tftui.trace.integrity import check_columns, integrity_error
-from tftui.trace.model import AgentTrace, TraceColumns, normalize
+from tftui.trace.model import AgentTrace, TraceColumns
+from tftui.trace.normalize import normalize_columns
 from tftui.trace.rules import EvidenceValue, Rule, RuleResult, evaluate_rules, num_text
 
 REPORT_SCHEMA_VERSION = 1
@@ -25,7 +26,7 @@ class GateReport:
     trace_path: str | None = None
     error: str | None = None  # instrumentation error: "trace integrity: …" / "trace parse: …"
     baseline: list[dict[str, Any]] | None = None  # comparison entries (baseline.py), None without --baseline
-    normalized: AgentTrace | None = None  # the trace the rules saw (not serialized into the report)
+    normalized: TraceColumns | None = None  # the trace the rules saw (not serialized into the report)
     baseline_updated: bool = False  # --update-baseline accepted the current metrics: no regression fails
 
     @property
@@ -79,7 +80,7 @@ class GateReport:
 
 
 def evaluate_trace(
-    trace: AgentTrace,
+    trace: AgentTrace | TraceColumns,
     rules: list[Rule] | tuple[Rule, ...],
     *,
     trace_path: str | None = None,
@@ -87,12 +88,13 @@ def evaluate_trace(
 ) -> GateReport:
     """Integrity → normalize → rules. Never raises; an untrustworthy trace gives `error`, not results."""
     rule_ids = [r.rule_id for r in rules]
-    problems = check_columns(TraceColumns.from_trace(trace))
+    cols = trace if isinstance(trace, TraceColumns) else TraceColumns.from_trace(trace)
+    problems = check_columns(cols)
     if problems:
-        return GateReport(trace.fixture, rules=rule_ids, trace_path=trace_path, error=integrity_error(problems))
-    normalized = normalize(trace, fake_clock=fake_clock)
-    results = evaluate_rules(TraceColumns.from_trace(normalized), rules)
-    return GateReport(trace.fixture, results, rule_ids, trace_path, normalized=normalized)
+        return GateReport(cols.fixture, rules=rule_ids, trace_path=trace_path, error=integrity_error(problems))
+    normalized = normalize_columns(cols, fake_clock=fake_clock)
+    results = evaluate_rules(normalized, rules)
+    return GateReport(cols.fixture, results, rule_ids, trace_path, normalized=normalized)
 
 
 def error_report(fixture: str, error: str, rules: list[Rule] | tuple[Rule, ...], trace_path: str | None) -> GateReport:
