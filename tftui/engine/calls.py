@@ -104,12 +104,38 @@ async def invoke(run: Run, request: AgentRequest, timeout_ms: int | None) -> Age
         return AgentResult(error=f"runner error: {type(exc).__name__}: {exc}", exit_code=1)
 
 
+@dataclass(slots=True)
+class CallConfig:
+    """Per-phase call settings, computed once per phase execution (not once per call)."""
+
+    retry: Any
+    idempotent: bool
+    timeout_ms: int | None
+    max_attempts: int
+    extra: dict[str, Any]
+
+
+def call_config(pr: PhaseRun) -> CallConfig:
+    cfg = pr.call_config
+    if cfg is None:
+        phase = pr.phase
+        cfg = pr.call_config = CallConfig(
+            retry=phase.retry,
+            idempotent=phase.idempotent is not False,
+            timeout_ms=_timeout_ms(phase),
+            max_attempts=max_attempts(phase.retry),
+            extra=_extra(phase),
+        )
+    return cfg
+
+
 async def call_with_retry(run: Run, pr: PhaseRun, spec: CallSpec) -> CallOutcome:
     phase = pr.phase
-    retry = phase.retry
-    idempotent = phase.idempotent is not False
-    timeout_ms = _timeout_ms(phase)
-    budget = max_attempts(retry)
+    cfg = call_config(pr)
+    retry = cfg.retry
+    idempotent = cfg.idempotent
+    timeout_ms = cfg.timeout_ms
+    budget = cfg.max_attempts
     outcome = CallOutcome(ok=False)
     for k in range(budget):
         if run.aborted:
@@ -128,7 +154,7 @@ async def call_with_retry(run: Run, pr: PhaseRun, spec: CallSpec) -> CallOutcome
             output="json" if spec.output == "json" else "text",
             timeout_ms=timeout_ms,
             thinking=phase.thinking,
-            extra=_extra(phase),
+            extra=dict(cfg.extra) if cfg.extra else {},
         )
         run.emit(
             ev.AttemptStarted(phase_id=phase.id, node_path=spec.node_path, attempt=k, prompt=spec.task, agent=spec.agent)
