@@ -3,8 +3,9 @@
 Each size runs in its own subprocess so peak memory (ru_maxrss) is that size's alone. The
 trace is generated directly as columns (plain lists, what rules read: no file parsing, no
 pydantic). Reported per size: evaluation time of the standard rule set (best of 3, fresh
-facts each time), steps/s, ns/step (linearity), integrity-check time (the other per-trace
-pass of `tftui gate`), and the child's peak RSS.
+facts each time) as wall and CPU time, steps/s, ns/step (linearity), the integrity check and
+normalization (the other per-trace passes of `tftui gate`), the child's peak RSS, and, up to
+100k steps, the whole gate path from JSON text (validation, integrity, normalize, rules).
 
     .venv/bin/python benchmarks/trace.py            # all sizes
     .venv/bin/python benchmarks/trace.py 1000000    # one size
@@ -25,7 +26,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tftui.trace.integrity import check_columns  # noqa: E402
-from tftui.trace.model import TraceColumns  # noqa: E402
+from tftui.trace.model import TraceColumns, load_columns  # noqa: E402
+from tftui.trace.normalize import normalize_columns  # noqa: E402
+from tftui.trace.report import evaluate_trace  # noqa: E402
 from tftui.trace.rules import (  # noqa: E402
     LoopSignature,
     MaxAttempts,
@@ -38,6 +41,7 @@ from tftui.trace.rules import (  # noqa: E402
 )
 
 SIZES = (10_000, 100_000, 1_000_000)
+FILE_PIPELINE_MAX = 100_000  # the whole `tftui gate` path from JSON text is timed up to this size
 PHASES = 500  # distinct phases; map items make most model-step names unique (`p#item-<i>`)
 
 # The standard rule set: one of each rule, two where a rule is parameterised by a name.
@@ -98,6 +102,19 @@ def generate(n: int, seed: int = 7) -> TraceColumns:
                         durations, metadata)
 
 
+def to_file(cols: TraceColumns) -> dict:
+    steps = []
+    for i in range(len(cols)):
+        s = {"id": cols.ids[i], "parentId": cols.parent_ids[i], "sequence": cols.sequences[i],
+             "name": cols.names[i], "kind": cols.kinds[i], "status": cols.statuses[i]}
+        for key, column in (("attempt", cols.attempts), ("inputTokens", cols.input_tokens),
+                            ("outputTokens", cols.output_tokens), ("metadata", cols.metadata)):
+            if column[i] is not None:
+                s[key] = column[i]
+        steps.append(s)
+    return {"schemaVersion": 1, "fixture": cols.fixture, "status": cols.status, "steps": steps}
+
+
 def child(n: int) -> dict:
     t0 = time.perf_counter()
     cols = generate(n)
@@ -113,6 +130,16 @@ def child(n: int) -> dict:
     t = time.perf_counter()
     problems = check_columns(cols)
     integrity_s = time.perf_counter() - t
+    t = time.perf_counter()
+    normalize_columns(cols)
+    normalize_s = time.perf_counter() - t
+    file_s = None
+    if n <= FILE_PIPELINE_MAX:
+        text = json.dumps(to_file(cols))
+        t = time.perf_counter()
+        report = evaluate_trace(load_columns(text).columns, STANDARD_RULES)
+        file_s = time.perf_counter() - t
+        assert report.error is None
     return {
         "steps": n,
         "eval_s": best,
@@ -121,6 +148,8 @@ def child(n: int) -> dict:
         "cpu_s": best_cpu,
         "integrity_s": integrity_s,
         "integrity_ok": not problems,
+        "normalize_s": normalize_s,
+        "file_s": file_s,
         "generate_s": gen_s,
         "rss_after_generate_mb": rss_after_gen / 1024,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -137,7 +166,7 @@ def main(argv: list[str]) -> int:
     print(f"standard rule set: {', '.join(r.rule_id for r in STANDARD_RULES)}")
     print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (wall time suffers on a busy box)")
     print(f"{'steps':>10} {'eval ms':>9} {'steps/s':>12} {'ns/step':>8} {'cpu ms':>8} {'steps/s cpu':>12} "
-          f"{'integrity ms':>13} {'peak RSS MB':>12}")
+          f"{'integrity ms':>13} {'normalize ms':>13} {'peak RSS MB':>12} {'file→report ms':>15}")
     for n in sizes:
         proc = subprocess.run([sys.executable, __file__, "--child", str(n)], capture_output=True, text=True)
         if proc.returncode != 0:
@@ -147,7 +176,8 @@ def main(argv: list[str]) -> int:
         print(
             f"{r['steps']:>10,} {r['eval_s'] * 1000:>9.1f} {r['steps_per_s']:>12,.0f} {r['ns_per_step']:>8.0f} "
             f"{r['cpu_s'] * 1000:>8.1f} {r['steps'] / r['cpu_s']:>12,.0f} "
-            f"{r['integrity_s'] * 1000:>13.1f} {r['peak_rss_mb']:>12.0f}"
+            f"{r['integrity_s'] * 1000:>13.1f} {r['normalize_s'] * 1000:>13.1f} {r['peak_rss_mb']:>12.0f} "
+            f"{'-' if r['file_s'] is None else format(r['file_s'] * 1000, '.0f'):>15}"
         )
         if not r["integrity_ok"]:
             print("  (generated trace failed integrity: benchmark bug)")

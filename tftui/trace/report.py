@@ -164,7 +164,10 @@ def report_markdown(report: GateReport, *, heading: str = "###") -> str:
         lines.append("| Baseline metric | Baseline | Current | Result |")
         lines.append("|---|---|---|---|")
         for e in report.baseline:
-            result = "**REGRESSION**" if e.get("regression") else "ok"
+            if not e.get("regression"):
+                result = "ok"
+            else:
+                result = "accepted (baseline updated)" if report.baseline_updated else "**REGRESSION**"
             lines.append(
                 f"| {_cell(str(e['metric']))} | {_cell(_value_text(e.get('baseline')))} | "
                 f"{_cell(_value_text(e.get('current')))} | {result} |"
