@@ -271,3 +271,48 @@ async def test_cancel_records_a_paused_run_with_phases_in_flight():
     state = fold(seen)
     assert state.status == "paused"
     assert str(state.phases["a"].status) == "running"
+
+
+def test_engine_never_imports_textual():
+    import subprocess
+
+    code = (
+        "import sys, tftui.engine.run, tftui.engine.debugger, tftui.engine.phases, tftui.agents.scripted;"
+        "print('textual' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+async def test_seed_divergences_at_run_level():
+    # D3: a failed optional phase reads as the sentinel, so the documented fallback fires
+    f = flow(
+        {"id": "enrich", "task": "[[enrich]]", "optional": True, "retry": {"max": 0}},
+        {"id": "fallback", "task": "[[fallback]] {steps.enrich.output}", "dependsOn": ["enrich"],
+         "when": "{steps.enrich.output} == \"[previous phase failed]\""},
+        # D1: an ambiguous gate verdict passes, with a warning
+        {"id": "g", "type": "gate", "task": "[[g]] check", "dependsOn": ["fallback"]},
+        {"id": "after", "task": "[[after]]", "dependsOn": ["g"]},
+    )
+    result, runner = await marker(f, {"enrich": [{"error": "bad request", "exitCode": 1}], "g": [{"output": "fine"}]})
+    assert runner.tasks_sent["fallback"] == ["[[fallback]] [previous phase failed]"]
+    assert result.phases["g"].gate == {"verdict": "pass", "reason": "unparseable gate verdict (fail-open)"}
+    assert "unparseable gate verdict (fail-open)" in result.phases["g"].warnings
+    fallbacks = [e for e in result.events if isinstance(e, ev.FallbackUsed)]
+    assert [e.phase_id for e in fallbacks] == ["g"]
+    assert result.status == "completed" and result.final_output == "out:after"
+
+
+async def test_block_halts_unrelated_phases_and_reports_the_gate():
+    f = flow(
+        {"id": "g", "type": "gate", "task": "[[g]]"},
+        {"id": "other", "task": "[[other]]"},
+        {"id": "later", "task": "[[later]]", "dependsOn": ["other"]},
+    )
+    result, runner = await marker(f, {"g": [{"output": '{"verdict": "BLOCK", "reason": "nope"}'}]})
+    # concurrency 1: `other` (same layer, not started yet) is halted too (SPEC §3.4)
+    assert runner.call_log == ["g"]
+    assert result.phases["other"].error == "Gate blocked: nope"
+    assert result.phases["later"].error == "Gate blocked: nope"
+    assert result.status == "blocked"
+    assert result.final_output == 'Gate blocked the workflow.\nReason: nope\n\n{"verdict": "BLOCK", "reason": "nope"}'
