@@ -35,7 +35,9 @@ async def test_blocked_gate_renders_blocked_and_skips_rest(h):
         assert "BLOCKED" in h.tree_labels(app)["review"]
         app.query_one("#tree").select_phase("publish")
         await pilot.pause()
-        overview = str(app.query_one("#overview-body").render())
+        from tftui.tui.widgets.phase_detail import PhaseDetail
+
+        overview = app.query_one(PhaseDetail).text("overview")
         assert "Skipped because an earlier gate or approval blocked the run" in overview
 
 

@@ -8,7 +8,10 @@ header and (if the selected phase was touched) the detail are refreshed.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextvars
 import signal
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +38,7 @@ from tftui.tui.widgets.phase_detail import PhaseDetail
 
 
 class TftuiApp(ReloadMixin, App[int]):
-    CSS_PATH = "styles/app.tcss"
+    CSS_PATH = str(Path(__file__).parent / "styles" / "app.tcss")  # absolute: subclasses live elsewhere
     TITLE = "tftui"
     BINDINGS = [*actions.bindings(), Binding("ctrl+c", "quit", "Quit", show=False, priority=True)]
     COMMANDS = App.COMMANDS | {VerbCommands}
@@ -74,6 +77,7 @@ class TftuiApp(ReloadMixin, App[int]):
         self.ctl.approver = self.ask_approval
         self.batcher = EventBatcher(lambda batch: self.post_message(EngineEvents(batch)))
         self.last_result: Any = None
+        self._restart_pending = False
         self.initial_diagnostics = initial_diagnostics or []
         self.requested_theme = theme
         self.keymap: dict[str, str] = {}
@@ -94,6 +98,8 @@ class TftuiApp(ReloadMixin, App[int]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.batcher.loop = asyncio.get_running_loop()
+        self._ui_context = contextvars.copy_context()  # for modals requested by the engine thread
         themes, problems = load_builtin_themes()
         for theme in themes:
             self.register_theme(theme)
@@ -165,9 +171,12 @@ class TftuiApp(ReloadMixin, App[int]):
 
     # -- engine events --------------------------------------------------------------
     def on_engine_events(self, message: EngineEvents) -> None:
+        self.apply_events(message.events)
+
+    def apply_events(self, events: list[ev.Event]) -> None:
         touched: set[str] = set()
         tree = self.query_one(DagTree)
-        for event in message.events:
+        for event in events:
             apply(self.state, event)
             pid = getattr(event, "phase_id", None)
             if pid:
@@ -184,13 +193,20 @@ class TftuiApp(ReloadMixin, App[int]):
             if new_paused:
                 tree.select_phase(new_paused)
         tree.refresh_phases(touched)
-        self.query_one(EventLog).add_events(message.events)
+        self.query_one(EventLog).add_events(events)
         self.refresh_header()
         if tree.selected_phase() in touched:
             self.show_selected()
 
     def on_run_ended(self, message: RunEnded) -> None:
-        self.batcher.flush()
+        pending = self.batcher.take()  # the run's last events, not yet flushed
+        if pending:
+            self.apply_events(pending)
+        self.ctl.running = False
+        if self._restart_pending:
+            self._restart_pending = False
+            self.start_run()
+            return
         self.last_result = message.result
         if message.error:
             self.query_one(EventLog).add_note(f"run crashed: {message.error}")
@@ -271,15 +287,18 @@ class TftuiApp(ReloadMixin, App[int]):
             tree.paused_at = None
             tree.refresh_all()
         self.ctl.clock.skip_all = False
-        self._run_worker(step_first, resume)
+        self.ctl.running = True
+        self.last_result = None
+        self._run_worker(self.flow, step_first, resume)
 
-    @work(exclusive=True, group="run", exit_on_error=False)
-    async def _run_worker(self, step_first: bool, resume: RunState | None) -> None:
+    @work(thread=True, group="run", exit_on_error=False)
+    async def _run_worker(self, flow: Flow, step_first: bool, resume: RunState | None) -> None:
+        """The run, in a thread with its own event loop (see runctl)."""
         try:
-            result = await self.ctl.run(self.flow, self.batcher.add, step_first=step_first, resume_state=resume)
-        except asyncio.CancelledError:
-            self.batcher.flush()
-            raise
+            result = await self.ctl.run(flow, self.batcher.add, step_first=step_first, resume_state=resume)
+        except asyncio.CancelledError:  # stopped by quit/restart
+            self.post_message(RunEnded(None))
+            return
         except Exception as exc:  # an engine bug: show it, keep the UI alive
             self.post_message(RunEnded(None, f"{type(exc).__name__}: {exc}"))
             return
@@ -325,9 +344,21 @@ class TftuiApp(ReloadMixin, App[int]):
         self.notify(f"Fast-forward: backoff waits skipped ({woken} cut short)")
 
     def action_restart(self) -> None:
-        self.workers.cancel_group(self, "run")
-        self.ctl.running = False
-        self.start_run()
+        if self.ctl.running:
+            self._restart_pending = True  # starts again when the cancelled run has ended
+            self.ctl.stop()
+        else:
+            self.start_run()
+
+    async def action_quit(self) -> None:
+        self.ctl.stop()
+        self.exit(0)
+
+    async def on_unmount(self) -> None:
+        self.ctl.stop()  # a paused or busy run must not keep the process alive
+        watcher = getattr(self, "watcher", None)
+        if watcher is not None:
+            watcher.stop()
 
     # Toggling `display` on one widget restyles only that widget (a screen class would
     # restyle the whole DOM on every press).
@@ -405,21 +436,52 @@ class TftuiApp(ReloadMixin, App[int]):
         self.rerun_phases({pid} | self.downstream_of(pid), why=f"re-run gate {pid}")
 
     # -- human answers and approvals (the agents and debugger call these) --------------
+    # They are awaited on the engine's loop (another thread): the modal runs on the UI loop.
+    async def _modal_on_ui(self, make_screen: Callable[[], Any]) -> Any:
+        """Show a modal on the UI loop and await its result from whichever loop we are on.
+
+        The screen is built inside the UI loop's context (widgets need the active app).
+        """
+        ui_loop = self.batcher.loop
+        if ui_loop is None or asyncio.get_running_loop() is ui_loop:
+            return await self._modal(make_screen())
+        done: concurrent.futures.Future[Any] = concurrent.futures.Future()
+
+        def start() -> None:
+            task = asyncio.ensure_future(self._modal(make_screen()))
+
+            def finish(t: asyncio.Future[Any]) -> None:
+                if t.cancelled():
+                    done.cancel()
+                elif t.exception() is not None:
+                    done.set_exception(t.exception())  # type: ignore[arg-type]
+                else:
+                    done.set_result(t.result())
+
+            task.add_done_callback(finish)
+
+        ui_loop.call_soon_threadsafe(start, context=self._ui_context)
+        return await asyncio.wrap_future(done)
+
+    async def _modal(self, screen: Any) -> Any:
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.push_screen(screen, lambda result: future.done() or future.set_result(result))
+        return await future
+
     async def ask_human(self, request: Any) -> str | None:
+        """The human runner's `ask`: the answer typed in a modal, or None when cancelled."""
         from tftui.tui.screens.modals import AnswerScreen
 
-        future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
-        self.push_screen(AnswerScreen(request.node_path, request.task, request.attempt), future.set_result)
-        return await future
+        return await self._modal_on_ui(lambda: AnswerScreen(request.node_path, request.task, request.attempt))
 
     async def ask_approval(self, request: Any) -> Any:
         """The debugger's approver hook: approve / edit / reject with an optional note."""
         from tftui.engine.phases.approval import Decision
         from tftui.tui.screens.modals import ApprovalScreen
 
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self.push_screen(ApprovalScreen(request.phase_id, request.message, request.previous_output), future.set_result)
-        answer = await future
+        answer = await self._modal_on_ui(
+            lambda: ApprovalScreen(request.phase_id, request.message, request.previous_output)
+        )
         action, note = answer if answer else ("reject", None)
         return Decision(action, note)
 

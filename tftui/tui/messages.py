@@ -1,7 +1,7 @@
 """The app's message types and the engine-event batcher.
 
 Engine events never reach widgets one by one: `EventBatcher` collects them from the
-run worker and posts at most one `EngineEvents` message per flush interval
+run's thread and posts at most one `EngineEvents` message per flush interval
 (~10 a second), so a 1,000-item map that finishes instantly costs a handful of
 repaints instead of thousands.
 """
@@ -9,8 +9,9 @@ repaints instead of thousands.
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from textual.message import Message
@@ -45,39 +46,86 @@ class FlowChanged(Message):
         self.text = text
 
 
-@dataclass
-class EventBatcher:
-    """Collects events and flushes them through `post` at most every `interval` seconds.
+# The engine thread pauses this long after this much busy time (see `_yield_gil`).
+YIELD_EVERY_S = 0.004
+YIELD_FOR_S = 0.001
 
-    `add` is called from the run worker's coroutine (same event loop as the app), so
-    a plain list plus one pending timer handle is enough: no locks.
+
+class EventBatcher:
+    """Collects events from the engine thread; the UI loop flushes them at most every `interval` s.
+
+    `add` may be called from any thread (the run executes in a thread worker with its
+    own event loop, so a busy engine never delays key handling). Adding to an empty
+    buffer schedules one flush on the UI loop; everything added until then rides along.
     """
 
-    post: Callable[[list[Event]], None]
-    interval: float = 0.1
-    _pending: list[Event] = field(default_factory=list)
-    _handle: asyncio.TimerHandle | None = None
-    _last_flush: float = 0.0
-    flushes: int = 0
+    def __init__(self, post: Callable[[list[Event]], None], *, interval: float = 0.1) -> None:
+        self.post = post
+        self.interval = interval
+        self.loop: asyncio.AbstractEventLoop | None = None  # the UI loop; set when the app mounts
+        self.flushes = 0
+        self._lock = threading.Lock()
+        self._pending: list[Event] = []
+        self._scheduled = False
+        self._handle: asyncio.TimerHandle | None = None
+        self._last_flush = 0.0
+        self._last_yield = 0.0
 
     def add(self, event: Event) -> None:
-        self._pending.append(event)
-        if self._handle is not None:
+        with self._lock:
+            self._pending.append(event)
+            scheduled, self._scheduled = self._scheduled, True
+        loop = self.loop
+        if loop is None:
             return
-        loop = asyncio.get_running_loop()
-        wait = max(0.0, self._last_flush + self.interval - loop.time())
-        self._handle = loop.call_later(wait, self.flush)
+        on_ui = _running_loop() is loop
+        if not scheduled:
+            try:
+                if on_ui:
+                    self._schedule()
+                else:
+                    loop.call_soon_threadsafe(self._schedule)
+            except RuntimeError:  # the UI loop is closed (app exiting): drop the event
+                return
+        if not on_ui:
+            self._yield_gil()
 
-    def flush(self) -> None:
+    def _yield_gil(self) -> None:
+        """Let the UI thread run: a busy engine thread otherwise starves it of the GIL
+        (its every select() call gives the GIL up and waits a whole switch interval)."""
+        now = time.perf_counter()
+        if now - self._last_yield >= YIELD_EVERY_S:
+            self._last_yield = now
+            time.sleep(YIELD_FOR_S)
+
+    def _schedule(self) -> None:
+        assert self.loop is not None
+        wait = max(0.0, self._last_flush + self.interval - self.loop.time())
+        self._handle = self.loop.call_later(wait, self.flush)
+
+    def take(self) -> list[Event]:
+        """Remove and return whatever is pending (UI loop only)."""
+        with self._lock:
+            batch, self._pending = self._pending, []
+            self._scheduled = False
         if self._handle is not None:
             self._handle.cancel()
             self._handle = None
-        if not self._pending:
+        return batch
+
+    def flush(self) -> None:
+        """Post whatever is pending now (UI loop only)."""
+        batch = self.take()
+        if not batch:
             return
-        batch, self._pending = self._pending, []
-        try:
-            self._last_flush = asyncio.get_running_loop().time()
-        except RuntimeError:
-            pass
+        if self.loop is not None:
+            self._last_flush = self.loop.time()
         self.flushes += 1
         self.post(batch)
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None

@@ -42,11 +42,6 @@ class ReloadMixin:
     def _post_reload(self, reload: Reload) -> None:
         self.post_message(FlowChanged(reload.path, reload.result, reload.text))  # type: ignore[attr-defined]
 
-    async def on_unmount(self) -> None:
-        watcher = getattr(self, "watcher", None)
-        if watcher is not None:
-            watcher.stop()
-
     # -- applying a change --------------------------------------------------------------
     def show_diagnostics(self, diagnostics: list[Any]) -> None:
         panel = self.query_one("#diagnostics", Static)  # type: ignore[attr-defined]
@@ -87,11 +82,11 @@ class ReloadMixin:
         self.stale |= {pid for pid in diff.stale if pid in ran or pid in diff.added}
         tree = self.query_one("#tree")  # type: ignore[attr-defined]
         if _shape(old) != _shape(new):
-            tree.load(new)
+            tree.load(new)  # ids or edges changed: the tree's shape must be rebuilt
         else:
             tree.flow = new
             tree._phase_types = {p.id: p.type for p in new.phases}
-        tree.refresh_all()
+            tree.refresh_phases(set(diff.stale) | set(diff.changed))  # labels in place, nothing else
         parts = []
         if diff.changed:
             parts.append("changed " + ", ".join(diff.changed))

@@ -3,17 +3,23 @@ debugging settings (breakpoints, guard overrides, break-on-failure).
 
 The engine decides every semantic question; this module only translates the UI's
 verbs into debugger calls, and builds the resume state for "re-run what is stale".
-Everything here runs on the app's event loop (the run is an async Textual worker).
+
+Threads: the run executes in a Textual thread worker with its own event loop, so an
+engine that never yields (instant replies, a 1,000-item map) cannot delay key
+handling. The debugger and clock belong to that loop: every command from the UI is
+handed over with `call_soon_threadsafe` (`_in_engine`), never called directly.
 """
 
 from __future__ import annotations
 
+import asyncio
 import copy
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from tftui.engine.clock import Clock
 from tftui.engine.events import Event
+from tftui.engine.run import run_flow  # imported up front: a first import inside the run thread holds the GIL
 from tftui.engine.state import PhaseState, RunState
 from tftui.flow.model import Flow
 
@@ -37,8 +43,10 @@ class RunController:
         self.guard_overrides: dict[str, str] = {}
         self.break_on_failure = False  # `f` toggles: stop on a failed attempt/phase or a block
         self.debugger: Any | None = None
-        self.running = False
+        self.running = False  # set by the UI when it starts a run, cleared when the worker ended
         self.approver: Callable[..., Awaitable[Any]] | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None  # the engine thread's loop during a run
+        self.task: asyncio.Task[Any] | None = None
 
     # -- debugger wiring -------------------------------------------------------------
     def _new_debugger(self, *, step_first: bool) -> Any | None:
@@ -61,10 +69,9 @@ class RunController:
         step_first: bool = False,
         resume_state: RunState | None = None,
     ) -> Any:
-        from tftui.engine.run import run_flow
-
         self.debugger = self._new_debugger(step_first=step_first)
-        self.running = True
+        self.loop = asyncio.get_running_loop()
+        self.task = asyncio.current_task()
         try:
             return await run_flow(
                 flow,
@@ -77,53 +84,87 @@ class RunController:
                 flow_path=self.flow_path,
             )
         finally:
-            self.running = False
+            self.loop = None
+            self.task = None
+
+    def _in_engine(self, name: str, *args: Any, target: Any = None) -> bool:
+        """Call `target.name(*args)` on the engine's loop (thread-safe). False if unavailable."""
+        obj = self.debugger if target is None else target
+        method = getattr(obj, name, None) if obj is not None else None
+        if not callable(method):
+            return False
+        return self._post(lambda: method(*args))
+
+    def _post(self, fn: Callable[[], Any]) -> bool:
+        loop = self.loop
+        if loop is None:
+            fn()
+            return True
+        try:
+            loop.call_soon_threadsafe(fn)
+        except RuntimeError:  # the engine loop just closed: the run is over
+            return False
+        return True
+
+    def stop(self) -> None:
+        """Cancel the run now (quit, restart): cancels any await, including a model call."""
+        loop, task = self.loop, self.task
+        if loop is not None and task is not None:
+            try:
+                loop.call_soon_threadsafe(task.cancel)
+            except RuntimeError:
+                pass
 
     # -- verbs ----------------------------------------------------------------------
     def step(self) -> bool:
-        return _call(self.debugger, "step")
+        return self._in_engine("step")
 
     def resume(self) -> bool:
-        return _call(self.debugger, "continue_")
+        return self._in_engine("continue_")
 
     @property
     def paused(self) -> bool:
         return getattr(self.debugger, "paused", None) is not None
 
     def pause(self) -> bool:
-        return _call(self.debugger, "pause")
+        return self._in_engine("pause")
 
     def toggle_breakpoint(self, pid: str) -> bool:
         """Returns True when the phase now has a breakpoint."""
         if pid in self.breakpoints:
             self.breakpoints.discard(pid)
-            _call(self.debugger, "clear_breakpoint", pid)
+            self._in_engine("clear_breakpoint", pid)
             return False
         self.breakpoints.add(pid)
-        _call(self.debugger, "set_breakpoint", pid)
+        self._in_engine("set_breakpoint", pid)
         return True
 
     def set_break_on_failure(self, on: bool) -> None:
         self.break_on_failure = on
+        # plain attribute writes: atomic under the GIL, read by the engine at its next check
         _set(self.debugger, "break_on_failure", on)
         _set(self.debugger, "break_on_block", on)
 
     def set_guard(self, pid: str, expr: str | None) -> None:
         if expr is None:
             self.guard_overrides.pop(pid, None)
-            _call(self.debugger, "clear_guard_override", pid)
+            self._in_engine("clear_guard_override", pid)
         else:
             self.guard_overrides[pid] = expr
-            _call(self.debugger, "set_guard_override", pid, expr)
+            self._in_engine("set_guard_override", pid, expr)
 
     def fast_forward(self) -> int:
-        """Skip the backoff wait in progress and every later one in this run."""
-        if self.debugger is not None and hasattr(self.debugger, "fast_forward"):
-            return int(self.debugger.fast_forward(always=True) or 0)
-        return self.clock.fast_forward(skip_all=True)
+        """Skip the backoff wait in progress and every later one in this run. Returns waits cut short."""
+        sleeping = self.clock.sleeping
+        dbg = self.debugger
+        if dbg is not None and hasattr(dbg, "fast_forward"):
+            self._post(lambda: dbg.fast_forward(always=True))
+        else:
+            self._post(lambda: self.clock.fast_forward(skip_all=True))
+        return sleeping
 
     def abort(self) -> None:
-        _call(self.debugger, "abort")
+        self._in_engine("abort")
 
 
 def resume_state_without(state: RunState, phase_ids: set[str]) -> RunState:

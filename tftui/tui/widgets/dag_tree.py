@@ -53,7 +53,7 @@ class DagTree(Tree[str]):
         self._phase_nodes = {}
         for item in build_tree(flow):
             self._add(self.root, item)
-        self.root.expand_all()
+        self.root.expand()  # children are created expanded: expand_all would post a message per node
         if selected and selected in self._phase_nodes:
             self.select_phase(selected)
         else:

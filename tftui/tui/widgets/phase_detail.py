@@ -1,11 +1,20 @@
-"""The selected phase's detail: tabs for overview, prompt, output, gate, attempts, raw."""
+"""The selected phase's detail: tabs for overview, prompt, output, gate, attempts, raw.
+
+One tab strip and one scrolling body: only the active tab's text is built and drawn
+(a widget per tab would cost start-up time and a re-render of hidden text on every
+event). The gate tab shows the scorer report and the judge prompt side by side.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Static, TabbedContent, TabPane
+from textual.widgets import Static, Tab, Tabs
 
 from tftui.engine.state import PhaseState
 from tftui.flow.model import PhaseBase
@@ -16,33 +25,60 @@ TABS = ("overview", "prompt", "output", "gate", "attempts", "raw")
 LABELS = {"overview": "Info", "prompt": "Prompt", "output": "Output", "gate": "Gate", "attempts": "Calls", "raw": "Raw"}
 
 
+@dataclass
+class _Shown:
+    pid: str | None = None
+    spec: PhaseBase | None = None
+    state: PhaseState | None = None
+    stale: bool = False
+    breakpoint: bool = False
+    guard_override: str | None = None
+
+
 class PhaseDetail(Vertical):
     DEFAULT_CSS = """
     PhaseDetail { height: 1fr; }
-    PhaseDetail TabbedContent { height: 1fr; }
-    PhaseDetail TabPane { height: 1fr; padding: 0; }
-    PhaseDetail VerticalScroll { height: 1fr; }
-    PhaseDetail .detail-body { width: 1fr; padding: 0 1; }
-    PhaseDetail #gate-row { height: auto; }
-    PhaseDetail #gate-report, PhaseDetail #gate-judge { width: 1fr; }
+    PhaseDetail Tabs { height: 2; }
+    PhaseDetail #detail-scroll { height: 1fr; }
+    PhaseDetail #detail-body { width: 1fr; padding: 0 1; }
+    PhaseDetail #gate-row { height: auto; display: none; }
+    PhaseDetail #gate-row.-visible { display: block; }
+    PhaseDetail #gate-report, PhaseDetail #gate-judge { width: 1fr; padding: 0 1; }
     """
 
-    def __init__(self, *, show_times: bool = True, **kwargs) -> None:
+    def __init__(self, *, show_times: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.show_times = show_times
-        self.phase_id: str | None = None
+        self.shown = _Shown()
 
     def compose(self) -> ComposeResult:
-        with TabbedContent(initial="overview", id="detail-tabs"):
-            for tab in TABS:
-                with TabPane(LABELS[tab], id=tab):
-                    with VerticalScroll():
-                        if tab == "gate":
-                            with Horizontal(id="gate-row"):
-                                yield Static(id="gate-report", classes="detail-body", markup=False)
-                                yield Static(id="gate-judge", classes="detail-body", markup=False)
-                        else:
-                            yield Static(id=f"{tab}-body", classes="detail-body", markup=False)
+        yield Tabs(*(Tab(LABELS[t], id=t) for t in TABS), active="overview", id="detail-tabs")
+        with VerticalScroll(id="detail-scroll"):
+            yield Static(id="detail-body", markup=False)
+            with Horizontal(id="gate-row"):
+                yield Static(id="gate-report", markup=False)
+                yield Static(id="gate-judge", markup=False)
+
+    @property
+    def phase_id(self) -> str | None:
+        return self.shown.pid
+
+    @property
+    def active(self) -> str:
+        return self.query_one(Tabs).active or "overview"
+
+    @active.setter
+    def active(self, tab: str) -> None:
+        self.query_one(Tabs).active = tab
+
+    def cycle(self, step: int) -> None:
+        current = self.active
+        index = TABS.index(current) if current in TABS else 0
+        self.active = TABS[(index + step) % len(TABS)]
+
+    @on(Tabs.TabActivated)
+    def _tab_changed(self, _event: Tabs.TabActivated) -> None:
+        self._render_active()
 
     def show(
         self,
@@ -54,38 +90,49 @@ class PhaseDetail(Vertical):
         breakpoint: bool = False,
         guard_override: str | None = None,
     ) -> None:
-        self.phase_id = pid
-        if pid is None:
-            self.query_one("#overview-body", Static).update(Text("Select a phase in the tree."))
-            return
-        self.query_one("#overview-body", Static).update(
-            detail_text.overview(
-                pid,
-                spec,
-                state,
-                stale=stale,
-                breakpoint=breakpoint,
-                guard_override=guard_override,
+        self.shown = _Shown(pid, spec, state, stale, breakpoint, guard_override)
+        self._render_active()
+
+    def text(self, tab: str) -> str:
+        """The plain text a tab shows for the current phase (gate: report, then judge)."""
+        if tab == "gate":
+            report, judge = detail_text.gate(self.shown.state)
+            return f"{report.plain}\n{judge.plain}"
+        return self._tab_text(tab).plain
+
+    def _tab_text(self, tab: str) -> Text:
+        s = self.shown
+        if s.pid is None:
+            return Text("Select a phase in the tree.")
+        if tab == "overview":
+            return detail_text.overview(
+                s.pid,
+                s.spec,
+                s.state,
+                stale=s.stale,
+                breakpoint=s.breakpoint,
+                guard_override=s.guard_override,
                 show_times=self.show_times,
             )
-        )
-        self.query_one("#prompt-body", Static).update(detail_text.prompt(spec, state))
-        self.query_one("#output-body", Static).update(detail_text.output(spec, state))
-        report, judge = detail_text.gate(state)
-        self.query_one("#gate-report", Static).update(report)
-        self.query_one("#gate-judge", Static).update(judge)
-        self.query_one("#attempts-body", Static).update(detail_text.attempts(state))
-        self.query_one("#raw-body", Static).update(detail_text.raw(state))
+        if tab == "prompt":
+            return detail_text.prompt(s.spec, s.state)
+        if tab == "output":
+            return detail_text.output(s.spec, s.state)
+        if tab == "attempts":
+            return detail_text.attempts(s.state)
+        return detail_text.raw(s.state)
 
-    @property
-    def active(self) -> str:
-        return self.query_one(TabbedContent).active or "overview"
-
-    @active.setter
-    def active(self, tab: str) -> None:
-        self.query_one(TabbedContent).active = tab
-
-    def cycle(self, step: int) -> None:
-        current = self.active
-        index = TABS.index(current) if current in TABS else 0
-        self.active = TABS[(index + step) % len(TABS)]
+    def _render_active(self) -> None:
+        tab = self.active
+        body = self.query_one("#detail-body", Static)
+        gate_row = self.query_one("#gate-row")
+        if tab == "gate" and self.shown.pid is not None:
+            report, judge = detail_text.gate(self.shown.state)
+            self.query_one("#gate-report", Static).update(report)
+            self.query_one("#gate-judge", Static).update(judge)
+            body.display = False
+            gate_row.add_class("-visible")
+        else:
+            body.update(self._tab_text(tab))
+            body.display = True
+            gate_row.remove_class("-visible")

@@ -1,0 +1,199 @@
+"""TUI benchmarks (headless Textual, prints figures; never part of the test run).
+
+1. First paint of a 500-phase flow: load the file, build the app, mount it, first frame.
+   Target < 1 s.
+2. Reload latency on a 200-phase flow: from the file write to the updated tree
+   (the edited phase marked stale), p50 over N edits. Target p50 < 150 ms.
+3. Input latency while a 1,000-item map finishes instantly: keys are posted every
+   ~10 ms during the run; each key's wait is from posting to its action running.
+   Target max < 100 ms.
+
+Usage: .venv/bin/python benchmarks/tui.py [--edits 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from textual import events  # noqa: E402
+from textual.binding import Binding  # noqa: E402
+
+from tftui.agents.scripted import MarkerRunner  # noqa: E402
+from tftui.engine.clock import InstantClock  # noqa: E402
+from tftui.flow.load import load_flow  # noqa: E402
+from tftui.tui.app import TftuiApp  # noqa: E402
+
+
+def flow_500() -> dict:
+    """500 phases: 10 roots, then layers fanning in and out (every phase has 1-2 deps)."""
+    phases = []
+    for i in range(500):
+        phase: dict = {"id": f"p{i}", "agent": "a", "task": f"[[p{i}]] step {i}"}
+        if i >= 10:
+            deps = [f"p{i - 10}"] + ([f"p{i - 7}"] if i % 3 == 0 else [])
+            phase["dependsOn"] = deps
+        phases.append(phase)
+    return {"name": "bench-500", "phases": phases}
+
+
+class BenchApp(TftuiApp):
+    BINDINGS = [*TftuiApp.BINDINGS, Binding("f12", "bench_ping", show=False)]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.sent: list[float] = []
+        self.waits: list[float] = []
+
+    def action_bench_ping(self) -> None:
+        self.waits.append(time.perf_counter() - self.sent[len(self.waits)])
+
+
+def make_app(path: Path, runner, *, watch: bool, cls=TftuiApp) -> TftuiApp:
+    result = load_flow(path)
+    assert result.flow is not None, [d.format() for d in result.errors]
+    return cls(
+        result.flow,
+        flow_path=str(path),
+        flow_text=result.source_text,
+        runner=runner,
+        clock=InstantClock(),
+        animations=False,
+        watch=watch,
+        config_path=path.parent / "none.toml",
+    )
+
+
+async def first_paint(tmp: Path) -> float:
+    path = tmp / "bench-500.json"
+    path.write_text(json.dumps(flow_500()))
+    start = time.perf_counter()
+    app = make_app(path, MarkerRunner(), watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        elapsed = time.perf_counter() - start
+        assert len(app.query_one("#tree")._phase_nodes) == 500
+    return elapsed
+
+
+async def reload_latency(tmp: Path, edits: int) -> list[float]:
+    spec = json.loads((ROOT / "benchmarks/flows/a-linear-200.json").read_text())
+    path = tmp / "linear-200.json"
+    path.write_text(json.dumps(spec["flow"], indent=1))
+    app = make_app(path, MarkerRunner(spec.get("script") or {}, spec.get("default_output")), watch=True)
+    waits: list[float] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("c")
+        while app.last_result is None:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.3)  # let the watcher settle
+        for i in range(edits):
+            data = json.loads(path.read_text())
+            target = data["phases"][100 + i]
+            target["task"] = target["task"] + f" (edit {i})"
+            app.stale.clear()
+            start = time.perf_counter()
+            path.write_text(json.dumps(data, indent=1))
+            while target["id"] not in app.stale:
+                await asyncio.sleep(0.001)
+            marked = time.perf_counter() - start
+            # the label is set in place; the next compositor refresh paints it
+            painted = asyncio.get_running_loop().create_future()
+            app.call_after_refresh(lambda fut=painted: fut.done() or fut.set_result(time.perf_counter()))
+            waits.append((marked, await painted - start))
+    return waits
+
+
+async def input_latency() -> tuple[list[float], int, int]:
+    spec = json.loads((ROOT / "benchmarks/flows/c-map-1000.json").read_text())
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "map-1000.json"
+        path.write_text(json.dumps(spec["flow"]))
+        runner = MarkerRunner(spec.get("script") or {}, spec.get("default_output"))
+        app = make_app(path, runner, watch=False, cls=BenchApp)
+        async with app.run_test(size=(120, 40)) as pilot:
+            app.action_run_continue()  # not pilot.press: that would wait for the whole run
+            while app.last_result is None:
+                app.sent.append(time.perf_counter())
+                app.post_message(events.Key("f12", None))
+                await asyncio.sleep(0.01)
+            await pilot.pause()
+            while len(app.waits) < len(app.sent):
+                await asyncio.sleep(0.01)
+            return app.waits, app.batcher.flushes, app.state.event_count
+
+
+async def baseline_paint() -> float:
+    """A bare Textual app (a tree of 5 nodes and a footer): this machine's floor for first paint."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import Footer, Tree
+
+    class Bare(App):
+        def compose(self) -> ComposeResult:
+            tree: Tree[str] = Tree("r")
+            for i in range(5):
+                tree.root.add_leaf(f"n{i}")
+            yield tree
+            yield Footer()
+
+    start = time.perf_counter()
+    async with Bare().run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        return time.perf_counter() - start
+
+
+async def idle_key_wait() -> float:
+    """Key wait with no run in progress (this machine's floor for input latency)."""
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "f.json"
+        path.write_text(json.dumps({"name": "idle", "phases": [{"id": "a", "task": "x"}]}))
+        app = make_app(path, MarkerRunner(), watch=False, cls=BenchApp)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            for _ in range(20):
+                app.sent.append(time.perf_counter())
+                app.post_message(events.Key("f12", None))
+                await asyncio.sleep(0.01)
+            while len(app.waits) < len(app.sent):
+                await asyncio.sleep(0.01)
+            return statistics.median(app.waits)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--edits", type=int, default=20)
+    opts = parser.parse_args()
+    print(f"machine floor: bare Textual app first paint {asyncio.run(baseline_paint()) * 1000:.0f} ms, "
+          f"idle key wait p50 {asyncio.run(idle_key_wait()) * 1000:.1f} ms")
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        paint = asyncio.run(first_paint(tmp))
+        print(f"first paint, 500-phase flow:         {paint * 1000:7.0f} ms   (target < 1000 ms)")
+        pairs = asyncio.run(reload_latency(tmp, opts.edits))
+        marked = [m for m, _ in pairs]
+        painted = [p for _, p in pairs]
+        print(
+            f"reload latency, 200-phase flow:      p50 {statistics.median(painted) * 1000:5.0f} ms to repaint "
+            f"(p50 {statistics.median(marked) * 1000:.0f} ms to stale state), max {max(painted) * 1000:.0f} ms "
+            f"over {len(pairs)} edits   (target p50 < 150 ms)"
+        )
+    key_waits, flushes, event_count = asyncio.run(input_latency())
+    print(
+        f"key wait during a 1,000-item map:    max {max(key_waits) * 1000:5.0f} ms, "
+        f"p50 {statistics.median(key_waits) * 1000:5.0f} ms over {len(key_waits)} keys   (target < 100 ms)"
+    )
+    print(f"  ({event_count} engine events arrived in {flushes} batched UI updates)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
