@@ -52,19 +52,21 @@ def tftui(
 ) -> Callable[..., Done]:
     env = isolated_env(tmp_path)
 
-    def run(*argv: str, timeout: float = 60, subprocess: bool = False) -> Done:
+    def run(*argv: str, timeout: float = 60, subprocess: bool = False, journal_env: bool = True) -> Done:
+        """`journal_env=False` leaves TFTUI_RUNS_DIR unset (runs go beside the flow)."""
         if not subprocess:
-            return in_process(argv)
+            return in_process(argv, journal_env)
         return in_subprocess(argv, timeout)
 
-    def in_process(argv: tuple[str, ...]) -> Done:
+    def in_process(argv: tuple[str, ...], journal_env: bool) -> Done:
         from tftui.cli import main
 
         with monkeypatch.context() as m:
             for key in [k for k in os.environ if k.startswith("TFTUI_")]:
                 m.delenv(key)
             for key in ("TFTUI_RUNS_DIR", "XDG_CONFIG_HOME", "HOME"):
-                m.setenv(key, env[key])
+                if key != "TFTUI_RUNS_DIR" or journal_env:
+                    m.setenv(key, env[key])
             m.delenv("NO_COLOR", raising=False)
             m.chdir(tmp_path)
             capsys.readouterr()

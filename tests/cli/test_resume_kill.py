@@ -176,7 +176,11 @@ def test_interrupt_exits_130_with_a_resume_hint(tmp_path: Path, tftui, sig: sign
     assert proc.returncode == 130, stderr
     assert f"--resume {run_dir.name}" in stderr
     rows, _meta, warnings = read_journal(run_dir)
-    assert warnings == [] and not any(r["kind"] == "run_finished" for r in rows)
+    assert warnings == []
+    assert (
+        rows[-1]["kind"] == "run_finished" and rows[-1]["status"] == "paused"
+    )  # the journal says why it stopped
+    assert tftui("runs", "--json").json()[0]["status"] == "paused"
     resumed = tftui("run", str(flow), "--resume", run_dir.name, "--json")
     assert resumed.code == 0, resumed.stderr
     assert resumed.json()["final_output"] == "publish-result"

@@ -158,7 +158,7 @@ def test_resume_of_a_finished_run_does_not_rerun(tftui, runs_dir: Path) -> None:
 
 def test_resume_unknown_run(tftui) -> None:
     done = tftui("run", str(SAMPLES / "side_effect.json"), "--resume", "20990101-000000-zzzz")
-    assert done.code == 2 and "no recorded run" in done.stderr
+    assert done.code == 2 and "run '20990101-000000-zzzz' was not found" in done.stderr
 
 
 def test_approval_headless_rejects_unless_approve(tftui) -> None:
@@ -230,3 +230,18 @@ def test_unwritable_runs_dir(tftui, tmp_path: Path) -> None:
     blocker.write_text("not a directory")
     done = tftui("run", str(SAMPLES / "map_reduce.json"), "--runs-dir", str(blocker / "runs"))
     assert done.code == 2 and "cannot create the run journal" in done.stderr and "--no-journal" in done.stderr
+
+
+def test_runs_live_beside_the_flow_and_are_found_from_the_parent(tftui, tmp_path: Path) -> None:
+    flows = tmp_path / "flows"
+    flows.mkdir()
+    for name in ("map_reduce.json", "map_reduce.replies.json"):
+        (flows / name).write_bytes((SAMPLES / name).read_bytes())
+    assert tftui("run", "flows/map_reduce.json", "--quiet", journal_env=False).code == 0
+    (run_dir,) = (flows / ".tftui" / "runs").iterdir()
+    listed = tftui("runs", "--json", journal_env=False).json()  # from tmp_path: ./*/.tftui/runs
+    assert [e["run_id"] for e in listed] == [run_dir.name]
+    assert [e["run_id"] for e in tftui("runs", "flows", "--json", journal_env=False).json()] == [run_dir.name]
+    # --resume without FLOW looks in the same places
+    done = tftui("run", "--resume", run_dir.name, journal_env=False)
+    assert done.code == 0 and "already finished (completed)" in done.stderr

@@ -80,10 +80,17 @@ def _plan_resume(args: argparse.Namespace, cli_args: dict[str, Any]) -> Plan | i
 
     if args.no_journal:
         raise UsageProblem("--resume continues a journal; it cannot be combined with --no-journal")
-    root = jr.runs_root(args.flow, args.runs_dir)
-    run_dir = find_run(root, args.resume)
-    if run_dir is None:
-        raise UsageProblem(f"no recorded run '{args.resume}' under {root} (list them with `tftui runs`)")
+    if args.flow or args.runs_dir:
+        roots = [jr.runs_root(args.flow, args.runs_dir)]
+    else:
+        roots = jr.default_roots()  # no FLOW: look where `tftui runs` looks
+    found = [d for d in (find_run(root, args.resume) for root in roots) if d is not None]
+    if len(found) != 1:
+        where = ", ".join(str(r) for r in roots)
+        problem = "is ambiguous" if found else "was not found"
+        raise UsageProblem(f"run '{args.resume}' {problem} under {where} (list runs with `tftui runs`)")
+    run_dir = found[0]
+    root = run_dir.parent
     rows, meta, warnings = read_journal(run_dir)
     for warning in warnings:
         _err(f"warning: {warning}")
@@ -194,13 +201,12 @@ def _report(
 async def _drive(plan: Plan, runner: Any, journal: Any, progress: Progress, clock: Any, approve: bool) -> Any:
     from tftui.engine import run_flow
 
-    debugger = None
+    approver = None
     if approve:
         # Headless approval phases auto-reject (SPEC §8.6) unless an approver is given.
-        from tftui.engine.debugger import Debugger
         from tftui.engine.phases.approval import approve_all
 
-        debugger = Debugger(approver=approve_all)
+        approver = approve_all
 
     task = asyncio.current_task()
     loop = asyncio.get_running_loop()
@@ -215,7 +221,7 @@ async def _drive(plan: Plan, runner: Any, journal: Any, progress: Progress, cloc
             plan.flow,
             args=plan.args,
             runner=runner,
-            debugger=debugger,
+            approver=approver,
             journal=journal,
             clock=clock,
             on_event=progress.on_event,

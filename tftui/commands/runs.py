@@ -14,13 +14,15 @@ HELP = "list recorded runs (id, flow, start, status, phases, tokens, cost)"
 
 DESCRIPTION = """\
 List the runs recorded by `tftui run` (oldest first). Runs live in
-.tftui/runs/ beside the flow file; by default this lists ./.tftui/runs (or
-$TFTUI_RUNS_DIR). Give a flow file to list its runs, or a directory to list
-the runs recorded beside the flows in it.
+.tftui/runs/ beside the flow file; by default this lists ./.tftui/runs and
+./*/.tftui/runs (so sample_flows/ runs show up from the repository root), or
+$TFTUI_RUNS_DIR when set. Give a flow file to list its runs, or a directory to
+list the runs recorded beside the flows in it.
 
-A run without a RunFinished event is shown as "interrupted" (killed or
-crashed; continue it with `tftui run FLOW --resume RUN_ID`), or "running" while
-the process that writes it is still alive on this host.
+Status is the run's own (completed, failed, blocked), "paused" after Ctrl+C or
+SIGTERM, "interrupted" when the journal has no RunFinished (the process was
+killed), or "running" while the process that writes it is still alive on this
+host. Paused and interrupted runs continue with `tftui run FLOW --resume RUN_ID`.
 
 examples:
   tftui runs
@@ -87,16 +89,18 @@ def summarize(run_dir: Path) -> dict[str, Any]:
     }
 
 
-def _root(args: argparse.Namespace) -> tuple[Path, Path | None]:
-    """(runs directory, flow file to filter by or None)."""
-    from tftui.engine.journal import RUNS_SUBDIR, runs_root
+def _roots(args: argparse.Namespace) -> tuple[list[Path], Path | None]:
+    """(runs directories to list, flow file to filter by or None)."""
+    from tftui.engine.journal import RUNS_SUBDIR, default_roots, runs_root
 
     target = Path(args.target) if args.target else None
+    if args.runs_dir:
+        return [Path(args.runs_dir)], target if target is not None and target.is_file() else None
     if target is not None and target.is_dir():
-        return (Path(args.runs_dir) if args.runs_dir else target / RUNS_SUBDIR), None
+        return [target / RUNS_SUBDIR], None
     if target is not None:
-        return runs_root(target, args.runs_dir), target
-    return runs_root(None, args.runs_dir), None
+        return [runs_root(target)], target
+    return default_roots(), None
 
 
 def _fmt_started(started: Any) -> str:
@@ -112,8 +116,10 @@ def run(args: argparse.Namespace) -> int:
     if args.target and not Path(args.target).exists():
         print(f"tftui runs: no such flow file or directory: {args.target}", file=sys.stderr)
         return 2
-    root, flow_filter = _root(args)
-    entries = [summarize(e.run_dir) for e in list_runs(root)]
+    roots, flow_filter = _roots(args)
+    runs = [entry for root in roots for entry in list_runs(root)]
+    runs.sort(key=lambda e: (str(e.meta.get("started") or ""), e.run_dir.name))
+    entries = [summarize(e.run_dir) for e in runs]
     if flow_filter is not None:
         wanted = str(flow_filter.resolve())
         entries = [e for e in entries if e["flow_path"] == wanted]
@@ -121,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(entries, ensure_ascii=False, indent=2) + "\n")
         return 0
     if not entries:
-        print(f"no runs recorded under {root}", file=sys.stderr)
+        print(f"no runs recorded under {', '.join(str(r) for r in roots)}", file=sys.stderr)
         return 0
     header = ("RUN", "FLOW", "STARTED (UTC)", "STATUS", "PHASES", "TOKENS", "COST")
     rows = [
