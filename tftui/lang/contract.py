@@ -88,8 +88,10 @@ def _has_type(value: Any, name: str) -> bool:
     if name == "number":
         return _is_num(value)
     if name == "integer":  # JS Number.isInteger: JSON 3.0 counts (python_trap ct017)
-        return isinstance(value, int) and not isinstance(value, bool) or (
-            isinstance(value, float) and math.isfinite(value) and value.is_integer()
+        return (
+            isinstance(value, int)
+            and not isinstance(value, bool)
+            or (isinstance(value, float) and math.isfinite(value) and value.is_integer())
         )
     if name == "boolean":
         return isinstance(value, bool)
@@ -144,12 +146,13 @@ def _compile(schema: Any) -> Check:
     def check(value: Any, path: str, out: list) -> None:
         if len(out) >= MAX_VIOLATIONS:
             return
-        if type_name is not None and not _has_type(value, type_name):
+        is_map = type(value) is dict or isinstance(value, Mapping)
+        if type_name is not None and not (is_map if type_name == "object" else _has_type(value, type_name)):
             out.append(f"{path}: expected {type_name}, got {js_type_name(value)}")
             return  # a wrong type stops the descent
         if enum is not None and not any(js_deep_equal(value, lit) for lit in enum):
             out.append(f"{path}: value is not one of the allowed enum literals")
-        if isinstance(value, Mapping):
+        if is_map:
             for key in required:
                 if key not in value and key not in _JS_PROTOTYPE_KEYS:
                     if len(out) >= MAX_VIOLATIONS:

@@ -192,7 +192,8 @@ def _num(value: float) -> str:
     rounded = round(value, 6)
     if rounded == int(rounded):
         return f"{int(rounded)}.0"
-    return js_number_str(rounded)
+    text = repr(rounded)
+    return js_number_str(rounded) if "e" in text else text
 
 
 def explain(c: Combined) -> str:

@@ -80,7 +80,6 @@ class GateOutcome:
     scores: ScoreInfo | None = None
     judge: JudgeInfo | None = None
     combined: Combined | None = None  # the final combine (for the arithmetic line)
-    arithmetic: str | None = None  # explain(combined)
     report: str | None = None  # the §6.6 report text, when one was built
     target: str | None = None  # the interpolated score.target
     eval_checks: list[EvalCheck] = field(default_factory=list)
@@ -88,6 +87,35 @@ class GateOutcome:
     usage: list[tuple[str, Usage | None]] = field(default_factory=list)  # (node_path, usage) per call
     warnings: list[str] = field(default_factory=list)
     error: str | None = None
+
+    @property
+    def arithmetic(self) -> str | None:
+        """The combine arithmetic in one line (`explain`), built only when shown."""
+        return explain(self.combined) if self.combined is not None else None
+
+
+# Shape errors of each `score` block, computed once per block object (re-checked by
+# equality with a snapshot, so an in-place edit is noticed).
+_SHAPES: dict[int, tuple[Any, Any, list[str]]] = {}
+
+
+def _snapshot(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _snapshot(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_snapshot(v) for v in value]
+    return value
+
+
+def _score_shape_errors(score: Any) -> list[str]:
+    entry = _SHAPES.get(id(score))
+    if entry is not None and entry[0] is score and entry[1] == score:
+        return entry[2]
+    errors = score_shape_errors(score)
+    if len(_SHAPES) >= 256:
+        _SHAPES.clear()
+    _SHAPES[id(score)] = (score, _snapshot(score), errors)
+    return errors
 
 
 def gate_format_suffix(task: str, phase: Any) -> str:
@@ -175,7 +203,7 @@ async def evaluate_gate(
             return out
     score = getattr(phase, "score", None)
     if score is not None:
-        errors = score_shape_errors(score)
+        errors = _score_shape_errors(score)
         if not errors:
             return await _evaluate_score(phase, score, ctx, runner, out, preread, path, compile_timeout_s)
         _warn(out.warnings, f"gate 'score' is malformed and was ignored: {errors[0]}")
@@ -251,7 +279,7 @@ async def _evaluate_score(
     judge_cfg = score.get("judge")
     det = combine(results, mode, weights, threshold, judge_configured=judge_cfg is not None)
     shown_threshold = det.threshold if det.mode == "weighted" else None
-    out.combined, out.arithmetic = det, explain(det)
+    out.combined = det
     out.scores = ScoreInfo(results, det.score, shown_threshold)
 
     if not missing and det.passed:  # auto-pass (incl. the weighted early cutoff)
@@ -327,7 +355,7 @@ async def _judge(
     # weighted: the merged score; all/any: the judge decides and `combined` is the judge score
     combined = final.score if final.mode == "weighted" else parsed.score
     threshold = final.threshold if final.mode == "weighted" else None
-    out.combined, out.arithmetic = final, explain(final)
+    out.combined = final
     out.scores = ScoreInfo(results, combined, threshold)
     out.verdict, out.reason, out.output = verdict, parsed.reason, result.output
     data = _score_json(verdict, combined, results, threshold)
