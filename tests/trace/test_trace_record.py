@@ -60,6 +60,7 @@ async def test_retries_usage_and_script() -> None:
     assert steps[1]["metadata"] == {"phase": "plan", "phaseType": "agent", "transient": True}
     assert "inputTokens" not in steps[1]  # the failed call reported no usage: absent, never 0
     assert (steps[2]["inputTokens"], steps[2]["outputTokens"]) == (100, 20)
+    assert steps[2]["metadata"] == {"phase": "plan", "phaseType": "agent", "transient": False}
     assert "inputTokens" not in steps[4]  # a plain-string reply has no usage
     assert all("durationMs" not in s for s in steps)  # real-clock durations are dropped
     assert all(s["parentId"] == "s0" for s in steps[1:])

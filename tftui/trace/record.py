@@ -11,7 +11,8 @@ fallback steps when they are decided):
 - every model-call attempt (AttemptStarted): kind `model`, name = node path, attempt k+1;
   status from AgentReturned/AttemptFailed (aborted → cancelled; never finished → cancelled);
   tokens only when the runner reported usage; metadata `phase`, `phaseType`, `iteration`
-  (loop phases), `transient`, `timedOut`, raw usage dimensions (`cacheReadTokens`, …).
+  (loop phases), `transient` (true when the failure was classified transient), `timedOut`
+  (only when true), `failure` (`contract`/`budget`), raw usage (`cacheReadTokens`, `costUSD`, …).
 - script phase (PhaseStarted of type script): kind `tool`, name = phase id, attempt 1.
 - gate and approval decisions (GateVerdict): kind `policy`, name = phase id, status ok on
   pass, blocked on a block that halts the run; metadata `verdict`, `combined`, `source`, `round`.
@@ -126,7 +127,7 @@ class _Recorder:
         self.ensure_root()
         node = e.node_path or e.phase_id
         phase_type = self.phase_types.get(e.phase_id, "")
-        meta: dict[str, Any] = {"phase": e.phase_id, "phaseType": phase_type}
+        meta: dict[str, Any] = {"phase": e.phase_id, "phaseType": phase_type, "transient": False}
         if phase_type == "loop" and node == e.phase_id:
             if e.attempt == 0:
                 self.iterations[e.phase_id] = self.iterations.get(e.phase_id, 0) + 1
