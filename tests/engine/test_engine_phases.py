@@ -316,3 +316,28 @@ async def test_block_halts_unrelated_phases_and_reports_the_gate():
     assert result.phases["later"].error == "Gate blocked: nope"
     assert result.status == "blocked"
     assert result.final_output == 'Gate blocked the workflow.\nReason: nope\n\n{"verdict": "BLOCK", "reason": "nope"}'
+
+
+async def test_race_first_success_wins_and_losers_are_cancelled():
+    f = flow({"id": "r", "type": "race", "branches": [{"task": "slow"}, {"task": "fails"}, {"task": "fast"}]})
+    runner = ScriptedRunner({
+        "r#branch-0": {"output": "slow", "delayMs": 5000},
+        "r#branch-1": {"error": "bad request", "exitCode": 1},
+        "r#branch-2": {"output": "fast", "delayMs": 10},
+    })
+    result = await asyncio.wait_for(run_flow(f, runner=runner, clock=InstantClock(), keep_events=True), 10)
+    state = result.phases["r"]
+    assert state.output == "fast"
+    assert state.warnings == [
+        "race: branch 3/3 won (first success)",
+        "race: cancelLosers aborted 2 loser branch(es) (best-effort AbortSignal)",
+    ]
+    # the cancelled branch's attempt is closed in the event stream
+    slow = [a for a in state.attempt_log if a.node_path == "r#branch-0"]
+    assert slow and slow[-1].status == "failed" and slow[-1].why == "aborted"
+
+
+async def test_unsupported_p2_types_fail_clearly():
+    f = flow({"id": "sub", "type": "flow", "use": "other"})
+    result, _ = await marker(f)
+    assert result.phases["sub"].error == "Phase 'sub': type 'flow' is not supported yet by tftui"

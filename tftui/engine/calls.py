@@ -160,7 +160,15 @@ async def call_with_retry(run: Run, pr: PhaseRun, spec: CallSpec) -> CallOutcome
             ev.AttemptStarted(phase_id=phase.id, node_path=spec.node_path, attempt=k, prompt=spec.task, agent=spec.agent)
         )
         started = run.clock.monotonic()
-        result = await invoke(run, request, timeout_ms)
+        try:
+            result = await invoke(run, request, timeout_ms)
+        except asyncio.CancelledError:
+            # cancelled (race loser, user abort): close the attempt in the event stream
+            aborted = "Aborted (cancelled)"
+            run.emit(ev.AgentReturned(phase_id=phase.id, node_path=spec.node_path, attempt=k, error=aborted,
+                                      duration_ms=(run.clock.monotonic() - started) * 1000))
+            run.emit(_failed(phase.id, spec, k, aborted, False, "aborted", False))
+            raise
         usage = result.usage.to_json() if result.usage is not None else None
         run.emit(
             ev.AgentReturned(

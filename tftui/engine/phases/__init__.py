@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tftui.engine.phases import agent, approval, fanout, gate, loop, script, tournament
+from tftui.engine.phases import agent, approval, fanout, gate, loop, race, script, tournament
 from tftui.engine.phases.base import PhaseOutcome, PhaseRun
 
 
@@ -22,4 +22,5 @@ HANDLERS = {
     "loop": loop.execute,
     "tournament": tournament.execute,
     "script": script.execute,
+    "race": race.execute,
 }
