@@ -267,7 +267,7 @@ class Run:
                 json=json_value,
                 error=outcome.error,
                 warnings=list(pr.warnings),
-                usage=dict(pr.usage),
+                usage=dict(pr.usage) if pr.usage["turns"] else None,  # None: no call reported usage
                 attempts=outcome.attempts,
                 gate=outcome.gate,
                 duration_ms=(self.clock.monotonic() - pr.started) * 1000,
