@@ -93,6 +93,8 @@ class Debugger:
             await self._checkpoint(run, point, phase_id, info)
 
     async def _checkpoint(self, run: Run, point: str, phase_id: str | None, info: dict[str, Any]) -> None:
+        if run.aborted:
+            return  # an aborted run winds down without further pauses
         why = self._why(run, point, phase_id, info)
         if why is None:
             return

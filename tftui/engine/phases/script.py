@@ -83,7 +83,9 @@ async def execute(run: Run, pr: PhaseRun) -> PhaseOutcome:
     ctx = build_context(run, phase)
     spec = phase.run
     stdin_text = render(run, pr, phase.input, ctx) if isinstance(phase.input, str) else None
-    cwd = phase.cwd or (os.path.dirname(os.path.abspath(run.flow_path)) if run.flow_path else None)
+    # Relative paths (and the default working directory) are the flow file's folder.
+    base = os.path.dirname(os.path.abspath(run.flow_path)) if run.flow_path else None
+    cwd = os.path.join(base, phase.cwd) if phase.cwd and base else (phase.cwd or base)
     timeout_ms = _timeout_ms(phase.timeout)
     try:
         common = dict(
