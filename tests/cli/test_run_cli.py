@@ -26,6 +26,15 @@ def test_invalid_flow_is_refused_with_diagnostics(tftui, runs_dir: Path) -> None
     assert not runs_dir.exists()  # nothing was run, nothing journaled
 
 
+def test_invalid_flow_with_json_explains_on_stdout(tftui) -> None:
+    done = tftui("run", str(FLOWS / "invalid.json"), "--json")
+    assert done.code == 2
+    out = done.json()
+    assert out["status"] == "invalid"
+    (diag,) = [d for d in out["diagnostics"] if d["severity"] == "error"]
+    assert diag["message"] == "Phase 'a': dependsOn unknown phase 'ghost'" and diag["line"] is not None
+
+
 def test_missing_flow_file(tftui) -> None:
     done = tftui("run", "nope.json")
     assert done.code == 2 and "flow file not found: nope.json" in done.stderr

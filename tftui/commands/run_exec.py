@@ -44,19 +44,32 @@ def _err(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def _load_checked(flow_path: Path, args: dict[str, Any], *, quiet: bool = False) -> tuple[Any, str] | None:
-    """Load + check the flow (runtime mode: with the run's args); print diagnostics; None on errors."""
+def _load_checked(flow_path: Path, args: dict[str, Any], cli: argparse.Namespace) -> tuple[Any, str] | None:
+    """Load + check the flow (runtime mode: with the run's args); print diagnostics; None on errors.
+
+    With --json an invalid flow also gets a JSON object on stdout (`status: "invalid"`), so a CI
+    step that parses stdout sees why nothing ran.
+    """
     from tftui.flow.load import load_flow
 
     result = load_flow(flow_path, args=args)
     for diag in result.diagnostics:
-        if diag.is_error or result.flow is None or not quiet:
+        if diag.is_error or result.flow is None or not cli.quiet:
             _err(diag.format(str(flow_path)))
     if result.flow is None:
         count = len(result.errors) or 1
         _err(
             f"tftui run: {flow_path} is not a valid flow ({count} error{'s' if count != 1 else ''}); not run"
         )
+        if cli.json:
+            import json
+
+            data = {
+                "status": "invalid",
+                "flow": str(flow_path),
+                "diagnostics": [d.to_dict() for d in result.diagnostics],
+            }
+            sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return None
     return result.flow, result.source_text
 
@@ -67,7 +80,7 @@ def _plan_fresh(args: argparse.Namespace, cli_args: dict[str, Any]) -> Plan | in
     flow_path = Path(args.flow)
     if not flow_path.exists():
         raise UsageProblem(f"flow file not found: {flow_path}")
-    loaded = _load_checked(flow_path, cli_args, quiet=args.quiet)
+    loaded = _load_checked(flow_path, cli_args, args)
     if loaded is None:
         return EXIT_USAGE
     flow, text = loaded
@@ -117,7 +130,7 @@ def _plan_resume(args: argparse.Namespace, cli_args: dict[str, Any]) -> Plan | i
         raise UsageProblem(
             f"argument(s) {', '.join(redacted)} were redacted from the journal; pass them again with --arg"
         )
-    loaded = _load_checked(flow_path, merged_args, quiet=args.quiet)
+    loaded = _load_checked(flow_path, merged_args, args)
     if loaded is None:
         return EXIT_USAGE
     flow, text = loaded
