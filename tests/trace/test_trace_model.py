@@ -5,6 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tftui.trace.integrity import check_integrity
 from tftui.trace.model import (
     AgentTrace,
     TraceColumns,
@@ -150,3 +154,39 @@ def test_load_columns_matches_pydantic_models() -> None:
     nested = raw_trace()
     nested["steps"][1]["metadata"] = {"x": [1]}
     assert load_columns(json.dumps(nested)).error == parse_trace(nested).error
+
+
+_meta = st.dictionaries(st.sampled_from(["phase", "startedAt", "requestId", "cwd", "outcome", "n"]),
+                        st.one_of(st.none(), st.booleans(), st.integers(0, 9), st.sampled_from(
+                            ["a", "/tmp/x", "2024-05-01T10:00:00Z"])), max_size=4)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a", "b"]), _meta, st.integers(0, 5)), max_size=10), st.randoms())
+def test_normalize_properties(raw, rnd) -> None:  # noqa: ANN001
+    seqs = rnd.sample(range(1, 1000), len(raw))
+    ids = [f"id-{rnd.randrange(10**9)}-{i}" for i in range(len(raw))]
+    steps = [{"id": "root-x", "parentId": None, "sequence": 0, "name": "f", "kind": "run", "status": "ok"}]
+    for i, ((name, meta, parent_pick), seq) in enumerate(zip(raw, seqs, strict=True)):
+        parent = "root-x" if parent_pick == 0 or i == 0 else ids[parent_pick % i]
+        steps.append({"id": ids[i], "parentId": parent, "sequence": seq, "name": name, "kind": "model",
+                      "status": "ok", "durationMs": 5, "metadata": meta})
+    rnd.shuffle(steps)
+    trace = parse_trace({"schemaVersion": 1, "fixture": "p", "status": "ok", "steps": steps}).trace
+    assert check_integrity(trace) == []
+    once = normalize(trace)
+    assert check_integrity(once) == []
+    assert trace_to_json(normalize(once)) == trace_to_json(once)  # idempotent
+    out = trace_to_json(once)["steps"]
+    assert [s["sequence"] for s in out] == sorted(s["sequence"] for s in steps)
+    assert all(s["id"] == f"s{s['sequence']}" and "durationMs" not in s for s in out)
+    for s in out:  # volatile keys and values are gone, the rest is kept
+        meta = s.get("metadata") or {}
+        assert not {"startedAt", "requestId"} & set(meta)
+        assert "/tmp/x" not in meta.values() and "2024-05-01T10:00:00Z" not in meta.values()
+    # parent links are preserved under renaming
+    by_old = {s["id"]: s["sequence"] for s in steps}
+    for s_old in steps:
+        new = next(s for s in out if s["sequence"] == s_old["sequence"])
+        expected = None if s_old["parentId"] is None else f"s{by_old[s_old['parentId']]}"
+        assert new["parentId"] == expected
