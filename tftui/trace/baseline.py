@@ -28,8 +28,9 @@ from typing import Any
 
 import tomli_w
 
+from tftui.trace.facts import Facts
 from tftui.trace.model import TraceColumns
-from tftui.trace.rules import Facts, num_text
+from tftui.trace.rules import num_text
 
 TOOL_KINDS = frozenset({"tool", "retrieval"})
 METRIC_SLACK_KEYS = ("tokens", "modelCalls", "attempts")

@@ -1,30 +1,24 @@
 """Versioned trace rules (SPEC §9.2, §9.3): deterministic, narrow checks that return evidence.
 
-Evaluation design (a million steps in well under a second):
-- rules read a `TraceColumns` (one plain list per field), never pydantic objects;
-- the facts rules need are computed once per trace by `Facts` and shared: the set of names,
-  first index of a name, the token sums of model steps, max attempt per name, signature counts;
-- each fact is one pass over a column using C-level list operations (`list.index`, `set`,
-  `itertools.compress`, `collections.Counter`) instead of a Python loop per step.
+Evaluation design: rules read a `TraceColumns` (one plain list per field), never pydantic
+objects, through `Facts` (facts.py), which computes each fact once per trace and shares it
+between rules, each in one C-level pass over a column.
 A rule never raises: an unexpected exception becomes a failed result naming the rule.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
-from itertools import compress
 from typing import Any, Literal
 
 from tftui.lang.values import js_number_str
+from tftui.trace.facts import ABSENT, Facts
 from tftui.trace.model import AgentTrace, TraceColumns
 
 Severity = Literal["error", "warning"]
 SEVERITIES: tuple[str, ...] = ("error", "warning")
 EvidenceValue = str | int | float | bool
 DEFAULT_SIGNATURE_KEYS: tuple[str, ...] = ("planner_state", "selected_tool", "outcome")
-EXTERNAL_KINDS = frozenset({"model", "tool"})
-_ABSENT = object()  # a metadata key that is not there (distinct from null)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,18 +49,11 @@ def num_text(value: float | int) -> str:
     return js_number_str(value)
 
 
-def _clean(value: float | int) -> float | int:
-    """Integral floats become ints, so JSON evidence reads `1500`, not `1500.0`."""
-    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
-        return int(value)
-    return value
-
-
 def signature_text(parts: tuple[Any, ...]) -> str:
     """`name|kind|status|v1|v2|…`; an absent metadata key is empty, null is `null`, numbers as in JS."""
     out: list[str] = []
     for part in parts:
-        if part is _ABSENT:
+        if part is ABSENT:
             out.append("")
         elif part is None:
             out.append("null")
@@ -77,133 +64,6 @@ def signature_text(parts: tuple[Any, ...]) -> str:
         else:
             out.append(str(part))
     return "|".join(out)
-
-
-# Step kinds as one byte each: `bytes.translate` then gives any kind mask at C speed.
-_KIND_CODE = {"run": 0, "model": 1, "tool": 2, "retrieval": 3, "policy": 4, "fallback": 5}
-
-
-def _kind_table(*kinds: str) -> bytes:
-    wanted = {_KIND_CODE[k] for k in kinds}
-    return bytes(1 if i in wanted else 0 for i in range(256))
-
-
-_MODEL_MASK = _kind_table("model")
-_EXTERNAL_MASK = _kind_table(*EXTERNAL_KINDS)
-
-
-class Facts:
-    """What the rules need from one trace, each computed at most once (lazily, on first use).
-
-    Per-step work is done by C-level primitives: `list.index` scans (first step of a name, all
-    steps of a name), one byte per step for kinds (masks via `bytes.translate`, selection via
-    `itertools.compress`), and a `Counter` over zipped columns for signatures.
-    """
-
-    def __init__(self, cols: TraceColumns) -> None:
-        self.cols = cols
-        self._first: dict[str, int | None] = {}
-        self._indices: dict[str, list[int]] = {}
-        self._kind_codes: bytes | None = None
-        self._sorted: bool | None = None
-        self._tokens: tuple[int, float | int] | None = None
-        self._block: tuple[int | None] | None = None
-        self._signatures: dict[tuple[str, ...], Counter[tuple[Any, ...]]] = {}
-
-    def kind_codes(self) -> bytes:
-        if self._kind_codes is None:
-            self._kind_codes = bytes(map(_KIND_CODE.__getitem__, self.cols.kinds))
-        return self._kind_codes
-
-    def is_sorted(self) -> bool:
-        """Sequences ascending in array order (always true for a normalized trace)."""
-        if self._sorted is None:
-            seqs = self.cols.sequences
-            self._sorted = seqs == sorted(seqs)
-        return self._sorted
-
-    def first_index(self, name: str) -> int | None:
-        """Index of the first step named `name` in array order (sequence order once normalized)."""
-        if name not in self._first:
-            try:
-                self._first[name] = self.cols.names.index(name)
-            except ValueError:
-                self._first[name] = None
-        return self._first[name]
-
-    def indices(self, name: str) -> list[int]:
-        """Every index of a step named `name` (C-level scans between matches)."""
-        if name not in self._indices:
-            names = self.cols.names
-            found: list[int] = []
-            i = self.first_index(name)
-            while i is not None:
-                found.append(i)
-                try:
-                    i = names.index(name, i + 1)
-                except ValueError:
-                    i = None
-            self._indices[name] = found
-        return self._indices[name]
-
-    def max_attempt(self, name: str) -> int:
-        """max(attempt ?? 1) over steps named `name`; 0 when there is none."""
-        attempts = self.cols.attempts
-        return max((1 if attempts[i] is None else attempts[i] for i in self.indices(name)), default=0)
-
-    def token_usage(self) -> tuple[int, float | int]:
-        """(model steps missing input or output tokens, Σ input+output over model steps)."""
-        if self._tokens is None:
-            mask = self.kind_codes().translate(_MODEL_MASK)
-            ins = list(compress(self.cols.input_tokens, mask))
-            outs = list(compress(self.cols.output_tokens, mask))
-            if None in ins or None in outs:
-                missing = sum(1 for a, b in zip(ins, outs, strict=True) if a is None or b is None)
-                self._tokens = (missing, 0)
-            else:
-                self._tokens = (0, _clean(sum(ins) + sum(outs)))
-        return self._tokens
-
-    def first_blocked(self) -> int | None:
-        """Index of the first blocked step that is not a `run` step (see NoExternalWorkAfterBlock)."""
-        if self._block is None:
-            statuses, kinds = self.cols.statuses, self.cols.kinds
-            found: int | None = None
-            start = 0
-            while True:
-                try:
-                    i = statuses.index("blocked", start)
-                except ValueError:
-                    break
-                if kinds[i] != "run":
-                    found = i
-                    break
-                start = i + 1
-            self._block = (found,)
-        return self._block[0]
-
-    def external_after(self, block: int) -> list[str]:
-        """Names of model/tool steps whose sequence is greater than the step at `block`."""
-        cols = self.cols
-        mask = self.kind_codes().translate(_EXTERNAL_MASK)
-        if self.is_sorted():  # sequence order = array order: only the tail can follow the block
-            tail = range(block + 1, len(cols.names))
-            return [cols.names[j] for j in compress(tail, mask[block + 1 :])]
-        block_seq = cols.sequences[block]
-        return [
-            name
-            for name, seq in zip(compress(cols.names, mask), compress(cols.sequences, mask), strict=True)
-            if seq > block_seq
-        ]
-
-    def signature_counts(self, keys: tuple[str, ...]) -> Counter[tuple[Any, ...]]:
-        if keys not in self._signatures:
-            cols = self.cols
-            metas = cols.metadata
-            # one column per metadata key (a comprehension per key is far cheaper than a tuple per step)
-            key_cols = [[m.get(k, _ABSENT) if m else _ABSENT for m in metas] for k in keys]
-            self._signatures[keys] = Counter(zip(cols.names, cols.kinds, cols.statuses, *key_cols, strict=True))
-        return self._signatures[keys]
 
 
 @dataclass(frozen=True)
