@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tftui.engine import events as ev
+from tftui.engine import outcome
 from tftui.engine.clock import Clock
 from tftui.engine.context import build_context, step_view
 from tftui.engine.phases import HANDLERS, unsupported
@@ -36,7 +37,7 @@ from tftui.engine.state import STATUS, PhaseState, PhaseStatus, RunState, apply
 from tftui.flow.graph import Dag
 from tftui.flow.model import Flow, PhaseBase
 from tftui.lang.condition import evaluate
-from tftui.lang.values import MISSING, js_number_str
+from tftui.lang.values import MISSING
 
 SYNC_INTERVAL_S = 0.2
 
@@ -149,16 +150,7 @@ class Run:
     # ---- budget -------------------------------------------------------------------------
     def over_budget(self) -> str | None:
         """SPEC §8.7 reason when the tally is over the flow budget (strict >), else None."""
-        budget = self.flow.budget
-        if budget is None:
-            return None
-        usage = self.state.usage
-        if budget.max_usd is not None and usage["cost"] > budget.max_usd:
-            return f"cost ${usage['cost']:.3f} exceeded cap ${js_number_str(budget.max_usd)}"
-        tokens = usage["input"] + usage["output"]
-        if budget.max_tokens is not None and tokens > budget.max_tokens:
-            return f"tokens {js_number_str(tokens)} exceeded cap {js_number_str(budget.max_tokens)}"
-        return None
+        return outcome.over_budget(self.flow.budget, self.state.usage)
 
     def check_budget(self) -> None:
         if self.budget_reason is None:
@@ -285,27 +277,11 @@ class Run:
 
     # ---- the whole run ------------------------------------------------------------------
     def _restore(self) -> None:
-        """Seed views/block/budget from a resumed state; handle phases interrupted mid-run."""
-        for pid in self.order:
-            st = self.state.phases.get(pid)
-            if st is None:
-                continue
-            if st.status in (PhaseStatus.DONE, PhaseStatus.FAILED):
-                self.views[pid] = step_view(st.status, st.output, st.json, st.error)
-                if st.gate and st.gate.get("verdict") == "block" and self.block is None:
-                    self.block = (pid, st.gate.get("reason"))
-                if st.budget_truncated and self.budget_reason is None:
-                    self.budget_reason = "fan-out budget-truncated"
-        self.check_budget()
+        outcome.restore(self)
 
     def recompute_block(self) -> None:
         """The first finished gate/approval whose verdict is block (after debugger re-runs)."""
-        self.block = None
-        for pid in self.order:
-            st = self.state.phases.get(pid)
-            if st is not None and st.status == PhaseStatus.DONE and st.gate and st.gate.get("verdict") == "block":
-                self.block = (pid, st.gate.get("reason"))
-                return
+        self.block = outcome.first_block(self)
 
     def _interrupted(self) -> list[str]:
         return [pid for pid in self.order if (st := self.state.phases.get(pid)) and st.status == PhaseStatus.RUNNING]
@@ -368,67 +344,13 @@ class Run:
                 raise item
 
     def _fail_interrupted(self, phase: PhaseBase) -> None:
-        message = (
-            f"phase '{phase.id}' has side effects (idempotent: false) and was running when the previous run "
-            "stopped; it is not re-run automatically — check its effect, then re-run it explicitly"
-        )
-        self.emit(
-            ev.PhaseFinished(
-                phase_id=phase.id, status="failed", output=message, error=message, warnings=[message],
-                extra={"sideEffect": True, "interrupted": True},
-            )
-        )
-        self.views[phase.id] = step_view(PhaseStatus.FAILED, message, MISSING, message)
+        outcome.fail_interrupted(self, phase)
 
     def run_status(self) -> str:
-        if self.aborted:
-            return "paused"
-        if self.block is not None or self.budget_reason is not None:
-            return "blocked"
-        for pid in self.order:
-            st = self.state.phases.get(pid)
-            if st is not None and st.status == PhaseStatus.FAILED and not self.phases[pid].optional:
-                return "failed"
-        return "completed"
+        return outcome.run_status(self)
 
     def final_output(self) -> str:
-        """SPEC §3.6."""
-        phases = self.state.phases
-        final_id = next((p.id for p in self.flow.phases if p.final), self.order[-1])
-        source = final_id
-        if phases[final_id].status != PhaseStatus.DONE:
-            done = [pid for pid in self.order if phases[pid].status == PhaseStatus.DONE]
-            if done:
-                source = done[-1]
-        if self.block is not None:
-            bid, reason = self.block
-            text = "Gate blocked the workflow."
-            if reason:
-                text += f"\nReason: {reason}"
-            out = phases[bid].output
-            return text + (f"\n\n{out}" if out else "")
-        if self.budget_reason is not None:
-            text = "Budget exceeded — run halted." + (f"\nReason: {self.budget_reason}" if self.budget_reason else "")
-            out = phases[source].output
-            return text + (f"\n\n{out}" if out else "")
-        out = phases[source].output
-        return out if out is not None else "(no output)"
-
-    def _refusal(self) -> str | None:
-        """SPEC §8.7: a budget needs usage accounting from the runner."""
-        if self.flow.budget is None:
-            return None
-        if getattr(self.runner, "reports_usage", True) is False:
-            return (
-                "Usage accounting is unavailable for this host; refusing budgeted flow "
-                f"'{self.flow.name}' because its token/USD ceiling cannot be enforced"
-            )
-        if self.flow.budget.max_usd is not None and getattr(self.runner, "reports_cost", True) is False:
-            return (
-                "This host reports tokens but not cost, so budget.maxUSD cannot be enforced. "
-                "Use budget.maxTokens or a host with cost accounting."
-            )
-        return None
+        return outcome.final_output(self)
 
     async def run(self) -> RunResult:
         resumed = bool(self.state.phases)
@@ -445,7 +367,7 @@ class Run:
         )
         if self.debugger is not None:
             self.debugger.attach(self)
-        refusal = self._refusal()
+        refusal = outcome.refusal(self.flow, self.runner)
         if refusal is not None:
             return self._end("failed", refusal, error=refusal)
         if resumed:

@@ -1,0 +1,121 @@
+"""Run-level outcomes: budget tally (SPEC §8.7), run status (§3.5), final output (§3.6), resume seeding."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tftui.engine import events as ev
+from tftui.engine.context import step_view
+from tftui.engine.state import PhaseStatus
+from tftui.lang.values import MISSING, js_number_str
+
+if TYPE_CHECKING:
+    from tftui.engine.run import Run
+    from tftui.flow.model import Budget, PhaseBase
+
+
+def over_budget(budget: Budget | None, usage: dict[str, Any]) -> str | None:
+    """The reason the tally is over `budget` (strict >, cost checked first), else None."""
+    if budget is None:
+        return None
+    if budget.max_usd is not None and usage["cost"] > budget.max_usd:
+        return f"cost ${usage['cost']:.3f} exceeded cap ${js_number_str(budget.max_usd)}"
+    tokens = usage["input"] + usage["output"]
+    if budget.max_tokens is not None and tokens > budget.max_tokens:
+        return f"tokens {js_number_str(tokens)} exceeded cap {js_number_str(budget.max_tokens)}"
+    return None
+
+
+def refusal(flow: Any, runner: Any) -> str | None:
+    """SPEC §8.7: a budget needs usage accounting from the runner (`reports_usage` / `reports_cost`)."""
+    if flow.budget is None:
+        return None
+    if getattr(runner, "reports_usage", True) is False:
+        return (
+            "Usage accounting is unavailable for this host; refusing budgeted flow "
+            f"'{flow.name}' because its token/USD ceiling cannot be enforced"
+        )
+    if flow.budget.max_usd is not None and getattr(runner, "reports_cost", True) is False:
+        return (
+            "This host reports tokens but not cost, so budget.maxUSD cannot be enforced. "
+            "Use budget.maxTokens or a host with cost accounting."
+        )
+    return None
+
+
+def run_status(run: Run) -> str:
+    if run.aborted:
+        return "paused"
+    if run.block is not None or run.budget_reason is not None:
+        return "blocked"
+    for pid in run.order:
+        st = run.state.phases.get(pid)
+        if st is not None and st.status == PhaseStatus.FAILED and not run.phases[pid].optional:
+            return "failed"
+    return "completed"
+
+
+def final_output(run: Run) -> str:
+    """SPEC §3.6."""
+    phases = run.state.phases
+    final_id = next((p.id for p in run.flow.phases if p.final), run.order[-1])
+    source = final_id
+    if phases[final_id].status != PhaseStatus.DONE:
+        done = [pid for pid in run.order if phases[pid].status == PhaseStatus.DONE]
+        if done:
+            source = done[-1]
+    if run.block is not None:
+        bid, reason = run.block
+        text = "Gate blocked the workflow."
+        if reason:
+            text += f"\nReason: {reason}"
+        out = phases[bid].output
+        return text + (f"\n\n{out}" if out else "")
+    if run.budget_reason is not None:
+        text = "Budget exceeded — run halted." + (f"\nReason: {run.budget_reason}" if run.budget_reason else "")
+        out = phases[source].output
+        return text + (f"\n\n{out}" if out else "")
+    out = phases[source].output
+    return out if out is not None else "(no output)"
+
+
+def first_block(run: Run) -> tuple[str, str | None] | None:
+    """The first finished gate/approval (in flow order) whose verdict is block."""
+    for pid in run.order:
+        st = run.state.phases.get(pid)
+        if st is not None and st.status == PhaseStatus.DONE and st.gate and st.gate.get("verdict") == "block":
+            return pid, st.gate.get("reason")
+    return None
+
+
+def restore(run: Run) -> None:
+    """Seed views, block and budget from a resumed state (finished phases are not re-run)."""
+    for pid in run.order:
+        st = run.state.phases.get(pid)
+        if st is None:
+            continue
+        if st.status in (PhaseStatus.DONE, PhaseStatus.FAILED):
+            run.views[pid] = step_view(st.status, st.output, st.json, st.error)
+            if st.budget_truncated and run.budget_reason is None:
+                run.budget_reason = "fan-out budget-truncated"
+    run.block = first_block(run)
+    run.check_budget()
+
+
+def fail_interrupted(run: Run, phase: PhaseBase) -> None:
+    """A side-effecting phase that was in flight when the previous run stopped is never repeated."""
+    message = (
+        f"phase '{phase.id}' has side effects (idempotent: false) and was running when the previous run "
+        "stopped; it is not re-run automatically — check its effect, then re-run it explicitly"
+    )
+    run.emit(
+        ev.PhaseFinished(
+            phase_id=phase.id,
+            status="failed",
+            output=message,
+            error=message,
+            warnings=[message],
+            extra={"sideEffect": True, "interrupted": True},
+        )
+    )
+    run.views[phase.id] = step_view(PhaseStatus.FAILED, message, MISSING, message)
