@@ -143,10 +143,23 @@ class Facts:
         ]
 
     def signature_counts(self, keys: tuple[str, ...]) -> Counter[tuple[Any, ...]]:
+        """Count of each signature `(name, kind, status, value of each key…)`; an absent key is ABSENT."""
         if keys not in self._signatures:
             cols = self.cols
             metas = cols.metadata
+            # A key no step carries adds the same ABSENT to every signature: leave it out of the
+            # count (cheap scan, stops at the first step that has it) and put it back after.
+            present = [any(k in m for m in filter(None, metas)) for k in keys]
             # one column per metadata key (a comprehension per key is far cheaper than a tuple per step)
-            key_cols = [[m.get(k, ABSENT) if m else ABSENT for m in metas] for k in keys]
-            self._signatures[keys] = Counter(zip(cols.names, cols.kinds, cols.statuses, *key_cols, strict=True))
+            key_cols = [[m.get(k, ABSENT) if m else ABSENT for m in metas] for k, p in zip(keys, present, strict=True) if p]
+            counts = Counter(zip(cols.names, cols.kinds, cols.statuses, *key_cols, strict=True))
+            if not all(present):
+                counts = Counter({_expand(sig, present): n for sig, n in counts.items()})
+            self._signatures[keys] = counts
         return self._signatures[keys]
+
+
+def _expand(sig: tuple[Any, ...], present: list[bool]) -> tuple[Any, ...]:
+    """Put ABSENT back for the keys that were left out of the count."""
+    values = iter(sig[3:])
+    return sig[:3] + tuple(next(values) if p else ABSENT for p in present)
