@@ -137,3 +137,17 @@ async def test_unsupported_language() -> None:
     result = await run_code_compiles(scorer("ruby"), 1, "x")
     assert result.detail == "unsupported language 'ruby' (expected javascript|typescript|python)"
     assert result.name == "code-compiles-1"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to plant a file owned by another user")
+def test_a_tsc_planted_above_the_temp_dir_by_another_user_is_refused(tmp_path: Path) -> None:
+    from tftui.scoring.compile import _foreign_tsc
+
+    workdir = tmp_path / "tftui-compile-x"
+    workdir.mkdir()
+    assert _foreign_tsc(str(workdir)) is None
+    planted = write_script(tmp_path / "node_modules" / ".bin" / "tsc", "exit 0")
+    assert _foreign_tsc(str(workdir)) is None  # ours: fine
+    os.chown(tmp_path / "node_modules", 12345, 12345)
+    os.chown(planted, 12345, 12345)
+    assert _foreign_tsc(str(workdir)) == str(planted)

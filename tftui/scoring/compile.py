@@ -10,7 +10,9 @@ Isolation (seed 000, "安全限制"):
 - executables are resolved to absolute paths before the spawn; stdin is closed;
 - the compiler runs in its own process group, and the whole group is SIGKILLed at the
   timeout (30 s by default);
-- the directory is removed in `finally` (errors swallowed).
+- the directory is removed in `finally` (errors swallowed);
+- `npx` looks for `node_modules/.bin/tsc` in every parent of the temp dir (up to `/`), so
+  one planted in the shared temp root by another user is refused, not run.
 
 Python (tftui extension) is byte-compiled by the current interpreter in isolated mode
 (`-I -S`: no site, no sitecustomize, no user site, no PYTHONPATH, no cwd on sys.path):
@@ -103,6 +105,26 @@ def _first_lines(stderr: bytes, stdout: bytes, code: int, workdir: str) -> str:
     return f"compiler exited {code}"
 
 
+def _foreign_tsc(workdir: str) -> str | None:
+    """A `node_modules/.bin/tsc` that `npx` would find above the temp dir and that belongs to
+    another user (npx searches every parent up to `/`, and the temp dir lives in a shared
+    /tmp): return its path so the scorer refuses to run it."""
+    me = os.getuid()
+    parent = os.path.dirname(workdir)
+    while True:
+        candidate = os.path.join(parent, "node_modules", ".bin", "tsc")
+        try:
+            owners = {os.stat(candidate).st_uid, os.stat(os.path.join(parent, "node_modules")).st_uid}
+        except OSError:
+            owners = set()
+        if owners - {0, me}:
+            return candidate
+        up = os.path.dirname(parent)
+        if up == parent:
+            return None
+        parent = up
+
+
 def _kill_group(proc: asyncio.subprocess.Process) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)  # own session: pgid == pid
@@ -136,6 +158,9 @@ async def run_code_compiles(
             handle.write(code)
         env = {"PATH": path_env, "HOME": workdir}
         if language == "typescript":
+            foreign = _foreign_tsc(workdir)
+            if foreign is not None:
+                return fail(f"compiler unavailable: refusing {foreign} (owned by another user)")
             env.update(_NPM_ENV)
             # A package.json makes the temp dir npm's project root, so `npx` does not walk
             # up into a parent directory's node_modules/.bin looking for tsc.
