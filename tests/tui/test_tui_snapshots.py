@@ -14,6 +14,8 @@ def _after_run(h, app):
         await h.run_to_end(pilot, app)
         app.query_one("#tree").select_phase("review")
         await pilot.pause()
+        await pilot.wait_for_scheduled_animations()  # the tab underline slides
+        await pilot.pause()
 
     return run_before
 

@@ -155,8 +155,10 @@ class TftuiApp(ReloadMixin, App[int]):
 
     def _apply_theme_colours(self) -> None:
         tree = self.query_one(DagTree)
-        tree.colours = status_colours(self.get_css_variables())
-        tree.refresh_all()
+        colours = status_colours(self.get_css_variables())
+        if colours != tree.colours:  # relabel only on a real change (500 labels are not free)
+            tree.colours = colours
+            tree.refresh_all()
 
     def tftui_theme_names(self) -> list[str]:
         return list(self.available_themes)
@@ -416,6 +418,12 @@ class TftuiApp(ReloadMixin, App[int]):
                 return
             original = spec.when if spec else None
             self.ctl.set_guard(pid, None if value == (original or "") else value)
+            state = self.state.phases.get(pid)
+            if state is not None and state.status.terminal and not self.ctl.running:
+                # the finished result no longer matches the guard: re-run it (and downstream) with `u`
+                self.stale |= {pid} | self.downstream_of(pid)
+                self.query_one(DagTree).refresh_phases(self.stale)
+                self.refresh_header()
             self.show_selected()
             self.notify(f"Guard of {pid}: {value!r} (this session; empty = always run)")
 

@@ -17,7 +17,8 @@ class VerbCommands(Provider):
         keymap = getattr(app, "keymap", {})
         entries: list[tuple[str, str, object]] = []
         for verb in VERBS:
-            title = f"{verb.description.replace('/', ' / ')}  [{key_for(verb, keymap)}]"
+            # Titles are highlighted as markup by the matcher: escape the key's brackets.
+            title = f"{verb.description.replace('/', ' / ')}  \\[{key_for(verb, keymap)}]"
             entries.append((title, verb.help, partial(app.run_action, verb.action)))
         for name in sorted(getattr(app, "tftui_theme_names", lambda: [])()):
             entries.append((f"Theme: {name}", f"Switch to the {name} theme (saved).", partial(app.set_theme, name)))

@@ -1,0 +1,82 @@
+"""The verb registry drives bindings, footer, help and palette; keys remap by verb id; themes persist."""
+
+from __future__ import annotations
+
+import tomllib
+
+from textual.command import CommandPalette
+
+from tftui.tui.actions import VERBS
+from tftui.tui.keymap import keymap_from_config
+from tftui.tui.screens.modals import HelpScreen
+from tftui.tui.widgets.dag_tree import DagTree
+
+
+def test_registry_is_consistent():
+    from tftui.tui.app import TftuiApp
+
+    ids = [v.id for v in VERBS]
+    assert len(ids) == len(set(ids))
+    for verb in VERBS:
+        assert hasattr(TftuiApp, f"action_{verb.action}"), verb
+    keys = {(k.strip()) for v in VERBS for k in v.key.split(",")}
+    assert {"n", "s", "c", "b", "r", "e", "R", "question_mark", "q"} <= keys  # DESIGN §5 habits
+
+
+def test_keymap_from_config_reports_unknown_verbs():
+    keymap, problems = keymap_from_config({"keys": {"step": "x", "warp": "w", "quit": ""}})
+    assert keymap == {"tftui.step": "x"}
+    assert any("unknown verb 'warp'" in p for p in problems)
+    assert any("'quit' must be a key string" in p for p in problems)
+
+
+async def test_remapped_key_steps(h, tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text('[keys]\nstep = "x"\n')
+    app = h.make_app(h.FIXTURES / "review.json", config_path=config)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("x")
+        await h.settle(pilot, lambda: app.state.paused is not None)
+        assert app.state.paused.point == "before-phase"
+        app.ctl.stop()
+        await h.settle(pilot, lambda: not app.ctl.running)
+
+
+async def test_help_lists_every_verb(h):
+    app = h.make_app(h.FIXTURES / "review.json")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        text = "\n".join(str(w.render()) for w in app.screen.query("Static"))
+        for verb in VERBS:
+            assert f"({verb.id})" in text
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_palette_runs_a_verb(h):
+    app = h.make_app(h.FIXTURES / "review.json")
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.query_one(DagTree).select_phase("notes")
+        await pilot.press("ctrl+p")
+        await h.settle(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"Break")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await h.settle(pilot, lambda: "notes" in app.ctl.breakpoints)
+
+
+async def test_theme_cycle_persists(h, tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text('[keys]\nstep = "n"\n')
+    app = h.make_app(h.FIXTURES / "review.json", config_path=config)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert app.theme == "tftui-dark"
+        await pilot.press("t")
+        assert app.theme == "tftui-light"
+    data = tomllib.loads(config.read_text())
+    assert data["ui"]["theme"] == "tftui-light"
+    assert data["keys"]["step"] == "n"  # the rest of the file is kept
+    app2 = h.make_app(h.FIXTURES / "review.json", config_path=config)
+    async with app2.run_test(size=(80, 24)):
+        assert app2.theme == "tftui-light"
