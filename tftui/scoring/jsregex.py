@@ -28,7 +28,6 @@ Remaining differences (documented, not emulated):
 - Python needs fixed-width look-behind; JS allows variable width (such patterns fail
   with `invalid pattern: …`).
 - Group names must be Python identifiers (`(?<$x>…)` is valid JS, invalid here).
-- A quantifier directly after a lookaround (`(?=a)*`, Annex B) is rejected by Python.
 - Catastrophic backtracking behaves as in JS: there is no match time limit.
 """
 
