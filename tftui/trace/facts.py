@@ -9,7 +9,7 @@ kinds (any kind mask via `bytes.translate`, selection via `itertools.compress`),
 from __future__ import annotations
 
 from collections import Counter
-from itertools import compress
+from itertools import compress, repeat
 from typing import Any
 
 from tftui.trace.model import TraceColumns
@@ -54,7 +54,7 @@ class Facts:
         self._sorted: bool | None = None
         self._tokens: tuple[int, float | int] | None = None
         self._block: tuple[int | None] | None = None
-        self._signatures: dict[tuple[str, ...], Counter[tuple[Any, ...]]] = {}
+        self._signatures: dict[tuple[str, ...], tuple[tuple[Any, ...] | None, int]] = {}
 
     def kind_codes(self) -> bytes:
         if self._kind_codes is None:
@@ -142,24 +142,25 @@ class Facts:
             if seq > block_seq
         ]
 
-    def signature_counts(self, keys: tuple[str, ...]) -> Counter[tuple[Any, ...]]:
-        """Count of each signature `(name, kind, status, value of each key…)`; an absent key is ABSENT."""
+    def worst_signature(self, keys: tuple[str, ...]) -> tuple[tuple[Any, ...] | None, int]:
+        """The most repeated signature `(name, kind, status, value of each key…)` and its count;
+        the first one in sequence order on ties; (None, 0) for an empty trace. Absent key: ABSENT."""
         if keys not in self._signatures:
             cols = self.cols
             metas = cols.metadata
             # A key no step carries adds the same ABSENT to every signature: leave it out of the
-            # count (cheap scan, stops at the first step that has it) and put it back after.
-            present = [any(k in m for m in filter(None, metas)) for k in keys]
+            # count (a scan that stops at the first step carrying it) and put it back for the result.
+            present = [any(map(dict.__contains__, filter(None, metas), repeat(k))) for k in keys]
             # one column per metadata key (a comprehension per key is far cheaper than a tuple per step)
-            key_cols = [[m.get(k, ABSENT) if m else ABSENT for m in metas] for k, p in zip(keys, present, strict=True) if p]
+            key_cols = [[m.get(k, ABSENT) if m else ABSENT for m in metas]
+                        for k, p in zip(keys, present, strict=True) if p]
             counts = Counter(zip(cols.names, cols.kinds, cols.statuses, *key_cols, strict=True))
-            if not all(present):
-                counts = Counter({_expand(sig, present): n for sig, n in counts.items()})
-            self._signatures[keys] = counts
+            if not counts:
+                self._signatures[keys] = (None, 0)
+            else:
+                top = max(counts.values())
+                sig = next(s for s, n in counts.items() if n == top)  # insertion order = sequence order
+                values = iter(sig[3:])
+                full = sig[:3] + tuple(next(values) if p else ABSENT for p in present)
+                self._signatures[keys] = (full, top)
         return self._signatures[keys]
-
-
-def _expand(sig: tuple[Any, ...], present: list[bool]) -> tuple[Any, ...]:
-    """Put ABSENT back for the keys that were left out of the count."""
-    values = iter(sig[3:])
-    return sig[:3] + tuple(next(values) if p else ABSENT for p in present)

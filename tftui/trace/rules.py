@@ -245,12 +245,7 @@ class LoopSignature(Rule):
         return "loop_signature"
 
     def check(self, facts: Facts) -> RuleResult:
-        counts = facts.signature_counts(self.keys)
-        worst: tuple[Any, ...] | None = None
-        maximum = 0
-        for sig, n in counts.items():  # first signature (in sequence order) wins ties
-            if n > maximum:
-                worst, maximum = sig, n
+        worst, maximum = facts.worst_signature(self.keys)
         evidence: dict[str, EvidenceValue] = {"maximumRepeat": maximum, "limit": self.limit}
         limit = num_text(self.limit)
         if maximum <= self.limit or worst is None:
