@@ -216,3 +216,19 @@ async def test_guard_edited_while_paused_applies_to_that_phase():
     dbg.continue_()
     result = await asyncio.wait_for(task, TIMEOUT)
     assert result.phases["b"].output == "B"
+
+
+async def test_data_breakpoint_on_gate_combined():
+    f = flow(
+        {"id": "gen", "task": "write"},
+        {"id": "g", "type": "gate", "dependsOn": ["gen"],
+         "score": {"target": "{steps.gen.output}", "scorers": [{"type": "contains", "value": "ok"}]}},
+    )
+    dbg = Debugger()
+    assert dbg.add_data_breakpoint("{gate.verdict} == block && {gate.combined} < 1") is None
+    task, _ = start(f, {"gen": "bad"}, dbg)
+    paused = await dbg.wait_paused(TIMEOUT)
+    assert (paused.point, paused.phase_id, paused.why) == ("after-verdict", "g", "data-breakpoint")
+    dbg.continue_()
+    result = await asyncio.wait_for(task, TIMEOUT)
+    assert result.status == "blocked"

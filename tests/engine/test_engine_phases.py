@@ -341,3 +341,42 @@ async def test_unsupported_p2_types_fail_clearly():
     f = flow({"id": "sub", "type": "flow", "use": "other"})
     result, _ = await marker(f)
     assert result.phases["sub"].error == "Phase 'sub': type 'flow' is not supported yet by tftui"
+
+
+async def test_budget_usd_cap_and_refusal():
+    f = flow({"id": "a", "task": "a"}, {"id": "b", "task": "b"}, budget={"maxUSD": 0.01})
+    runner = ScriptedRunner({"a": {"output": "A", "usage": {"input": 1, "output": 1, "costUSD": 0.0125}}, "b": "B"})
+    result = await run_flow(f, runner=runner, clock=InstantClock())
+    assert result.phases["b"].error == "Budget exceeded: cost $0.013 exceeded cap $0.01"
+    assert result.status == "blocked"
+
+    class NoUsage(ScriptedRunner):
+        reports_usage = False
+
+    refused = await run_flow(f, runner=NoUsage({}), clock=InstantClock())
+    assert refused.status == "failed"
+    assert refused.final_output == (
+        "Usage accounting is unavailable for this host; refusing budgeted flow 't' because its token/USD "
+        "ceiling cannot be enforced"
+    )
+
+
+async def test_approval_decisions():
+    from tftui.engine.phases.approval import Decision
+
+    f = flow({"id": "ok", "type": "approval"}, {"id": "after", "task": "a", "dependsOn": ["ok"]})
+
+    def approver(action, note=None):
+        async def decide(request):
+            assert request.message == "Approve to continue?"
+            return Decision(action, note)
+
+        return decide
+
+    edited = await run_flow(f, runner=ScriptedRunner({"after": "A"}), clock=InstantClock(), approver=approver("edit"))
+    assert edited.phases["ok"].output == "(edit)" and edited.status == "completed"
+    rejected = await run_flow(f, runner=ScriptedRunner({"after": "A"}), clock=InstantClock(),
+                              approver=approver("reject", "not today"))
+    assert rejected.status == "blocked"
+    assert rejected.phases["ok"].gate == {"verdict": "block", "reason": "not today"}
+    assert rejected.final_output == "Gate blocked the workflow.\nReason: not today\n\nnot today"
