@@ -186,13 +186,17 @@ def test_trace_command_writes_beside_journal(tmp_path: Path, capsys) -> None:  #
     assert main(["run", str(flow), "--runs-dir", str(runs)]) == 0
     capsys.readouterr()
     (run_dir,) = list(runs.iterdir())
+    rules = tmp_path / "r.toml"
+    rules.write_text('[[rules]]\nid = "required_steps"\nnames = ["a"]\n', encoding="utf-8")
+    # no trace.json yet: the gate traces the journal in memory
+    assert not (run_dir / "trace.json").exists()
+    assert main(["gate", str(run_dir), "--rules", str(rules)]) == 0
+    assert capsys.readouterr().out.startswith("PASS mini: 1 rule, 0 failures, 0 warnings (")
     assert main(["trace", str(run_dir)]) == 0
     written = Path(capsys.readouterr().out.strip())
     assert written == run_dir / "trace.json"
     data = json.loads(written.read_text(encoding="utf-8"))
     assert data["fixture"] == "mini" and [s["name"] for s in data["steps"]] == ["mini", "a"]
-    rules = tmp_path / "r.toml"
-    rules.write_text('[[rules]]\nid = "required_steps"\nnames = ["a"]\n', encoding="utf-8")
     assert main(["gate", str(run_dir), "--rules", str(rules)]) == 0
     assert main(["trace", str(tmp_path / "nope")]) == 2
 

@@ -16,7 +16,8 @@ each trace is validated (integrity: parent links, unique sequences, one root, a 
 status, finite non-negative numbers, no payload keys in metadata), normalized, and
 evaluated rule by rule. Warnings are reported but never fail the gate.
 
-TRACE is a trace.json file or a run directory containing one (.tftui/runs/<id>/).
+TRACE is a trace.json file or a run directory containing one (.tftui/runs/<id>/); a run
+directory without trace.json is traced from its events.jsonl (see `tftui trace`).
 Rule sets are TOML, one [[rules]] table per rule (see sample_flows/rules.toml):
   required_steps (names), order (before, after), no_external_work_after_block,
   max_attempts (name, limit), max_total_tokens (limit), loop_signature (keys, limit);
@@ -83,10 +84,14 @@ def _rel(path: Path) -> str:
 
 
 def resolve_trace_path(arg: str) -> Path | None:
-    """A trace file, or `trace.json` inside a run directory; None when neither exists."""
+    """A trace file, or `trace.json` inside a run directory (its `events.jsonl` when the trace
+    was not written yet: it is then traced in memory); None when there is neither."""
     path = Path(arg)
     if path.is_dir():
+        journal = path / "events.jsonl"
         path = path / "trace.json"
+        if not path.is_file() and journal.is_file():
+            return journal
     return path if path.is_file() else None
 
 
@@ -130,8 +135,9 @@ def run(args: argparse.Namespace) -> int:
         load_baseline,
         trace_metrics,
     )
-    from tftui.trace.model import dump_trace, load_columns
+    from tftui.trace.model import ColumnsLoad, TraceColumns, dump_trace, load_columns
     from tftui.trace.normalize import columns_to_trace
+    from tftui.trace.record import trace_of_run_dir
     from tftui.trace.report import error_report, evaluate_trace, reports_json, reports_markdown
     from tftui.trace.ruleset import load_ruleset
 
@@ -163,12 +169,21 @@ def run(args: argparse.Namespace) -> int:
     used_names: set[str] = set()
     for path in paths:
         shown = _rel(path)
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            _err(f"cannot read trace {shown}: {exc.strerror}")
-            return 2
-        loaded_trace = load_columns(data)
+        if path.name == "events.jsonl":  # a run directory without trace.json: trace its journal
+            traced, warnings = trace_of_run_dir(path.parent)
+            for warning in warnings:
+                _err(f"warning: {warning}")
+            if traced is None:
+                _err(f"no trace in {_rel(path.parent)} (no readable events)")
+                return 2
+            loaded_trace = ColumnsLoad(TraceColumns.from_trace(traced))
+        else:
+            try:
+                data = path.read_bytes()
+            except OSError as exc:
+                _err(f"cannot read trace {shown}: {exc.strerror}")
+                return 2
+            loaded_trace = load_columns(data)
         if loaded_trace.columns is None:
             reports.append(
                 error_report(path.stem, loaded_trace.error or "trace parse: unknown", ruleset.rules, shown)

@@ -251,13 +251,9 @@ def write_trace(run_dir: str | Path, trace: AgentTrace, name: str = TRACE_FILE) 
     return path
 
 
-def trace_run_dir(run_dir: str | Path, *, fixture: str | None = None, fake_clock: bool = False,
-                  out: str | Path | None = None) -> tuple[Path | None, list[str]]:
-    """Read `<run_dir>/events.jsonl`, write the trace (default `<run_dir>/trace.json`).
-
-    Returns (path written or None, warnings/errors). For the engine: call this at the end of a
-    journaled run, or `write_trace(run_dir, trace_from_events(events, fixture))` with live events.
-    """
+def trace_of_run_dir(run_dir: str | Path, *, fixture: str | None = None,
+                     fake_clock: bool = False) -> tuple[AgentTrace | None, list[str]]:
+    """The trace of a journaled run (`<run_dir>/events.jsonl`), and warnings. Never raises on bad data."""
     from tftui.engine.journal import decode_events, read_journal
 
     rows, meta, warnings = read_journal(run_dir)
@@ -266,7 +262,19 @@ def trace_run_dir(run_dir: str | Path, *, fixture: str | None = None, fake_clock
     events, more = decode_events(rows)
     warnings.extend(more)
     name = fixture or _fixture_name(meta, events)
-    trace = trace_from_events(events, name, fake_clock=fake_clock)
+    return trace_from_events(events, name, fake_clock=fake_clock), warnings
+
+
+def trace_run_dir(run_dir: str | Path, *, fixture: str | None = None, fake_clock: bool = False,
+                  out: str | Path | None = None) -> tuple[Path | None, list[str]]:
+    """Read `<run_dir>/events.jsonl`, write the trace (default `<run_dir>/trace.json`).
+
+    Returns (path written or None, warnings/errors). For the engine: call this at the end of a
+    journaled run, or `write_trace(run_dir, trace_from_events(events, fixture))` with live events.
+    """
+    trace, warnings = trace_of_run_dir(run_dir, fixture=fixture, fake_clock=fake_clock)
+    if trace is None:
+        return None, warnings
     if out is None:
         return write_trace(run_dir, trace), warnings
     target = Path(out)
