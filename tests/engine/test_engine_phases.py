@@ -337,10 +337,56 @@ async def test_race_first_success_wins_and_losers_are_cancelled():
     assert slow and slow[-1].status == "failed" and slow[-1].why == "aborted"
 
 
-async def test_unsupported_p2_types_fail_clearly():
-    f = flow({"id": "sub", "type": "flow", "use": "other"})
+async def test_unsupported_p2_modes_fail_clearly():
+    f = flow({"id": "x", "type": "expand", "mode": "graft", "def": {"name": "d", "phases": [{"id": "a", "task": "a"}]}})
     result, _ = await marker(f)
-    assert result.phases["sub"].error == "Phase 'sub': type 'flow' is not supported yet by tftui"
+    assert result.phases["x"].error == "Phase 'x': expand mode 'graft' is not supported yet by tftui"
+
+
+async def test_subflow_def_runs_with_prefixed_node_paths_and_args():
+    child = {"name": "child", "args": {"topic": {"default": "none"}},
+             "phases": [{"id": "s", "task": "summarize {args.topic}"},
+                        {"id": "m", "type": "map", "over": ["x", "y"], "task": "{item}", "dependsOn": ["s"]}]}
+    f = flow({"id": "up", "task": "up"},
+             {"id": "research", "type": "flow", "def": child, "with": {"topic": "{steps.up.output}"},
+              "dependsOn": ["up"]})
+    runner = ScriptedRunner({
+        "up": "cats",
+        "research/s": {"output": "S", "usage": {"input": 3, "output": 4}},
+        "research/m#item-0": "X", "research/m#item-1": "Y",
+    })
+    result = await run_flow(f, runner=runner, clock=InstantClock(), keep_events=True)
+    state = result.phases["research"]
+    assert str(state.status) == "done", state.error
+    assert state.output == "### [1/2] default\n\nX\n\n---\n\n### [2/2] default\n\nY"
+    assert [r.task for r in runner.calls if r.node_path == "research/s"] == ["summarize cats"]
+    assert state.usage["input"] == 3 and state.usage["output"] == 4
+    assert {a.node_path for a in state.attempt_log} == {"research/s", "research/m#item-0", "research/m#item-1"}
+
+
+async def test_subflow_bad_generated_def_is_done_with_def_error(tmp_path):
+    f = flow({"id": "plan", "task": "[[plan]]"},
+             {"id": "run", "type": "flow", "def": "{steps.plan.output}", "dependsOn": ["plan"]},
+             {"id": "after", "task": "[[after]]", "dependsOn": ["run"]})
+    result, _ = await marker(f, {"plan": [{"output": "not json"}]})
+    assert str(result.phases["run"].status) == "done"
+    assert result.phases["run"].def_error == "def is not valid JSON"
+    scripted = {"name": "g", "phases": [{"id": "s", "type": "script", "run": ["echo", "hi"]}]}
+    again, _ = await marker(f, {"plan": [{"output": json.dumps(scripted)}]})
+    assert "script phases are not allowed" in again.phases["run"].def_error
+
+
+async def test_subflow_use_saved_flow_and_refuse_recursion(tmp_path):
+    (tmp_path / "helper.json").write_text(json.dumps({"name": "helper", "phases": [{"id": "h", "task": "help"}]}))
+    (tmp_path / "loop.json").write_text(json.dumps({"name": "loop", "phases": [{"id": "again", "type": "flow",
+                                                                                  "use": "loop"}]}))
+    main = tmp_path / "main.json"
+    f = flow({"id": "call", "type": "flow", "use": "helper"}, {"id": "rec", "type": "flow", "use": "loop"})
+    runner = ScriptedRunner({"call/h": "helped"})
+    result = await run_flow(f, runner=runner, clock=InstantClock(), flow_path=str(main))
+    assert result.phases["call"].output == "helped"
+    assert str(result.phases["rec"].status) == "failed"
+    assert "recursive use of flow 'loop' refused" in result.phases["rec"].output
 
 
 async def test_budget_usd_cap_and_refusal():

@@ -88,6 +88,7 @@ class Run:
         self.on_event = on_event
         self.flow_path = flow_path
         self.approver = approver  # used when the debugger has none (headless `--approve`)
+        self.flow_stack: list[str] = []  # sub-flows being run above this one (recursion/nesting guard)
         self.phases: dict[str, PhaseBase] = {p.id: p for p in flow.phases}
         self.order = list(self.phases)
         self.dag = dag = Dag.from_flow(flow)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tftui.engine.phases import agent, approval, fanout, gate, loop, race, script, tournament
+from tftui.engine.phases import agent, approval, fanout, gate, loop, race, script, subflow, tournament
 from tftui.engine.phases.base import PhaseOutcome, PhaseRun
 
 
@@ -23,4 +23,6 @@ HANDLERS = {
     "tournament": tournament.execute,
     "script": script.execute,
     "race": race.execute,
+    "flow": subflow.execute,
+    "expand": subflow.execute,
 }
