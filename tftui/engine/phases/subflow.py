@@ -135,7 +135,11 @@ async def _run_child(run: Run, pr: PhaseRun, flow: Any, path: str | None, args: 
     phase = pr.phase
     prefix = f"{phase.id}/"
 
+    holder: list[Any] = []
+
     def forward(event: ev.Event) -> None:
+        if run.aborted and holder:
+            holder[0].abort()  # a user abort of the parent run stops the child at its next step
         if isinstance(event, _FORWARDED):
             copy = dataclasses.replace(event, phase_id=phase.id, node_path=prefix + (event.node_path or event.phase_id))
             run.emit(copy)
@@ -146,6 +150,7 @@ async def _run_child(run: Run, pr: PhaseRun, flow: Any, path: str | None, args: 
     child = ChildRun(flow, args=args, runner=PrefixRunner(run.runner, prefix), clock=run.clock, on_event=forward,
                      flow_path=path, approver=run.approver)
     child.flow_stack = stack
+    holder.append(child)
     result = await child.run()
     sub = {"flow": flow.name, "status": result.status, "phases": len(flow.phases)}
     if result.status == "completed":
