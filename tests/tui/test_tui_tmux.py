@@ -59,3 +59,51 @@ def test_tmux_run_validate_flow():
         _wait_for(session, lambda s: "COMPLETED" not in s, tries=50)
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, check=False)
+
+
+def _start(session: str) -> None:
+    flow = ROOT / "tests" / "tui" / "fixtures" / "review.json"
+    # The shell prints the exit status after the app ends: on the normal screen only if the
+    # app left the alternate screen (i.e. restored the terminal).
+    command = (
+        f"cd {ROOT} && {sys.executable} -m tftui {flow} --no-watch --no-animations; "
+        "echo EXIT=$?; sleep 30"
+    )
+    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "80", "-y", "24", command], check=True)
+
+
+def _app_pid(session: str) -> int:
+    shell = subprocess.run(
+        ["tmux", "display-message", "-p", "-t", session, "#{pane_pid}"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    child = subprocess.run(["pgrep", "-P", shell], capture_output=True, text=True, check=True).stdout.split()
+    return int(child[0])
+
+
+@pytest.mark.skipif(shutil.which("pgrep") is None, reason="pgrep is not installed")
+@pytest.mark.parametrize("how", ["q", "ctrl-c", "sigterm", "sigterm-while-paused"])
+def test_terminal_restored_on_exit(how):
+    import os
+    import signal
+
+    session = f"tftui-exit-{uuid.uuid4().hex[:8]}"
+    _start(session)
+    try:
+        screen = _wait_for(session, lambda s: "READY" in s)
+        assert "READY" in screen, screen
+        if how == "q":
+            subprocess.run(["tmux", "send-keys", "-t", session, "q"], check=True)
+        elif how == "ctrl-c":
+            subprocess.run(["tmux", "send-keys", "-t", session, "C-c"], check=True)
+        else:
+            if how == "sigterm-while-paused":
+                subprocess.run(["tmux", "send-keys", "-t", session, "n"], check=True)
+                _wait_for(session, lambda s: "paused" in s)
+            os.kill(_app_pid(session), signal.SIGTERM)
+        screen = _wait_for(session, lambda s: "EXIT=" in s)
+        expected = "EXIT=143" if how.startswith("sigterm") else "EXIT=0"
+        assert expected in screen, screen
+        # the alternate screen is gone: none of the app's drawing is left on the terminal
+        assert "tui-review" not in screen and "fetch" not in screen, screen
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, check=False)
