@@ -67,7 +67,8 @@ class TraceBaseline:
             out["maximumModelCalls"] = self.maximum_model_calls
         if self.maximum_tokens is not None:
             out["maximumTokens"] = self.maximum_tokens
-        out["maximumAttemptsByTool"] = dict(sorted(self.maximum_attempts_by_tool.items()))
+        if self.maximum_attempts_by_tool:
+            out["maximumAttemptsByTool"] = dict(sorted(self.maximum_attempts_by_tool.items()))
         return out
 
 

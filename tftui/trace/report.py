@@ -106,6 +106,8 @@ def error_report(fixture: str, error: str, rules: list[Rule] | tuple[Rule, ...],
 
 
 def _value_text(value: EvidenceValue | Any) -> str:
+    if value is None:
+        return "—"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):

@@ -200,8 +200,10 @@ class MaxAttempts(Rule):
             False,
             f"{self.name} reached attempt {num_text(maximum)}; limit is {limit}",
             evidence,
-            fix=f"Fix the cause of {self.name}'s failed attempts or lower its retry.max; "
-            "raise the limit only with a reviewed reason.",
+            fix=(f"{self.name} must not run at all under this rule: find out why it ran, or raise the limit "
+                 "if it now may." if self.limit == 0 else
+                 f"Fix the cause of {self.name}'s failed attempts or lower its retry.max; "
+                 "raise the limit only with a reviewed reason."),
         )
 
 
