@@ -232,3 +232,21 @@ async def test_data_breakpoint_on_gate_combined():
     dbg.continue_()
     result = await asyncio.wait_for(task, TIMEOUT)
     assert result.status == "blocked"
+
+
+async def test_break_on_block_and_on_pause_notification():
+    f = flow({"id": "g", "type": "gate", "task": "check"}, {"id": "after", "task": "a", "dependsOn": ["g"]})
+    notified: list[ev.Paused] = []
+    dbg = Debugger(on_pause=notified.append)
+    dbg.break_on_block = True
+    task, _ = start(f, {"g": "VERDICT: BLOCK"}, dbg)
+    paused = await dbg.wait_paused(TIMEOUT)
+    assert (paused.point, paused.phase_id, paused.why) == ("after-verdict", "g", "block")
+    assert notified == [paused]
+    assert dbg.run.state.paused is paused
+    dbg.continue_()
+    result = await asyncio.wait_for(task, TIMEOUT)
+    assert result.status == "blocked"
+    assert result.state.paused is None
+    kinds = [type(e).__name__ for e in result.events]
+    assert kinds.count("Paused") == 1 and kinds.count("Resumed") == 1
