@@ -216,6 +216,8 @@ def _started(state: RunState, e: ev.PhaseStarted) -> None:
     p.attempt_log = []
     p.timed_out = False
     p.budget_truncated = False
+    p.scores = None
+    p.judge_prompt = None
     if e.phase_type == "gate" and e.round == 0:
         p.gate_history = []
         p.gate = None
@@ -318,6 +320,12 @@ def _finished(state: RunState, e: ev.PhaseFinished) -> None:
     p.warnings = list(e.warnings)
     p.attempts = e.attempts
     p.gate = e.gate
+    if e.gate is not None and "scores" not in e.gate and p.scores is not None:
+        # score gates: `gate.scores` comes from the last ScorersEvaluated (not repeated in the event)
+        scores = {"results": p.scores["results"], "combined": p.scores["combined"]}
+        if p.scores.get("threshold") is not None:
+            scores["threshold"] = p.scores["threshold"]
+        p.gate = {**e.gate, "scores": scores}
     p.ended_at = e.ts
     p.duration_ms = e.duration_ms
     if e.usage is not None:

@@ -127,10 +127,10 @@ async def execute(run: Run, pr: PhaseRun) -> PhaseOutcome:
         await run.debug_point("after-verdict", phase.id, round=rounds)
         if run.over_budget() is not None:
             break
-    return to_outcome(outcome, rounds, scores)
+    return to_outcome(outcome, rounds)
 
 
-def to_outcome(outcome: Any, rounds: int, scores: Any = None) -> PhaseOutcome:
+def to_outcome(outcome: Any, rounds: int) -> PhaseOutcome:
     if outcome.status != "done":
         error = outcome.error or outcome.output or "gate call failed"
         return PhaseOutcome(status="failed", output=error, error=error, attempts=rounds)
@@ -138,8 +138,8 @@ def to_outcome(outcome: Any, rounds: int, scores: Any = None) -> PhaseOutcome:
     gate: dict[str, Any] = {"verdict": verdict}
     if outcome.reason:
         gate["reason"] = outcome.reason
-    if scores is not None:
-        gate["scores"] = scores
+    # `gate.scores` is not repeated in PhaseFinished: the fold rebuilds it from the last
+    # ScorersEvaluated event (it would be the fourth copy of the results in the journal).
     return PhaseOutcome(
         status="done",
         output=outcome.output,
