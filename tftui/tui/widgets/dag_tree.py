@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
@@ -69,6 +70,10 @@ class DagTree(Tree[str]):
             node = parent.add_leaf(label, data=item.phase_id)
         node._tftui_ref = item.ref  # type: ignore[attr-defined]
         self._phase_nodes.setdefault(item.phase_id, []).append(node)
+
+    def get_label_width(self, node: TreeNode[str]) -> int:
+        # Tree measures every line this way on each rebuild; the default renders each label.
+        return node._label.cell_len + (cell_len(self.ICON_NODE) if node.allow_expand else 0)
 
     # -- labels ---------------------------------------------------------------
     def label_for(self, phase_id: str, *, ref: bool = False) -> Text:
