@@ -182,7 +182,7 @@ class Run:
                 return "Upstream dependency not satisfied"
         return None
 
-    def guard(self, phase: PhaseBase, pr: PhaseRun | None) -> tuple[bool, str | None, str | None]:
+    def guard(self, phase: PhaseBase) -> tuple[bool, str | None, str | None]:
         """Evaluate `when` (or its debugger override): (run?, expression, fail-open error)."""
         expr = phase.when
         overridden = False
@@ -216,7 +216,7 @@ class Run:
         await self.debug_point("before-phase", pid, depth=depth, round=round)
         if self.aborted:
             return
-        run_it, expr, guard_error = self.guard(phase, None)
+        run_it, expr, guard_error = self.guard(phase)
         if not run_it:
             self.skip(pid, f"Condition not met: {expr}")
             return
