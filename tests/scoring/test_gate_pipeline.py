@@ -263,3 +263,16 @@ async def test_code_compiles_runs_in_the_pipeline() -> None:
     assert out.verdict == "pass"
     out = await evaluate_gate(gate(score=score), ctx("def f(:\n"), runner)
     assert out.verdict == "block" and "SyntaxError" in out.scores.results[0].detail
+
+
+async def test_onblock_round_of_a_plain_gate_reruns_only_the_task() -> None:
+    runner = FakeRunner({"g": "VERDICT: BLOCK"})
+    phase = gate(eval=["{steps.gen.output} contains status"], task="Check")
+    first = await evaluate_gate(phase, ctx(), runner)
+    assert first.source == "eval" and runner.requests == []
+    again = await evaluate_gate(phase, ctx(), runner, skip_eval=True)
+    assert (
+        again.source == "task"
+        and again.verdict == "block"
+        and [r.node_path for r in runner.requests] == ["g"]
+    )
