@@ -20,12 +20,20 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"JSON does not allow {name}")
 
 
+# One decoder for every call: json.loads(..., parse_constant=...) would build a new one each time.
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def strict_json(text: str) -> Any:
     """JSON.parse: MISSING on any syntax error (NaN/Infinity are not JSON)."""
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        value, end = _DECODER.raw_decode(text)
     except (ValueError, RecursionError):
         return MISSING
+    # raw_decode stops at the value's end; like JSON.parse, only trailing whitespace may follow.
+    if text[end:].strip(" \t\n\r"):
+        return MISSING
+    return value
 
 
 def lenient_parse(text: Any) -> Any:
