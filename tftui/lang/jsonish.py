@@ -26,8 +26,9 @@ _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 def strict_json(text: str) -> Any:
     """JSON.parse: MISSING on any syntax error (NaN/Infinity are not JSON)."""
+    start = len(text) - len(text.lstrip(" \t\n\r"))
     try:
-        value, end = _DECODER.raw_decode(text)
+        value, end = _DECODER.raw_decode(text, start)
     except (ValueError, RecursionError):
         return MISSING
     # raw_decode stops at the value's end; like JSON.parse, only trailing whitespace may follow.
