@@ -253,6 +253,19 @@ async def _drive(plan: Plan, runner: Any, journal: Any, progress: Progress, cloc
             pass
 
 
+def _write_trace(run_dir: Path, args: argparse.Namespace) -> None:
+    """Every journaled run leaves a normalized `trace.json` beside its journal (SPEC §9.8)."""
+    from tftui.trace.record import trace_run_dir
+
+    try:
+        _path, warnings = trace_run_dir(run_dir)
+    except Exception as exc:  # a trace problem must never turn a finished run into a crash
+        warnings = [f"could not write trace.json: {exc}"]
+    if not args.quiet:
+        for warning in warnings:
+            _err(f"trace: {warning}")
+
+
 def execute(args: argparse.Namespace) -> int:
     cli_args = parse_arg_pairs(args.args)
     plan = _plan_resume(args, cli_args) if args.resume else _plan_fresh(args, cli_args)
@@ -315,6 +328,8 @@ def execute(args: argparse.Namespace) -> int:
         if journal is not None:
             journal.close()
     duration_ms = (time.monotonic() - started) * 1000
+    if plan.run_dir is not None:
+        _write_trace(plan.run_dir, args)
     state = result.state or progress.state
     plan.run_id = plan.run_id or result.run_id
     calls = plan.prior_calls + progress.calls
