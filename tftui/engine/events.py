@@ -155,6 +155,9 @@ class FallbackUsed(Event):
 
 @dataclass(slots=True, kw_only=True)
 class GateVerdict(Event):
+    """A gate/approval decision. `json` is MISSING for score gates: their structured result is
+    ScorersEvaluated + verdict per round, and PhaseFinished.json for the final one."""
+
     kind: ClassVar[str] = "gate_verdict"
     phase_id: str = ""
     verdict: str = "pass"  # "pass" | "block"

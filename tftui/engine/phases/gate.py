@@ -97,7 +97,9 @@ async def _evaluate(run: Run, pr: PhaseRun, round_: int, *, skip_eval: bool = Fa
                 reason=outcome.reason,
                 source=outcome.source,
                 round=round_,
-                json=outcome.json,
+                # a score gate's json only restates ScorersEvaluated + verdict: not repeated here
+                # (the final one is PhaseFinished.json)
+                json=MISSING if scores is not None else outcome.json,
                 prompts=[prompt for _, prompt in outcome.prompts],
                 combined=scores["combined"] if scores is not None else None,
                 output=outcome.output,
