@@ -148,7 +148,7 @@ async def _run_child(run: Run, pr: PhaseRun, flow: Any, path: str | None, args: 
                 pr.calls += 1
 
     child = ChildRun(flow, args=args, runner=PrefixRunner(run.runner, prefix), clock=run.clock, on_event=forward,
-                     flow_path=path, approver=run.approver)
+                     flow_path=path, approver=getattr(run.debugger, "approver", None) or run.approver)
     child.flow_stack = stack
     holder.append(child)
     result = await child.run()
