@@ -15,6 +15,7 @@ def _after_run(h, app):
         app.query_one("#tree").select_phase("review")
         await pilot.pause()
         await pilot.wait_for_scheduled_animations()  # the tab underline slides
+        app.query_one("#log").scroll_end(animate=False, immediate=True)  # the log's auto-scroll may lag a frame
         await pilot.pause()
 
     return run_before
