@@ -212,6 +212,11 @@ class Run:
             if reason is not None:
                 self.skip(pid, reason)
                 return
+            if self.width > 1 and depth == 0:
+                # Let the layer's other workers admit their phases before this one can finish:
+                # taskflow starts a layer's phases together, so a gate blocking in this layer
+                # never skips a sibling that was already started (SPEC §3.4).
+                await asyncio.sleep(0)
         # Pause before the guard, so a guard edited while paused here applies to this phase.
         await self.debug_point("before-phase", pid, depth=depth, round=round)
         if self.aborted:
