@@ -118,7 +118,7 @@ def overview(
             out.append("\n")
         if state.scores:
             out.append(
-                f"Score: {state.scores.get('combined')} (threshold {state.scores.get('threshold')}, "
+                f"Score: {_num(state.scores.get('combined'))} (threshold {_num(state.scores.get('threshold'))}, "
                 f"{state.scores.get('stage')})\n"
             )
         for key in ("loop", "tournament", "approval"):
@@ -170,16 +170,48 @@ def output(spec: PhaseBase | None, state: PhaseState | None) -> Text:
     return out
 
 
+def _num(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.3f}".rstrip("0").rstrip(".") if value == value else "NaN"
+    return str(value)
+
+
+def scorer_table(scores: dict[str, Any]) -> Text:
+    """One line per scorer: pass mark, name, type, score, detail; then the combined score."""
+    out = Text()
+    for row in scores.get("results") or []:
+        if not isinstance(row, dict):
+            continue
+        passed = row.get("passed")
+        out.append("✓ " if passed else "✗ ", style="bold")
+        out.append(f"{row.get('name', '?')}", style="bold")
+        out.append(f" ({row.get('type', '?')}) {_num(row.get('score'))}")
+        if row.get("detail"):
+            out.append(f" — {row['detail']}", style="dim")
+        out.append("\n")
+    threshold = scores.get("threshold")
+    out.append(f"combined {_num(scores.get('combined'))}")
+    if threshold is not None:
+        out.append(f" vs threshold {_num(threshold)}")
+    if scores.get("stage"):
+        out.append(f" ({scores['stage']})")
+    out.append("\n")
+    return out
+
+
 def gate(state: PhaseState | None) -> tuple[Text, Text]:
     """(scorer report, judge prompt) for the side-by-side gate tab."""
     report = Text()
     judge = Text()
     if state is None:
         return Text("(not evaluated)"), Text("")
-    if state.scores:
-        report.append(state.scores.get("report") or to_json_text(state.scores.get("results")))
-    elif state.gate_history and state.gate_history[-1].scores:
-        report.append(state.gate_history[-1].scores.get("report", ""))
+    scores = state.scores or (state.gate_history[-1].scores if state.gate_history else None)
+    if scores:
+        report.append("Scorers\n", style="bold")
+        report.append_text(scorer_table(scores))
+        if scores.get("report"):
+            report.append("\n")
+            report.append(scores["report"])
     else:
         report.append("(no scorers evaluated)", style="italic")
     for ev in state.gate_history:
@@ -187,7 +219,7 @@ def gate(state: PhaseState | None) -> tuple[Text, Text]:
         if ev.reason:
             report.append(f" — {ev.reason}")
     if state.judge_prompt:
-        judge.append("Judge prompt:\n", style="bold")
+        judge.append("Judge prompt\n", style="bold")
         judge.append(state.judge_prompt)
     else:
         judge.append("(no judge call)", style="italic")
