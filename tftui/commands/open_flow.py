@@ -15,10 +15,11 @@ phase's prompt/output/gate detail, and an event log. Press c to run, n to step,
 b for a breakpoint, ? for every key. The flow file is watched: save it in your editor
 and the changed phases (plus everything downstream) are marked stale; u re-runs them.
 
-Who answers the model calls:
-  --replies FILE        scripted replies (node path -> replies), fully offline
-  FLOW.replies.json     used automatically when it sits next to the flow
-  a configured provider (tftui config) otherwise, else you type each answer yourself
+Who answers the model calls (the first that applies):
+  --replies FILE / --provider NAME
+  a default provider or agent command from your settings (tftui config)
+  FLOW.replies.json     scripted replies, used when it sits next to the flow
+  otherwise you: each call opens a box showing the prompt; type the answer, ctrl+s sends
 
 examples:
   tftui sample_flows/gate_block.json
@@ -32,6 +33,7 @@ exit codes: 0 quit normally, 2 the flow file could not be loaded or bad argument
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("flow", metavar="FLOW", help="the flow file (JSON or JSONC)")
     parser.add_argument("--replies", metavar="FILE", help="scripted replies file (node path -> replies)")
+    parser.add_argument("--provider", metavar="NAME", help="answer model calls with a configured provider")
     parser.add_argument(
         "--arg", action="append", default=[], metavar="K=V", help="flow argument (repeatable)"
     )
@@ -55,26 +57,6 @@ def parse_args_kv(items: list[str]) -> tuple[dict[str, Any], str | None]:
     return out, None
 
 
-def default_replies(flow_path: Path) -> Path | None:
-    candidate = flow_path.with_name(flow_path.stem + ".replies.json")
-    return candidate if candidate.is_file() else None
-
-
-def provider_runner() -> Any | None:
-    """A runner for a configured model provider, if the settings module offers one."""
-    try:
-        from tftui import config as settings
-    except ImportError:
-        return None
-    factory = getattr(settings, "make_runner", None) or getattr(settings, "configured_runner", None)
-    if not callable(factory):
-        return None
-    try:
-        return factory()
-    except Exception:
-        return None
-
-
 def run(args: argparse.Namespace) -> int:
     from tftui.flow.load import load_flow
 
@@ -93,38 +75,36 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
 
-    runner: Any = None
-    replies = Path(args.replies) if args.replies else default_replies(flow_path)
-    if replies is not None:
-        from tftui.agents.scripted import RepliesError, ScriptedRunner
+    from tftui.agents.select import build_runner
+    from tftui.config import ConfigError, load_config
 
-        try:
-            runner = ScriptedRunner.from_file(replies)
-        except RepliesError as exc:
-            print(f"tftui: {exc}", file=sys.stderr)
-            return 2
-    if runner is None:
-        runner = provider_runner()
+    cfg = load_config(flow_path)
+    try:
+        runner = build_runner(
+            cfg, provider=args.provider, replies=args.replies, flow_path=flow_path, allow_human=True
+        )
+    except ConfigError as exc:  # includes bad replies files and provider settings
+        print(f"tftui: {exc}", file=sys.stderr)
+        return 2
 
     from tftui.tui.app import TftuiApp
 
-    human = None
-    if runner is None:
+    if runner is None:  # nothing configured: the person at the keyboard answers each call
         from tftui.agents.human import HumanRunner
 
-        human = HumanRunner(lambda request: app.ask_human(request))
-        runner = human
+        runner = HumanRunner(lambda request: app.ask_human(request))
+    ui = cfg.get("ui") or {}
     app = TftuiApp(
         result.flow,
         flow_path=str(flow_path),
         flow_text=result.source_text,
         runner=runner,
         args=flow_args,
-        ascii=args.ascii,
-        animations=not args.no_animations,
+        ascii=args.ascii or bool(ui.get("ascii", False)),
+        animations=not args.no_animations and bool(ui.get("animations", True)),
         theme=args.theme,
         watch=not args.no_watch,
-        initial_diagnostics=[],
+        settings={"ui": ui, "keys": cfg.get("keys") or {}},
     )
     code = app.run()
     return int(code or 0)

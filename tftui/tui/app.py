@@ -60,6 +60,7 @@ class TftuiApp(ReloadMixin, App[int]):
         clock: Clock | None = None,
         watch: bool = True,
         config_path: Path | None = None,
+        settings: dict[str, Any] | None = None,
         initial_diagnostics: list[Any] | None = None,
     ) -> None:
         super().__init__()
@@ -71,6 +72,7 @@ class TftuiApp(ReloadMixin, App[int]):
         self.show_times = show_times
         self.watch_enabled = watch and flow_path is not None
         self.config_path = config_path
+        self.settings = settings  # merged settings from tftui.config; None: read config_path (tests)
         self.state = RunState(flow_name=flow.name)
         self.stale: set[str] = set()
         self.ctl = RunController(runner=runner, clock=clock, args=dict(args or {}), flow_path=flow_path)
@@ -103,12 +105,15 @@ class TftuiApp(ReloadMixin, App[int]):
         themes, problems = load_builtin_themes()
         for theme in themes:
             self.register_theme(theme)
-        data, cfg_problems = read_config(self.config_path)
+        if self.settings is not None:
+            data, cfg_problems = self.settings, []
+        else:
+            data, cfg_problems = read_config(self.config_path)
         keymap, key_problems = keymap_from_config(data)
         self.keymap = keymap
         if keymap:
             self.set_keymap(keymap)
-        wanted = self.requested_theme or configured_theme(data) or DEFAULT_THEME
+        wanted = configured_theme({"ui": {"theme": self.requested_theme}}) or configured_theme(data) or DEFAULT_THEME
         if wanted not in self.available_themes:
             problems.append(f"unknown theme '{wanted}' (available: {', '.join(sorted(self.available_themes))})")
             wanted = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"

@@ -67,10 +67,16 @@ def keymap_from_config(data: dict[str, Any]) -> tuple[dict[str, str], list[str]]
     return keymap, problems
 
 
+# Short names accepted in config.toml / TFTUI_UI__THEME for our themes.
+THEME_ALIASES = {"default": "tftui-dark", "dark": "tftui-dark", "light": "tftui-light"}
+
+
 def configured_theme(data: dict[str, Any]) -> str | None:
     ui = data.get("ui", {})
     theme = ui.get("theme") if isinstance(ui, dict) else None
-    return theme if isinstance(theme, str) and theme else None
+    if not isinstance(theme, str) or not theme:
+        return None
+    return THEME_ALIASES.get(theme, theme)
 
 
 def save_theme(name: str, path: Path | None = None) -> str | None:
