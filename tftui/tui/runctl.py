@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -22,6 +23,8 @@ from tftui.engine.events import Event
 from tftui.engine.run import run_flow  # imported up front: a first import inside the run thread holds the GIL
 from tftui.engine.state import PhaseState, RunState
 from tftui.flow.model import Flow
+
+GIL_SWITCH_INTERVAL_S = 0.0005
 
 
 def make_debugger(**kwargs: Any) -> Any | None:
@@ -72,6 +75,10 @@ class RunController:
         self.debugger = self._new_debugger(step_first=step_first)
         self.loop = asyncio.get_running_loop()
         self.task = asyncio.current_task()
+        # While the engine thread is busy, the UI thread waits for the GIL after every
+        # system call; a short switch interval bounds each wait (default 5 ms).
+        previous_interval = sys.getswitchinterval()
+        sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
         try:
             return await run_flow(
                 flow,
@@ -84,6 +91,7 @@ class RunController:
                 flow_path=self.flow_path,
             )
         finally:
+            sys.setswitchinterval(previous_interval)
             self.loop = None
             self.task = None
 
