@@ -1,0 +1,33 @@
+"""`tftui FLOW` argument handling and its refusal of invalid flows (no UI is started)."""
+
+from __future__ import annotations
+
+import argparse
+
+from tftui.commands import open_flow
+
+
+def _args(flow, *extra):
+    parser = argparse.ArgumentParser()
+    open_flow.add_arguments(parser)
+    return parser.parse_args([str(flow), *extra])
+
+
+def test_parse_args_kv():
+    assert open_flow.parse_args_kv(["a=1", "b=x=y"]) == ({"a": "1", "b": "x=y"}, None)
+    assert open_flow.parse_args_kv(["nokey"])[1] == "--arg expects KEY=VALUE, got 'nokey'"
+
+
+def test_invalid_flow_is_refused_with_diagnostics(tmp_path, capsys):
+    flow = tmp_path / "bad.json"
+    flow.write_text('{"name": "bad", "phases": [{"id": "a", "task": "x", "dependsOn": ["ghost"]}]}')
+    assert open_flow.run(_args(flow)) == 2
+    err = capsys.readouterr().err
+    assert "bad.json:1:" in err and "dependsOn unknown phase 'ghost'" in err
+
+
+def test_bad_arg_is_refused(tmp_path, capsys):
+    flow = tmp_path / "ok.json"
+    flow.write_text('{"name": "ok", "phases": [{"id": "a", "task": "x"}]}')
+    assert open_flow.run(_args(flow, "--arg", "oops")) == 2
+    assert "--arg expects KEY=VALUE" in capsys.readouterr().err
