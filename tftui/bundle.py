@@ -1,0 +1,158 @@
+"""Repro bundles: one `.tftui.zip` with everything needed to replay or re-run a recorded run.
+
+Members (all UTF-8 text):
+- `bundle.json`          format marker, version, run id, what the bundle holds
+- `flow.json`            the flow as it was run (the run dir's copy, else the file it names)
+- `meta.json`            the run's meta
+- `events.jsonl`         the journal (already redacted by the journal writer)
+- `trace.json`           the normalized trace (the run dir's, else computed from the events)
+- `answers.replies.json` every recorded model answer as a node-path replies file (DESIGN §3),
+                         so `tftui run flow.json --replies answers.replies.json` re-runs it offline
+
+`open_bundle(path)` reads only those members (any other entry is ignored, nothing is
+extracted to disk) and returns the `Recording` that `tftui replay` needs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from tftui.engine.replay import Recording, ReplayError
+
+BUNDLE_FORMAT = "tftui-bundle"
+BUNDLE_VERSION = 1
+BUNDLE_SUFFIX = ".tftui.zip"
+MAX_MEMBER_BYTES = 512 * 1024 * 1024  # refuse absurd members (zip bombs) instead of reading them
+MEMBERS = ("bundle.json", "flow.json", "meta.json", "events.jsonl", "trace.json", "answers.replies.json")
+
+
+class BundleError(ReplayError):
+    pass
+
+
+def answers_from_events(events: list[Any]) -> dict[str, list[Any]]:
+    """Node path -> recorded replies in call order (a ScriptedRunner replies mapping)."""
+    from tftui.agents.cassette import recorded_calls
+
+    replies: dict[str, list[Any]] = {}
+    for call in recorded_calls(events):
+        replies.setdefault(call.node_path, []).append(call.to_reply())
+    return replies
+
+
+def export_bundle(run_dir: str | os.PathLike[str], out_path: str | os.PathLike[str]) -> tuple[Path, list[str]]:
+    """Write the bundle of `run_dir` to `out_path` (atomically); returns (path, warnings)."""
+    from tftui.engine.journal import EVENTS_FILE, META_FILE
+    from tftui.engine.replay import load_recording
+    from tftui.trace.model import dump_trace
+    from tftui.trace.record import trace_of_run_dir
+
+    source = Path(run_dir)
+    if not (source / EVENTS_FILE).is_file():
+        raise BundleError(f"{source}: not a run directory (no {EVENTS_FILE})")
+    recording = load_recording(source)
+    warnings = list(recording.warnings)
+    if recording.flow_text is None:
+        warnings.append("the flow file was not found; the bundle has no flow.json")
+    trace_text = recording.trace_text
+    if trace_text is None:
+        trace, more = trace_of_run_dir(source)
+        warnings.extend(more)
+        trace_text = dump_trace(trace) if trace is not None else None
+    answers = answers_from_events(recording.events)
+    manifest = {
+        "format": BUNDLE_FORMAT,
+        "version": BUNDLE_VERSION,
+        "runId": recording.meta.get("runId") or source.name,
+        "flowName": recording.meta.get("flowName"),
+        "created": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "events": len(recording.events),
+        "answers": sum(len(v) for v in answers.values()),
+    }
+    target = Path(out_path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.tmp")
+    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("bundle.json", json.dumps(manifest, indent=2) + "\n")
+        if recording.flow_text is not None:
+            zf.writestr("flow.json", recording.flow_text)
+        zf.writestr("meta.json", (source / META_FILE).read_text(encoding="utf-8") if (source / META_FILE).is_file()
+                    else json.dumps(recording.meta, indent=2) + "\n")
+        zf.write(source / EVENTS_FILE, "events.jsonl")
+        if trace_text is not None:
+            zf.writestr("trace.json", trace_text)
+        zf.writestr("answers.replies.json", json.dumps(answers, ensure_ascii=False, indent=2) + "\n")
+    os.replace(tmp, target)
+    return target, warnings
+
+
+def _member(zf: zipfile.ZipFile, name: str) -> str | None:
+    try:
+        info = zf.getinfo(name)
+    except KeyError:
+        return None
+    if info.file_size > MAX_MEMBER_BYTES:
+        raise BundleError(f"bundle member {name} is too large ({info.file_size} bytes)")
+    return zf.read(info).decode("utf-8")
+
+
+def open_bundle(path: str | os.PathLike[str]) -> Recording:
+    """Read a bundle written by `export_bundle` (raises BundleError with a clear message)."""
+    from tftui.engine.journal import decode_events
+
+    file = Path(path)
+    try:
+        zf = zipfile.ZipFile(file)
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise BundleError(f"{file}: not a tftui bundle ({exc})") from exc
+    with zf:
+        try:
+            manifest_text = _member(zf, "bundle.json")
+            events_text = _member(zf, "events.jsonl")
+            flow_text = _member(zf, "flow.json")
+            meta_text = _member(zf, "meta.json")
+            trace_text = _member(zf, "trace.json")
+            answers_text = _member(zf, "answers.replies.json")
+        except (UnicodeDecodeError, zipfile.BadZipFile, OSError) as exc:
+            raise BundleError(f"{file}: damaged bundle ({exc})") from exc
+    manifest = _json(manifest_text)
+    if not isinstance(manifest, dict) or manifest.get("format") != BUNDLE_FORMAT:
+        raise BundleError(f"{file}: not a tftui bundle (bundle.json missing or of another format)")
+    if events_text is None:
+        raise BundleError(f"{file}: the bundle has no events.jsonl")
+    warnings: list[str] = []
+    rows: list[dict[str, Any]] = []
+    for number, line in enumerate(events_text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        value = _json(line)
+        if isinstance(value, dict):
+            rows.append(value)
+        else:
+            warnings.append(f"{file}!events.jsonl:{number}: not a JSON object; line skipped")
+    events, more = decode_events(rows)
+    meta = _json(meta_text)
+    answers = _json(answers_text)
+    return Recording(
+        events=events,
+        meta=meta if isinstance(meta, dict) else {},
+        flow_text=flow_text,
+        trace_text=trace_text,
+        replies=answers if isinstance(answers, dict) else None,
+        source=str(file),
+        warnings=[*warnings, *more],
+    )
+
+
+def _json(text: str | None) -> Any:
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None

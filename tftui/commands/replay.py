@@ -1,0 +1,110 @@
+"""`tftui replay RUN_DIR|BUNDLE`: open a recorded run read-only and move through its events."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from pathlib import Path
+
+HELP = "open a recorded run (run directory or .tftui.zip bundle) read-only and step through it"
+DESCRIPTION = """\
+Open a recorded run read-only and move through its events: every view shows the
+state of the run at that moment (time travel). The source is a run directory
+(.tftui/runs/<id>, or a run id / unique prefix found under the usual run roots) or
+a repro bundle (.tftui.zip) written by --export.
+
+Without --print the replay screen of the TUI opens (when this build has it; else
+the headless listing is printed). With --print, every event is printed on one
+line followed by a summary of the run state after it.
+
+--export FILE writes a repro bundle of RUN_DIR: one zip with the flow, the run
+meta, the journal (events.jsonl), the normalized trace and every recorded model
+answer as a node-path replies file (answers.replies.json), so the run can be
+replayed here or re-run offline with `tftui run flow.json --replies …`.
+
+examples:
+  tftui replay .tftui/runs/20240501-120000-ab12
+  tftui replay .tftui/runs/20240501-120000-ab12 --print
+  tftui replay .tftui/runs/20240501-120000-ab12 --export repro.tftui.zip
+  tftui replay repro.tftui.zip --print
+
+exit codes:
+  0  replayed (or bundle written)
+  2  no such run directory or bundle, or it cannot be read
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("source", metavar="RUN_DIR|BUNDLE", help="a run directory, run id, or .tftui.zip bundle")
+    parser.add_argument("--print", dest="print_", action="store_true", help="step through the events headless")
+    parser.add_argument("--export", metavar="FILE", help="write a repro bundle of RUN_DIR to FILE and exit")
+
+
+def _resolve(source: str) -> Path | None:
+    path = Path(source)
+    if path.exists():
+        return path
+    from tftui.engine.journal import default_roots, find_run, is_run_id
+
+    if is_run_id(source) or len(source) >= 4:
+        for root in default_roots():
+            found = find_run(root, source)
+            if found is not None:
+                return found
+    return None
+
+
+def print_replay(source: Path, out=None) -> int:
+    from tftui.engine.replay import Replay, ReplayError, describe_event, state_summary
+
+    out = out or sys.stdout
+    try:
+        replay = Replay.open(source)
+    except ReplayError as exc:
+        print(f"tftui replay: {exc}", file=sys.stderr)
+        return 2
+    recording = replay.recording
+    for warning in recording.warnings if recording is not None else []:
+        print(f"tftui replay: warning: {warning}", file=sys.stderr)
+    if not len(replay):
+        print(f"tftui replay: {source}: no events to replay", file=sys.stderr)
+        return 2
+    for _ in range(len(replay)):
+        state = replay.step()
+        print(f"{describe_event(replay.current_event)}  | {state_summary(state)}", file=out)
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    source = _resolve(args.source)
+    if source is None:
+        print(f"tftui replay: no run directory, run id or bundle named {args.source!r}", file=sys.stderr)
+        return 2
+    if args.export:
+        from tftui.bundle import BundleError, export_bundle
+
+        if not source.is_dir():
+            print("tftui replay: --export needs a run directory (the source is already a bundle)", file=sys.stderr)
+            return 2
+        try:
+            path, warnings = export_bundle(source, args.export)
+        except (BundleError, OSError) as exc:
+            print(f"tftui replay: cannot write the bundle: {exc}", file=sys.stderr)
+            return 2
+        for warning in warnings:
+            print(f"tftui replay: warning: {warning}", file=sys.stderr)
+        print(path)
+        return 0
+    if not args.print_:
+        try:
+            module = importlib.import_module("tftui.tui.replay_app")
+        except ModuleNotFoundError as exc:
+            if exc.name not in ("tftui.tui.replay_app", "textual"):
+                raise
+            print("tftui replay: the replay screen is not available in this build; printing the events instead",
+                  file=sys.stderr)
+        else:
+            result = module.run_replay(source)
+            return result if isinstance(result, int) else 0
+    return print_replay(source)

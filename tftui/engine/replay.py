@@ -1,0 +1,212 @@
+"""Time travel over a recorded run: a cursor over its events with the folded state at each point.
+
+    replay = load_replay("path/to/run-dir-or.tftui.zip")
+    replay.step(); replay.back(); replay.jump_to_phase_start("gate")
+    replay.state            # RunState after the first `replay.position` events
+
+`position` i means "after the first i events" (0 = before anything happened,
+`len(replay)` = the end). Stepping forward applies one event to the working state
+(O(1)); stepping back restores the nearest checkpoint at or before the target (a deep
+copy taken every CHECKPOINT_EVERY events while moving forward) and folds forward from
+there, so going back costs at most CHECKPOINT_EVERY event applications plus one copy.
+The state is read-only for callers: it is the cursor's working copy.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tftui.engine import events as ev
+from tftui.engine.state import RunState, apply
+
+CHECKPOINT_EVERY = 200
+
+
+class ReplayError(Exception):
+    """A recording that cannot be opened (missing, not a run directory, not a bundle)."""
+
+
+@dataclass
+class Recording:
+    """What a replay needs: the events and, when known, the flow text and run meta."""
+
+    events: list[ev.Event]
+    meta: dict[str, Any] = field(default_factory=dict)
+    flow_text: str | None = None
+    trace_text: str | None = None
+    replies: dict[str, Any] | None = None
+    source: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+
+def load_recording(source: str | os.PathLike[str]) -> Recording:
+    """A run directory (events.jsonl + meta.json [+ flow.json]) or a `.tftui.zip` bundle."""
+    path = Path(source)
+    if path.is_file():
+        from tftui.bundle import open_bundle
+
+        return open_bundle(path)
+    if not path.is_dir():
+        raise ReplayError(f"{path}: no such run directory or bundle file")
+    from tftui.engine.journal import EVENTS_FILE, FLOW_FILE, decode_events, read_journal
+
+    if not (path / EVENTS_FILE).exists():
+        raise ReplayError(f"{path}: not a run directory (no {EVENTS_FILE})")
+    rows, meta, warnings = read_journal(path)
+    events, more = decode_events(rows)
+    flow_text = _read_text(path / FLOW_FILE)
+    if flow_text is None and isinstance(meta.get("flowPath"), str):
+        flow_text = _read_text(Path(meta["flowPath"]))
+    trace_text = _read_text(path / "trace.json")
+    return Recording(events, meta, flow_text, trace_text, None, str(path), [*warnings, *more])
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+class Replay:
+    def __init__(self, events: list[ev.Event], *, recording: Recording | None = None) -> None:
+        self.events = list(events)
+        self.recording = recording
+        self._state = RunState()
+        self._position = 0
+        self._checkpoints: dict[int, RunState] = {0: RunState()}
+        self._marks: list[int] = [0]  # sorted checkpoint positions
+
+    @classmethod
+    def open(cls, source: str | os.PathLike[str]) -> Replay:
+        recording = load_recording(source)
+        return cls(recording.events, recording=recording)
+
+    # -- cursor ---------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.events)
+
+    @property
+    def len(self) -> int:
+        return len(self.events)
+
+    @property
+    def position(self) -> int:
+        return self._position
+
+    @property
+    def state(self) -> RunState:
+        return self._state
+
+    @property
+    def current_event(self) -> ev.Event | None:
+        """The event applied last (the one that produced the current state)."""
+        return self.events[self._position - 1] if self._position > 0 else None
+
+    def state_at(self, i: int) -> RunState:
+        """Move to position `i` (clamped to [0, len]) and return the state there."""
+        i = max(0, min(i, len(self.events)))
+        if i < self._position:
+            mark = self._marks[bisect_right(self._marks, i) - 1]
+            self._state = copy.deepcopy(self._checkpoints[mark])
+            self._position = mark
+        while self._position < i:
+            self._forward()
+        return self._state
+
+    def _forward(self) -> None:
+        apply(self._state, self.events[self._position])
+        self._position += 1
+        if self._position % CHECKPOINT_EVERY == 0 and self._position not in self._checkpoints:
+            self._checkpoints[self._position] = copy.deepcopy(self._state)
+            self._marks.insert(bisect_right(self._marks, self._position), self._position)
+
+    def step(self, n: int = 1) -> RunState:
+        return self.state_at(self._position + n)
+
+    def back(self, n: int = 1) -> RunState:
+        return self.state_at(self._position - n)
+
+    def to_start(self) -> RunState:
+        return self.state_at(0)
+
+    def to_end(self) -> RunState:
+        return self.state_at(len(self.events))
+
+    # -- jumps ----------------------------------------------------------------------------
+    def _find(self, phase_id: str, kinds: tuple[type, ...], forward_from: int) -> int | None:
+        hits = [
+            i + 1
+            for i, e in enumerate(self.events)
+            if isinstance(e, kinds) and getattr(e, "phase_id", None) == phase_id
+        ]
+        if not hits:
+            return None
+        later = [h for h in hits if h > forward_from]
+        return later[0] if later else hits[0]
+
+    def jump_to_phase_start(self, phase_id: str) -> RunState | None:
+        """The state right after the phase's next start (or skip); wraps to its first one. None if it never ran."""
+        at = self._find(phase_id, (ev.PhaseStarted, ev.PhaseSkipped), self._position)
+        return None if at is None else self.state_at(at)
+
+    def jump_to_phase_end(self, phase_id: str) -> RunState | None:
+        """The state right after the phase's next finish (or skip); wraps to its first one."""
+        at = self._find(phase_id, (ev.PhaseFinished, ev.PhaseSkipped), self._position)
+        return None if at is None else self.state_at(at)
+
+    def events_until_now(self) -> list[ev.Event]:
+        """The events applied so far (for gate_history / timeline at this moment)."""
+        return self.events[: self._position]
+
+
+def describe_event(e: ev.Event) -> str:
+    """A short one-line description of an event (headless replay, the TUI's event log)."""
+    pid = getattr(e, "phase_id", None)
+    head = f"#{e.seq:<4} {e.kind:<18}" + (f" {pid}" if pid else "")
+    if isinstance(e, ev.AttemptStarted):
+        return f"{head} {e.node_path} attempt {e.attempt + 1}"
+    if isinstance(e, ev.AgentReturned):
+        return f"{head} {e.node_path} attempt {e.attempt + 1} " + (f"error: {_clip(e.error)}" if e.error else "ok")
+    if isinstance(e, ev.AttemptFailed):
+        return f"{head} {e.node_path} {'transient' if e.transient else e.why}{' → retry' if e.will_retry else ''}"
+    if isinstance(e, ev.BackoffStarted):
+        return f"{head} wait {e.delay_ms} ms"
+    if isinstance(e, ev.GateVerdict):
+        return f"{head} {e.verdict} via {e.source} (round {e.round})" + (f": {_clip(e.reason)}" if e.reason else "")
+    if isinstance(e, ev.PhaseSkipped):
+        return f"{head} {_clip(e.reason)}"
+    if isinstance(e, ev.PhaseFinished):
+        return f"{head} {e.status}"
+    if isinstance(e, ev.OnBlockRound):
+        return f"{head} round {e.round} (re-runs {', '.join(e.rerun) or 'nothing'})"
+    if isinstance(e, ev.RunFinished):
+        return f"{head} {e.status}"
+    if isinstance(e, ev.GuardEvaluated):
+        return f"{head} {_clip(e.expr)} → {str(e.value).lower()}"
+    return head
+
+
+def state_summary(state: RunState) -> str:
+    counts: dict[str, int] = {}
+    for st in state.phases.values():
+        counts[str(st.status)] = counts.get(str(st.status), 0) + 1
+    running = [pid for pid, st in state.phases.items() if str(st.status) == "running"]
+    parts = [f"run {state.status}"]
+    parts += [f"{k} {counts[k]}" for k in ("done", "failed", "skipped", "pending") if counts.get(k)]
+    if running:
+        parts.append("running " + ",".join(running))
+    tokens = state.usage["input"] + state.usage["output"]
+    if tokens:
+        parts.append(f"{tokens} tok")
+    return " · ".join(parts)
+
+
+def _clip(text: str | None, limit: int = 60) -> str:
+    one = " ".join((text or "").split())
+    return one if len(one) <= limit else one[: limit - 1] + "…"
