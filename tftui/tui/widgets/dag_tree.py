@@ -100,6 +100,10 @@ class DagTree(Tree[str]):
         text.append(f" {self._phase_types.get(phase_id, phase.type if phase else '')}", style="dim")
         if status == "blocked":
             text.append(" BLOCKED", style=f"bold {colour}".strip())
+        elif status == "failed" and self.flow is not None:
+            spec = self.flow.phase(phase_id)
+            if spec is not None and spec.optional:
+                text.append(" (optional)", style="dim")  # tolerated: dependents still run
         counters = present.counters_text(phase)
         if counters:
             text.append(f" {counters}", style=colour)
