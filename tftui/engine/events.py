@@ -285,10 +285,12 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def event_to_json(event: Event) -> dict[str, Any]:
+def event_to_json(event: Event, *, plain: bool = True) -> dict[str, Any]:
     """The event as a JSON-ready dict with its `kind`; MISSING-valued fields are omitted.
 
     Containers are shared with the event, not copied: treat the result as read-only.
+    `plain=False` skips the walk that replaces MISSING inside a `json` value (the journal
+    encodes first and only walks when its encoder actually meets a MISSING).
     """
     if isinstance(event, UnknownEvent):
         data = dict(event.data)
@@ -303,7 +305,7 @@ def event_to_json(event: Event) -> dict[str, Any]:
             continue
         # Only `json` holds arbitrary parsed values; every other container is built by the
         # engine from plain JSON data, so it is shared as is (no per-event deep copy).
-        out[name] = _plain(value) if name == "json" and isinstance(value, (dict, list, tuple)) else value
+        out[name] = _plain(value) if plain and name == "json" and isinstance(value, (dict, list, tuple)) else value
     return out
 
 

@@ -1,5 +1,13 @@
 """Secrets never belong in a run journal: what gets replaced before an event is written.
 
+Cost model: `redact` walks a whole value, which is far too slow to run on every journal
+line. The journal serializes first and calls `might_contain_secret(line)` — a handful of
+substring tests on the lower-cased line — and only runs the full `redact` when one of the
+needles is present. Every secret key and every free-text pattern below contains at least
+one needle (tests/engine/test_redaction_fast.py checks this), so the pre-check never
+lets a secret through; it only has false positives (prose mentioning "token"), which
+take the slow path and come out unchanged.
+
 Values under secret-named keys (`api_key`, `apiKey`, `Authorization`, `x-api-key`, `*_secret`,
 …) become `[redacted]`; inside free text only credential-shaped fragments are replaced
 (`Authorization: Bearer <token>`, `Bearer <long token>`, `sk-…` keys), because journaled
@@ -43,6 +51,32 @@ _TEXT_SECRET_RES = (
     re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{16,}"),
     re.compile(r"()\bsk-[A-Za-z0-9_-]{16,}"),
 )
+
+
+# Lower-case fragments, one of which every secret key (any casing/separator) and every
+# credential pattern of _TEXT_SECRET_RES contains.
+_NEEDLES = (
+    "apikey",
+    "api_key",
+    "api-key",
+    "authoriz",
+    "passw",
+    "secret",
+    "token",
+    "private",
+    "cookie",
+    "bearer",
+    "sk-",
+)
+
+
+def might_contain_secret(text: str) -> bool:
+    """Cheap pre-check: False guarantees `redact` would leave a value serializing to `text` unchanged."""
+    low = text.lower()
+    for needle in _NEEDLES:
+        if needle in low:
+            return True
+    return False
 
 
 def _is_secret_key(key: str) -> bool:

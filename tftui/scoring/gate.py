@@ -14,6 +14,7 @@ call with `skip_eval=True`.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -94,27 +95,24 @@ class GateOutcome:
         return explain(self.combined) if self.combined is not None else None
 
 
-# Shape errors of each `score` block, computed once per block object (re-checked by
-# equality with a snapshot, so an in-place edit is noticed).
-_SHAPES: dict[int, tuple[Any, Any, list[str]]] = {}
-
-
-def _snapshot(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {k: _snapshot(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_snapshot(v) for v in value]
-    return value
+# Shape errors of `score` blocks, cached by content: a flow often repeats one block on many
+# gates, and the key (one C-level JSON dump) is far cheaper than the check. Keying by
+# content rather than object identity also means an in-place edit is always re-checked.
+_SHAPES: dict[str, list[str]] = {}
+_SHAPE_KEY = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
 
 
 def _score_shape_errors(score: Any) -> list[str]:
-    entry = _SHAPES.get(id(score))
-    if entry is not None and entry[0] is score and entry[1] == score:
-        return entry[2]
-    errors = score_shape_errors(score)
-    if len(_SHAPES) >= 256:
-        _SHAPES.clear()
-    _SHAPES[id(score)] = (score, _snapshot(score), errors)
+    try:
+        key = _SHAPE_KEY.encode(score)
+    except (TypeError, ValueError, RecursionError):  # not plain JSON data: check it uncached
+        return score_shape_errors(score)
+    errors = _SHAPES.get(key)
+    if errors is None:
+        errors = score_shape_errors(score)
+        if len(_SHAPES) >= 1024:
+            _SHAPES.clear()
+        _SHAPES[key] = errors
     return errors
 
 

@@ -1,0 +1,59 @@
+"""The journal's cheap secret pre-check must never let a secret through the fast path."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tftui.engine import events as ev
+from tftui.engine.journal import encode_line
+from tftui.engine.redaction import _SECRET_KEYS, _SECRET_SUFFIXES, might_contain_secret, redact
+from tftui.lang.values import MISSING
+
+
+def _variants(key: str) -> list[str]:
+    camel = key.split("_")[0] + "".join(p.title() for p in key.split("_")[1:])
+    return [key, key.upper(), key.replace("_", "-"), camel, camel[0].upper() + camel[1:]]
+
+
+def test_every_secret_key_spelling_trips_the_precheck() -> None:
+    keys = [k for base in _SECRET_KEYS for k in _variants(base)]
+    keys += [k for suffix in _SECRET_SUFFIXES for k in _variants("my" + suffix)]
+    secret = [key for key in keys if redact({key: "v"}) != {key: "v"}]
+    assert len(secret) > len(_SECRET_KEYS)
+    for key in secret:
+        assert might_contain_secret(json.dumps({key: "v"})), key
+
+
+def test_free_text_patterns_trip_the_precheck() -> None:
+    for text in ("Authorization: Bearer abcdefgh12345678", "BEARER abcdefghijklmnopqrstu", "key sk-abcdefghijklmnopqrstuv"):
+        assert redact(text) != text
+        assert might_contain_secret(text)
+
+
+@given(st.dictionaries(st.text(max_size=12), st.text(max_size=40), max_size=4))
+def test_precheck_false_means_redact_is_identity(value: dict) -> None:
+    if not might_contain_secret(json.dumps(value, ensure_ascii=False)):
+        assert redact(value) == value
+
+
+def test_fast_lines_match_the_generic_encoding_and_redact() -> None:
+    started = ev.AttemptStarted(phase_id="p—\"", node_path="p#item-0", attempt=1, prompt="a\nb", agent="x", seq=2, ts=1.5)
+    returned = ev.AgentReturned(phase_id="p", node_path="p", output="ok", error="boom", usage={"input": 3},
+                                duration_ms=2.5, timed_out=True, exit_code=2, seq=3, ts=2.0)
+    for event in (started, returned):
+        assert json.loads(encode_line(event)) == json.loads(json.dumps(ev.event_to_json(event)))
+    leaky = ev.AgentReturned(phase_id="p", output="use sk-abcdefghijklmnopqrstuv now", seq=4, ts=1.0)
+    assert "[redacted]" in encode_line(leaky) and "sk-abc" not in encode_line(leaky)
+
+
+def test_missing_inside_json_is_omitted_or_null() -> None:
+    event = ev.PhaseFinished(phase_id="p", json={"a": MISSING, "b": [1, MISSING]}, seq=1, ts=1.0)
+    assert json.loads(encode_line(event))["json"] == {"b": [1, None]}
+
+
+def test_run_args_are_always_redacted_structurally() -> None:
+    event = ev.RunStarted(args={"apiKey": "t0ps3cret", "topic": "x"}, seq=1, ts=1.0)
+    assert json.loads(encode_line(event))["args"] == {"apiKey": "[redacted]", "topic": "x"}
