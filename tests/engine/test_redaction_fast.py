@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tftui.engine import events as ev
-from tftui.engine.journal import encode_line
+from tftui.engine.jsonl import encode_line
 from tftui.engine.redaction import _SECRET_KEYS, _SECRET_SUFFIXES, might_contain_secret, redact
 from tftui.lang.values import MISSING
 

@@ -30,13 +30,13 @@ import socket
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from math import isfinite
 from pathlib import Path
 from typing import Any
 
-from tftui.engine.events import AgentReturned, AttemptStarted, Event, RunStarted, event_to_json
-from tftui.engine.redaction import might_contain_secret, redact
-from tftui.lang.values import MISSING
+from tftui.engine.jsonl import encode_line
+from tftui.engine.redaction import redact
+
+__all__ = ["Journal", "JournalBusy", "encode_line", "read_journal", "decode_events", "list_runs", "find_run"]
 
 EVENTS_FILE = "events.jsonl"
 META_FILE = "meta.json"
@@ -113,106 +113,6 @@ def _fsync_dir(path: Path) -> None:
         pass  # some filesystems refuse fsync on directories; the data files are synced anyway
     finally:
         os.close(fd)
-
-
-def _encode(event: Any, *, plain: bool = True) -> dict[str, Any]:
-    if isinstance(event, Event):
-        data = event_to_json(event, plain=plain)
-        if isinstance(event, RunStarted) and event.args:
-            data["args"] = redact(event.args)  # args are where configured secrets arrive
-        return data
-    return event
-
-
-class _HasMissing(Exception):
-    """Raised by the encoder's `default` when a value holds MISSING (JS undefined)."""
-
-
-def _default(value: Any) -> Any:
-    if value is MISSING:
-        raise _HasMissing
-    return str(value)
-
-
-try:  # the C encoder json.dumps uses, built once (json.dumps builds an encoder per call with kwargs)
-    from json.encoder import c_make_encoder as _c_make_encoder
-    from json.encoder import encode_basestring as _encode_str
-except ImportError:  # pragma: no cover - CPython always has _json
-    _c_make_encoder = None
-
-if _c_make_encoder is not None:
-    _C_ENCODER = _c_make_encoder(None, _default, _encode_str, None, ":", ",", False, False, True)
-
-    def _dumps(data: dict[str, Any]) -> str:
-        try:
-            return "".join(_C_ENCODER(data, 0))
-        except _HasMissing:
-            raise
-        except (TypeError, ValueError, RecursionError):
-            return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
-else:  # pragma: no cover
-
-    def _dumps(data: dict[str, Any]) -> str:
-        return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=_default)
-
-
-def _attempt_started_line(e: AttemptStarted) -> str:
-    return (
-        f'{{"kind":"attempt_started","seq":{e.seq},"ts":{e.ts!r},"phase_id":{_encode_str(e.phase_id)},'
-        f'"node_path":{_encode_str(e.node_path)},"attempt":{e.attempt},"prompt":{_encode_str(e.prompt)},'
-        f'"agent":{_encode_str(e.agent)}}}'
-    )
-
-
-def _agent_returned_line(e: AgentReturned) -> str:
-    error = "null" if e.error is None else _encode_str(e.error)
-    usage = "null" if e.usage is None else _dumps(e.usage)
-    return (
-        f'{{"kind":"agent_returned","seq":{e.seq},"ts":{e.ts!r},"phase_id":{_encode_str(e.phase_id)},'
-        f'"node_path":{_encode_str(e.node_path)},"attempt":{e.attempt},"output":{_encode_str(e.output)},'
-        f'"error":{error},"usage":{usage},"duration_ms":{e.duration_ms!r},'
-        f'"timed_out":{"true" if e.timed_out else "false"},"exit_code":{e.exit_code}}}'
-    )
-
-
-# Hand-written lines for the per-call events (two per model call, i.e. most of a journal):
-# same keys, order and values as event_to_json + the C encoder, about three times cheaper.
-# Only for plain field types; anything unexpected takes the generic path.
-_FAST_LINES: dict[type, Any] = {AttemptStarted: _attempt_started_line, AgentReturned: _agent_returned_line}
-
-
-def _fast_line(event: Any) -> str | None:
-    make = _FAST_LINES.get(type(event))
-    if make is None or _c_make_encoder is None:
-        return None
-    if type(event.seq) is not int or type(event.ts) is not float or type(event.attempt) is not int:
-        return None
-    if type(event) is AgentReturned and (
-        type(event.duration_ms) is not float or type(event.exit_code) is not int or not isfinite(event.duration_ms)
-    ):
-        return None
-    if not isfinite(event.ts):
-        return None
-    try:
-        return make(event)
-    except TypeError:  # a non-str text field: let the generic encoder (default=str) handle it
-        return None
-
-
-def encode_line(event: Any) -> str:
-    """One journal line (with its newline) for an engine Event or a plain dict, secrets redacted."""
-    line = _fast_line(event)
-    if line is not None and not might_contain_secret(line):
-        return line + "\n"
-    try:
-        data = _encode(event, plain=False)
-        line = _dumps(data)
-    except _HasMissing:  # rare: a parsed value holding MISSING; walk it (MISSING -> omitted / null)
-        data = _encode(event)
-        line = _dumps(data)
-    if might_contain_secret(line):
-        line = _dumps(redact(data))
-    return line + "\n"
 
 
 class JournalBusy(Exception):
