@@ -1,0 +1,109 @@
+"""What-if on score gates: zero tokens, verdict flips, judge reuse only for identical prompts."""
+
+from __future__ import annotations
+
+import pytest
+
+from tftui.agents.scripted import ScriptedRunner
+from tftui.engine.gate_history import gate_records
+from tftui.engine.statectx import context_from_state
+from tftui.engine.whatif import ScoreOverrides, what_if_gate
+from tftui.scoring.gate import evaluate_gate
+
+WEIGHTED = {
+    "phases": [
+        {"id": "gen", "task": "write"},
+        {
+            "id": "g",
+            "type": "gate",
+            "dependsOn": ["gen"],
+            "score": {
+                "target": "{steps.gen.output}",
+                "scorers": [
+                    {"type": "contains", "value": "alpha", "name": "has-alpha"},
+                    {"type": "contains", "value": "beta", "name": "has-beta"},
+                ],
+                "combine": "weighted",
+                "weights": [0.6, 0.4],
+                "threshold": 0.5,
+            },
+        },
+    ]
+}
+
+
+async def _weighted_run(tools):
+    flow, result, _ = await tools.run_dict(WEIGHTED, {"gen": "alpha only"})
+    assert result.phases["g"].gate["verdict"] == "pass"
+    return flow, result
+
+
+async def test_threshold_flip_zero_tokens(tools, monkeypatch):
+    flow, result = await _weighted_run(tools)
+
+    async def forbidden(*args, **kwargs):
+        pytest.fail("what-if made a model call")
+
+    monkeypatch.setattr("tftui.scoring.gate._call", forbidden)
+    monkeypatch.setattr(ScriptedRunner, "run", forbidden)
+    tokens_before = dict(result.state.usage)
+    phase = flow.phase("g")
+    previous = gate_records(result.events, "g", flow)[-1]
+    ctx = context_from_state(flow, result.state, "g")
+    out = what_if_gate(phase, ctx, ScoreOverrides(threshold=0.7), previous=previous)
+    assert (out.before_verdict, out.after_verdict, out.flips) == ("pass", "block", True)
+    assert out.after_source == "score" and not out.needs_llm
+    assert out.before_line == "combined 0.60 = (0.6·1 + 0.4·0)/1.0 ≥ threshold 0.50 → pass"
+    assert out.after_line.startswith("combined 0.60 = (0.6·1 + 0.4·0)/1.0 < threshold 0.70 → fail")
+    assert out.summary == "verdict flips: pass → block (score)"
+    # a weight change the other way keeps it passing; nothing in the flow object changed
+    same = what_if_gate(phase, ctx, ScoreOverrides(weights={0: 0.9, 1: 0.1}), previous=previous)
+    assert (same.after_verdict, same.flips, same.weights) == ("pass", False, [0.9, 0.1])
+    assert phase.score["threshold"] == 0.5 and phase.score["weights"] == [0.6, 0.4]
+    assert result.state.usage == tokens_before
+
+
+async def test_scorer_value_override_and_shape_errors(tools):
+    flow, result = await _weighted_run(tools)
+    phase, ctx = flow.phase("g"), context_from_state(flow, result.state, "g")
+    out = what_if_gate(phase, ctx, ScoreOverrides(scorers={0: {"value": "zeta"}}))
+    assert out.after_verdict == "block" and out.flips is True  # baseline re-decided without `previous`
+    assert [r.passed for r in out.results] == [False, False]
+    bad = what_if_gate(phase, ctx, ScoreOverrides(threshold=1.5))
+    assert bad.errors == ["score.threshold: must be a number in (0, 1]"] and bad.after_verdict is None
+    assert bad.summary.startswith("invalid: score.threshold")
+
+
+async def test_validate_judge_what_ifs(tools):
+    flow, result, _ = await tools.run_sample("validate_judge")
+    phase = flow.phase("check-response")
+    previous = gate_records(result.events, "check-response", flow)[-1]
+    ctx = context_from_state(flow, result.state, "check-response")
+    # unchanged: the judge prompt would be identical, so the recorded judge reply is reused
+    same = what_if_gate(phase, ctx, ScoreOverrides(), previous=previous)
+    assert same.reused_reply and not same.needs_llm and same.after_verdict == "pass" and same.flips is False
+    assert same.after_line == previous.arithmetic
+    # lower threshold: the lower bound clears it, the judge is skipped
+    low = what_if_gate(phase, ctx, ScoreOverrides(threshold=0.5), previous=previous)
+    assert (low.after_verdict, low.after_source, low.flips) == ("pass", "score", False)
+    assert low.after_line == (
+        "early cutoff: lower bound 0.50 = (0.2·1 + 0.3·0 + 0.4·1 + 0.1·1)/(1.0 + 0.4 judge) ≥ 0.50, judge skipped"
+    )
+    # higher threshold: the report in the judge prompt changes, so the judge would be asked
+    high = what_if_gate(phase, ctx, ScoreOverrides(threshold=0.8), previous=previous)
+    assert high.needs_llm and high.after_verdict is None and high.flips is None
+    assert high.llm_node_path == "check-response#judge"
+    assert "(threshold 0.8)" in high.llm_prompt and high.llm_prompt != previous.judge_prompt
+    assert high.estimate_verdict == "block"
+    assert "< threshold 0.80 → block" in high.estimate_line
+
+
+async def test_previous_as_gate_outcome(tools):
+    flow, result, _ = await tools.run_sample("validate_judge")
+    phase = flow.phase("check-response")
+    ctx = context_from_state(flow, result.state, "check-response")
+    judge_reply = result.state.phases["check-response"].output
+    outcome = await evaluate_gate(phase, ctx, ScriptedRunner({"check-response#judge": judge_reply}))
+    out = what_if_gate(phase, ctx, ScoreOverrides(), previous=outcome)
+    assert out.reused_reply and out.after_verdict == outcome.verdict == "pass"
+    assert out.before_line == outcome.arithmetic
