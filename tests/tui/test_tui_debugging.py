@@ -112,3 +112,19 @@ async def test_break_on_failure_stops_after_failed_attempt(h):
         await pilot.press("c")
         await h.run_to_end(pilot, app)
         assert app.state.status == "completed"
+
+
+async def test_restart_while_paused_runs_again_from_scratch(h):
+    from tftui.agents.scripted import ScriptedRunner
+
+    runner = ScriptedRunner.from_file(h.FIXTURES / "review.replies.json")
+    app = h.make_app(h.FIXTURES / "review.json", runner=runner)
+    async with app.run_test(size=(80, 24)) as pilot:
+        stop = await next_stop(pilot, app, h, "n", 0)
+        stop = await next_stop(pilot, app, h, "n", stop.seq)
+        assert stop.point == "before-attempt"
+        await pilot.press("R")  # cancels the paused run, then starts a fresh one (not stepping)
+        await h.run_to_end(pilot, app)
+        assert app.state.status == "completed"
+        assert h.statuses(app) == {p: "done" for p in ("fetch", "draft", "review", "notes", "publish")}
+        assert app.state.phases["fetch"].runs == 1  # a fresh state, not the cancelled run's

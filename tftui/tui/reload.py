@@ -79,7 +79,8 @@ class ReloadMixin:
             self.state.phases.pop(pid, None)
             self.stale.discard(pid)
         ran = {pid for pid, st in self.state.phases.items() if str(st.status) != "pending"}
-        self.stale |= {pid for pid in diff.stale if pid in ran or pid in diff.added}
+        # Only results can go stale: before any run there is nothing to re-run.
+        self.stale |= {pid for pid in diff.stale if pid in ran or (ran and pid in diff.added)}
         tree = self.query_one("#tree")  # type: ignore[attr-defined]
         if _shape(old) != _shape(new):
             tree.load(new)  # ids or edges changed: the tree's shape must be rebuilt
