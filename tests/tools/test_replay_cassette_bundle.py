@@ -168,3 +168,20 @@ def test_replay_command(tmp_path, in_repo, capsys):
     assert capsys.readouterr().out.splitlines() == lines
     assert main(["replay", str(tmp_path / "nothing-here")]) == 2
     assert main(["replay", str(bundle), "--export", str(tmp_path / "x.zip")]) == 2
+
+
+async def test_data_breakpoints_in_a_replay(tools):
+    _, result, _ = await tools.run_sample("transient_retry")
+    rp = Replay(result.events)
+    state = rp.seek("{phase.id} == fetch && {phase.attempt} >= 2")
+    assert state is not None and isinstance(rp.current_event, ev.AttemptStarted)
+    assert (rp.current_event.node_path, rp.current_event.attempt) == ("fetch", 1)
+    assert [a.status for a in state.phases["fetch"].attempt_log] == ["failed", "running"]
+    here = rp.position
+    assert rp.seek("{run.tokens} > 100") is not None and rp.position > here
+    assert rp.state.usage["input"] + rp.state.usage["output"] > 100
+    back = rp.seek("{phase.id} == fetch && {phase.attempt} >= 2", backward=True)
+    assert back is not None and rp.position == here
+    end = rp.position
+    assert rp.seek("{run.tokens} > 100000") is None and rp.position == end  # never true: stays put
+    assert rp.seek("{phase.id} ==") is None  # does not parse

@@ -160,9 +160,62 @@ class Replay:
         at = self._find(phase_id, (ev.PhaseFinished, ev.PhaseSkipped), self._position)
         return None if at is None else self.state_at(at)
 
+    # -- data breakpoints ---------------------------------------------------------------
+    def seek(self, expr: str, *, backward: bool = False) -> RunState | None:
+        """Move to the next (or previous) position where the data breakpoint `expr` turns
+        true (false just before, true there), like the live debugger's data breakpoints.
+        None — and the cursor stays put — when it never does, or `expr` does not parse."""
+        from tftui.lang.condition import syntax_error
+
+        if syntax_error(expr) is not None:
+            return None
+        start = self._position
+        positions = range(start - 1, 0, -1) if backward else range(start + 1, len(self.events) + 1)
+        for i in positions:
+            if self._hit(expr, i) and not self._hit(expr, i - 1):
+                return self.state_at(i)
+        self.state_at(start)
+        return None
+
+    def _hit(self, expr: str, i: int) -> bool:
+        from tftui.lang.condition import evaluate
+        from tftui.lang.interpolate import Context
+
+        state = self.state_at(i)
+        event = self.events[i - 1] if i > 0 else None
+        result = evaluate(expr, Context(args={}, steps={}, locals=data_scope(state, event)))
+        return bool(result.value) and result.error is None
+
     def events_until_now(self) -> list[ev.Event]:
         """The events applied so far (for gate_history / timeline at this moment)."""
         return self.events[: self._position]
+
+
+def data_scope(state: RunState, event: ev.Event | None) -> dict[str, Any]:
+    """The names a data breakpoint reads (the same as tftui.engine.debugger.Debugger.data_scope):
+    `{phase.id}`, `{phase.attempt}` (1-based, 0 before the first), `{phase.round}`,
+    `{phase.status}`, `{gate.verdict}`, `{gate.combined}`, `{gate.round}`, `{run.costUSD}`,
+    `{run.tokens}` — for the phase of the event that produced `state`."""
+    phase_id = getattr(event, "phase_id", None) if event is not None else None
+    st = state.phases.get(phase_id) if isinstance(phase_id, str) else None
+    attempt = getattr(event, "attempt", None)
+    if not isinstance(attempt, int) and st is not None and st.attempt_log:
+        attempt = st.attempt_log[-1].attempt
+    gate: dict[str, Any] = {}
+    if st is not None and st.gate_history:
+        last = st.gate_history[-1]
+        gate = {"verdict": last.verdict, "combined": last.combined, "round": last.round}
+    usage = state.usage
+    return {
+        "phase": {
+            "id": phase_id,
+            "attempt": attempt + 1 if isinstance(attempt, int) else 0,
+            "round": getattr(event, "round", None) or (st.round if st is not None else 0),
+            "status": str(st.status) if st is not None else "pending",
+        },
+        "gate": gate,
+        "run": {"costUSD": usage["cost"], "tokens": usage["input"] + usage["output"]},
+    }
 
 
 def describe_event(e: ev.Event) -> str:
