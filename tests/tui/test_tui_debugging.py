@@ -94,7 +94,7 @@ async def test_breakpoint_stops_the_run(h):
         got = h.statuses(app)
         assert got["review"] == "done" and got["notes"] == "done"
         assert got["publish"] == "pending"
-        assert "paused before-phase publish (breakpoint)" in str(app.query_one("#run-header").render())
+        assert "paused at publish: start (breakpoint)" in str(app.query_one("#run-header").render())
         await pilot.press("c")
         await h.run_to_end(pilot, app)
         assert h.statuses(app)["publish"] == "done"

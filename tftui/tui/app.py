@@ -228,7 +228,10 @@ class TftuiApp(ReloadMixin, App[int]):
         ids = [p.id for p in self.flow.phases]
         done, total = present.progress(state, ids)
         status = state.status if state.status != "pending" else "ready"
-        parts = [self.flow.name, status.upper(), f"{done}/{total}"]
+        parts = [self.flow.name, status.upper()]
+        if state.paused is not None:  # the most useful words while paused: keep them in view at 80 columns
+            parts.append(present.pause_text(state.paused))
+        parts.append(f"{done}/{total}")
         if self.show_times and state.started_at is not None:
             end = state.ended_at if state.ended_at is not None else self.ctl.clock.time()
             parts.append(present.format_duration(max(0.0, end - state.started_at) * 1000) or "0ms")
@@ -246,9 +249,6 @@ class TftuiApp(ReloadMixin, App[int]):
                 caps.append(f"${budget.max_usd:g}")
             spend += " / " + " ".join(caps)
         parts.append(spend)
-        if state.paused is not None:
-            where = state.paused.node_path or state.paused.phase_id or ""
-            parts.append(f"paused {state.paused.point} {where} ({state.paused.why})")
         if self.stale:
             parts.append(f"{len(self.stale)} stale (u)")
         self.query_one("#run-header", Static).update(" · ".join(parts))

@@ -197,3 +197,18 @@ def plain_reason(phase: PhaseState | None) -> str:
     if status == "failed":
         return f"Failed: {phase.error}" if phase.error else "Failed."
     return ""
+
+
+def pause_text(paused: object) -> str:
+    """`paused at quality: attempt 2 (breakpoint)` — short enough for an 80-column header."""
+    point = getattr(paused, "point", "")
+    where = getattr(paused, "node_path", None) or getattr(paused, "phase_id", None) or ""
+    attempt = getattr(paused, "attempt", None)
+    rnd = getattr(paused, "round", None)
+    what = {
+        "before-phase": "start",
+        "before-attempt": f"attempt {attempt + 1}" if isinstance(attempt, int) else "attempt",
+        "before-round": f"onBlock round {rnd}" if rnd else "onBlock round",
+        "after-verdict": "verdict",
+    }.get(point, point)
+    return f"paused at {where}: {what} ({getattr(paused, 'why', '')})"
