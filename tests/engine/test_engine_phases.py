@@ -337,12 +337,6 @@ async def test_race_first_success_wins_and_losers_are_cancelled():
     assert slow and slow[-1].status == "failed" and slow[-1].why == "aborted"
 
 
-async def test_unsupported_p2_modes_fail_clearly():
-    f = flow({"id": "x", "type": "expand", "mode": "graft", "def": {"name": "d", "phases": [{"id": "a", "task": "a"}]}})
-    result, _ = await marker(f)
-    assert result.phases["x"].error == "Phase 'x': expand mode 'graft' is not supported yet by tftui"
-
-
 async def test_subflow_def_runs_with_prefixed_node_paths_and_args():
     child = {"name": "child", "args": {"topic": {"default": "none"}},
              "phases": [{"id": "s", "task": "summarize {args.topic}"},
@@ -377,8 +371,9 @@ async def test_subflow_bad_generated_def_is_done_with_def_error(tmp_path):
 
 
 async def test_subflow_use_saved_flow_and_refuse_recursion(tmp_path):
-    (tmp_path / "helper.json").write_text(json.dumps({"name": "helper", "phases": [{"id": "h", "task": "help"}]}))
-    (tmp_path / "loop.json").write_text(json.dumps({"name": "loop", "phases": [{"id": "again", "type": "flow",
+    (tmp_path / "flows").mkdir()
+    (tmp_path / "flows" / "helper.json").write_text(json.dumps({"name": "helper", "phases": [{"id": "h", "task": "help"}]}))
+    (tmp_path / "flows" / "loop.json").write_text(json.dumps({"name": "loop", "phases": [{"id": "again", "type": "flow",
                                                                                   "use": "loop"}]}))
     main = tmp_path / "main.json"
     f = flow({"id": "call", "type": "flow", "use": "helper"}, {"id": "rec", "type": "flow", "use": "loop"})

@@ -239,6 +239,22 @@ class RunFinished(Event):
 
 
 @dataclass(slots=True, kw_only=True)
+class SubflowEvent(Event):
+    """An event of a nested sub-flow (`flow`, nested `expand`), journaled under its parent phase.
+
+    `phase_id` is the parent phase; `event` is the child run's event in JSON form
+    (`event_to_json`), itself possibly a SubflowEvent for deeper nesting. The child's
+    model calls are not wrapped: they are re-emitted as ordinary attempt events of the
+    parent phase with `parent/`-prefixed node paths (so usage is counted once). The fold
+    keeps the child run's state in `PhaseState.sub` (a RunState) for nested displays.
+    """
+
+    kind: ClassVar[str] = "subflow_event"
+    phase_id: str = ""
+    event: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True, kw_only=True)
 class UnknownEvent(Event):
     """An event of a kind this version does not know (kept verbatim)."""
 
@@ -270,6 +286,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Paused,
         Resumed,
         RunFinished,
+        SubflowEvent,
     )
 }
 

@@ -88,7 +88,10 @@ class Run:
         self.on_event = on_event
         self.flow_path = flow_path
         self.approver = approver  # used when the debugger has none (headless `--approve`)
-        self.flow_stack: list[str] = []  # sub-flows being run above this one (recursion/nesting guard)
+        # sub-flows being run above this one, incl. the top flow (recursion/nesting guard;
+        # list of tftui.engine.subflow_def.StackEntry, empty for a top-level run)
+        self.flow_stack: list[Any] = []
+        self.map_item_limit: int | None = None  # generated sub-flows: map items beyond it are dropped
         self.phases: dict[str, PhaseBase] = {p.id: p for p in flow.phases}
         self.order = list(self.phases)
         self.dag = dag = Dag.from_flow(flow)

@@ -126,6 +126,9 @@ class PhaseState:
     round: int = 0  # current onBlock round (gates) / re-run round (upstream phases)
     runs: int = 0  # how many times the phase started (onBlock re-runs, debugger re-runs)
     extra: dict[str, Any] = field(default_factory=dict)
+    # flow / nested expand phases: the child run's state, folded from SubflowEvents
+    # (child phase ids are local: `sub.phases["summarize"]` is `research/summarize`)
+    sub: RunState | None = None
 
     @property
     def current_attempt(self) -> Attempt | None:
@@ -218,6 +221,7 @@ def _started(state: RunState, e: ev.PhaseStarted) -> None:
     p.budget_truncated = False
     p.scores = None
     p.judge_prompt = None
+    p.sub = None
     if e.phase_type == "gate" and e.round == 0:
         p.gate_history = []
         p.gate = None
@@ -376,6 +380,17 @@ def _run_finished(state: RunState, e: ev.RunFinished) -> None:
         state.usage = usage
 
 
+def _subflow(state: RunState, e: ev.SubflowEvent) -> None:
+    p = state.phase(e.phase_id)
+    if p.sub is None:
+        p.sub = RunState()
+    try:
+        inner = ev.event_from_json(e.event)
+    except (TypeError, ValueError):
+        return  # a malformed nested event (hand-edited journal): nothing to show
+    apply(p.sub, inner)
+
+
 _HANDLERS: dict[type, Any] = {
     ev.RunStarted: _run_started,
     ev.GuardEvaluated: _guard,
@@ -395,6 +410,7 @@ _HANDLERS: dict[type, Any] = {
     ev.Paused: _paused,
     ev.Resumed: _resumed,
     ev.RunFinished: _run_finished,
+    ev.SubflowEvent: _subflow,
 }
 
 

@@ -164,6 +164,12 @@ async def execute_map(run: Run, pr: PhaseRun) -> PhaseOutcome:
         return PhaseOutcome(status="failed", output=message, error=message)
     if not array:
         return PhaseOutcome(status="done", output="", json=[] if phase.output == "json" else MISSING)
+    limit = run.map_item_limit
+    if limit is not None and len(array) > limit:  # SPEC §8.3: inside generated sub-flows
+        run.phase_warning(
+            phase.id, f"map: 'over' has {len(array)} items; a generated flow runs at most {limit} (the rest dropped)"
+        )
+        array = array[:limit]
     from tftui.lang.interpolate import Context
 
     prefix = preread(run, phase, ctx)

@@ -1,7 +1,8 @@
 """race phases (P2, SPEC §8.8): branches start together; the first success wins.
 
-Failures never win. Losers are cancelled when `cancelLosers` (default true), else they
-run to completion (their usage still counts). Node paths are `<id>#branch-<i>`.
+Failures never win (a fast hard failure just leaves the race to the others). Losers are
+cancelled when `cancelLosers` (default true), else they run to completion; the usage of
+every branch that returned counts. Node paths are `<id>#branch-<i>`.
 """
 
 from __future__ import annotations
@@ -42,13 +43,14 @@ async def execute(run: Run, pr: PhaseRun) -> PhaseOutcome:
                     winner = tasks[task]
         if winner is not None:
             run.phase_warning(phase.id, f"race: branch {winner + 1}/{n} won (first success)")
+        if winner is not None and getattr(phase, "cancel_losers", True):
+            # taskflow aborts the losers' shared signal on a win and reports n-1, however
+            # many of them were still running (SPEC §8.8)
+            for task in pending:
+                task.cancel()
+            run.phase_warning(phase.id, f"race: cancelLosers aborted {n - 1} loser branch(es) (best-effort AbortSignal)")
         if pending:
-            if getattr(phase, "cancel_losers", True):
-                for task in pending:
-                    task.cancel()
-                run.phase_warning(
-                    phase.id, f"race: cancelLosers aborted {n - 1} loser branch(es) (best-effort AbortSignal)"
-                )
+            # cancelled losers close their attempts; kept losers run to the end (usage counts)
             await asyncio.gather(*pending, return_exceptions=True)
     except BaseException:
         for task in tasks:

@@ -1,18 +1,27 @@
-"""flow phases and nested expand phases (P2, SPEC §2.4): run a sub-flow as one phase.
+"""flow and expand phases (P2, SPEC §2.4): run a sub-flow as one phase.
 
-- `use`: a saved flow, looked up as `<name>.json` beside the flow file, then in its
-  `flows/` folder (recursion into a flow already on the stack is refused).
-- `def`: an inline definition (object), or a string (e.g. `{steps.plan.output}`) that
-  must be strict JSON after interpolation. Definitions are hardened like generated
-  flows: ≤ 100 phases, concurrency ≤ 16, nesting ≤ 5, no `script`, no `code-compiles` or
-  `regex` scorers, no `cwd` or `context`. A bad definition does not fail the phase: it is
-  `done` with empty output and `defError` set.
+- `use`: a saved flow by name (`tftui.engine.subflow_def.saved_flow_dirs`); a flow
+  already on the sub-flow stack is refused, naming the cycle (`a -> b -> a`).
+- `def`: an inline definition or a runtime-generated one (a string interpolated, then
+  read leniently). Definitions are hardened (SPEC §2.4); a bad one does not fail the
+  phase: it is `done` with empty output and `defError` set, and the run goes on.
 - `with` values are interpolated with exact-placeholder typing (§4.8) into the child's args.
 
-The child runs with the parent's clock and a runner that prefixes node paths with
-`<id>/`; its attempt events are re-emitted under the parent phase, so journals, traces
-and replies files see `research/summarize#item-2`. The child is not paused by the debugger.
-Not done: `expand` with `mode: "graft"`, and the per-dimension budget minimum for `def`.
+Nested mode (`flow`, `expand` default): the child's model calls run through a runner that
+prefixes node paths with `<id>/`, and are re-emitted as attempt events of this phase
+(journals, traces and replies files see `research/summarize#item-2`; usage is this
+phase's). The child's other events are journaled wrapped in `SubflowEvent`s (the fold
+keeps the child state in `PhaseState.sub`).
+
+Graft mode (`expand` with `mode: "graft"`): the child's phases become top-level phase
+states `<expandId>-<childId>`: every child event is re-emitted with renamed phase ids
+and node paths (`x-a`, `x-a#item-0`), so the tree, journal and trace show them as
+phases. Their outputs are visible to later phases as `{steps.<expandId>-<childId>…}`.
+The expand phase's own output is the sub-run's final output; its usage stays with the
+grafted states (counted once).
+
+In both modes the child pauses at the parent's debugger (`tftui.engine.subdebug`), and a
+parent abort stops the child at its next step.
 """
 
 from __future__ import annotations
@@ -24,23 +33,35 @@ from typing import TYPE_CHECKING, Any
 
 from tftui.agents.base import AgentRequest, AgentResult
 from tftui.engine import events as ev
-from tftui.engine.context import build_context
+from tftui.engine.context import build_context, step_view
 from tftui.engine.phases.base import PhaseOutcome, PhaseRun
+from tftui.engine.state import STATUS
+from tftui.engine.subdebug import SubDebugger
+from tftui.engine.subflow_def import (
+    MAX_DEF_MAP_ITEMS,
+    MAX_NESTING,
+    StackEntry,
+    child_budget,
+    cycle_text,
+    definition_of,
+    find_saved_flow,
+    hardening_error,
+    max_nodes_of,
+    saved_flow_dirs,
+    saved_name_error,
+)
 from tftui.lang.interpolate import interpolate, interpolate_value
-from tftui.lang.jsonish import lenient_parse, strict_json
+from tftui.lang.jsonish import lenient_parse
 from tftui.lang.values import MISSING
 
 if TYPE_CHECKING:
     from tftui.engine.run import Run
 
-MAX_DEF_PHASES = 100
-MAX_DEF_CONCURRENCY = 16
-MAX_NESTING = 5
-_FORWARDED = (ev.AttemptStarted, ev.AgentReturned, ev.AttemptFailed, ev.BackoffStarted, ev.JudgeCalled)
+_CALL_EVENTS = (ev.AttemptStarted, ev.AgentReturned, ev.AttemptFailed, ev.BackoffStarted, ev.JudgeCalled)
 
 
 class PrefixRunner:
-    """Delegates to the parent's runner with node paths prefixed by `<phase id>/`."""
+    """Delegates to the parent's runner with node paths prefixed (`<id>/` nested, `<id>-` graft)."""
 
     def __init__(self, runner: Any, prefix: str) -> None:
         self.runner = runner
@@ -52,110 +73,169 @@ class PrefixRunner:
         return await self.runner.run(dataclasses.replace(request, node_path=self.prefix + request.node_path))
 
 
-def _hardening_error(flow: Any) -> str | None:
-    if len(flow.phases) > MAX_DEF_PHASES:
-        return f"def has {len(flow.phases)} phases (at most {MAX_DEF_PHASES})"
-    for phase in flow.phases:
-        if phase.type == "script":
-            return f"phase '{phase.id}': script phases are not allowed in a generated flow"
-        if phase.cwd is not None or phase.context:
-            return f"phase '{phase.id}': 'cwd' and 'context' are not allowed in a generated flow"
-        score = getattr(phase, "score", None)
-        scorers = score.get("scorers") if isinstance(score, dict) else None
-        for scorer in scorers if isinstance(scorers, list) else []:
-            if isinstance(scorer, dict) and scorer.get("type") in ("code-compiles", "regex"):
-                return f"phase '{phase.id}': '{scorer['type']}' scorers are not allowed in a generated flow"
-    if isinstance(flow.concurrency, (int, float)) and flow.concurrency > MAX_DEF_CONCURRENCY:
-        flow.concurrency = MAX_DEF_CONCURRENCY
-    return None
-
-
-def _saved_flow(run: Run, name: str) -> Path | None:
-    base = Path(run.flow_path).parent if run.flow_path else Path.cwd()
-    for candidate in (base / f"{name}.json", base / "flows" / f"{name}.json"):
-        if candidate.is_file():
-            return candidate
-    return None
+def _failed(message: str) -> PhaseOutcome:
+    return PhaseOutcome(status="failed", output=message, error=message)
 
 
 def _def_error(message: str) -> PhaseOutcome:
     return PhaseOutcome(status="done", output="", extra={"defError": message})
 
 
+def _stack(run: Run) -> list[StackEntry]:
+    """The sub-flow stack including the top-level flow (the root run starts it)."""
+    if run.flow_stack:
+        return run.flow_stack
+    key = str(Path(run.flow_path).resolve()) if run.flow_path else f"flow:{run.flow.name}"
+    return [StackEntry(key, run.flow.name)]
+
+
 async def execute(run: Run, pr: PhaseRun) -> PhaseOutcome:
     from tftui.flow.load import load_flow_text
 
     phase = pr.phase
-    if phase.type == "expand" and getattr(phase, "mode", "nested") == "graft":
-        message = f"Phase '{phase.id}': expand mode 'graft' is not supported yet by tftui"
-        return PhaseOutcome(status="failed", output=message, error=message)
     ctx = build_context(run, phase)
     args = {key: interpolate_value(value, ctx) for key, value in (phase.with_ or {}).items()}
-    stack: list[str] = getattr(run, "flow_stack", [])
-    if len(stack) >= MAX_NESTING:
-        return _def_error(f"sub-flow nesting deeper than {MAX_NESTING}")
+    stack = _stack(run)
     use = getattr(phase, "use", None)
     if use:
-        path = _saved_flow(run, use)
+        if len(stack) > MAX_NESTING:
+            return _failed(f"Phase '{phase.id}': sub-flow nesting deeper than {MAX_NESTING}")
+        problem = saved_name_error(use)
+        if problem is not None:
+            return _failed(f"Phase '{phase.id}': {problem}")
+        path = find_saved_flow(use, run.flow_path)
         if path is None:
-            message = f"Phase '{phase.id}': saved flow '{use}' not found beside the flow file"
-            return PhaseOutcome(status="failed", output=message, error=message)
+            places = ", ".join(str(d) for d in saved_flow_dirs(run.flow_path))
+            return _failed(f"Phase '{phase.id}': saved flow '{use}' not found (looked in {places})")
         key = str(path.resolve())
-        if key in stack or (run.flow_path and key == str(Path(run.flow_path).resolve())):
-            message = f"Phase '{phase.id}': recursive use of flow '{use}' refused"
-            return PhaseOutcome(status="failed", output=message, error=message)
+        cycle = cycle_text(stack, key, use)
+        if cycle is not None:
+            return _failed(f"Phase '{phase.id}': recursive use of flow '{use}' refused: {cycle}")
         loaded = load_flow_text(path.read_bytes(), str(path), args=args)
         if loaded.flow is None:
             first = next((d.message for d in loaded.errors), "invalid flow")
-            message = f"Phase '{phase.id}': saved flow '{use}' is invalid: {first}"
-            return PhaseOutcome(status="failed", output=message, error=message)
-        child_flow, child_path = loaded.flow, str(path)
-    else:
-        raw = phase.def_
-        if isinstance(raw, str):
-            raw = strict_json(interpolate(raw, ctx).text.strip())
-            if raw is MISSING:
-                return _def_error("def is not valid JSON")
-        if not isinstance(raw, dict):
-            return _def_error("def must be a JSON object (a flow definition)")
-        loaded = load_flow_text(json.dumps(raw, ensure_ascii=False), None, args=args)
-        if loaded.flow is None:
-            return _def_error(next((d.message for d in loaded.errors), "invalid flow definition"))
-        problem = _hardening_error(loaded.flow)
-        if problem is not None:
-            return _def_error(problem)
-        child_flow, child_path = loaded.flow, run.flow_path
-        key = f"def:{phase.id}"
-    return await _run_child(run, pr, child_flow, child_path, args, stack + [key])
+            return _failed(f"Phase '{phase.id}': saved flow '{use}' is invalid: {first}")
+        child_flow = loaded.flow
+        child_flow.budget = child_budget(child_flow.budget, run.flow.budget, inline=False)
+        return await _run_child(run, pr, child_flow, str(path), args, [*stack, StackEntry(key, use)], False)
+    if len(stack) > MAX_NESTING:
+        return _def_error(f"sub-flow nesting deeper than {MAX_NESTING}")
+    raw = phase.def_
+    if isinstance(raw, str):
+        raw = interpolate(raw, ctx).text
+    definition, problem = definition_of(raw, phase.id)
+    if definition is None:
+        return _def_error(problem or "invalid flow definition")
+    loaded = load_flow_text(json.dumps(definition, ensure_ascii=False), None, args=args)
+    if loaded.flow is None:
+        return _def_error(next((d.message for d in loaded.errors), "invalid flow definition"))
+    limit = max_nodes_of(phase) if phase.type == "expand" else None
+    problem = hardening_error(loaded.flow, limit) if limit is not None else hardening_error(loaded.flow)
+    if problem is not None:
+        return _def_error(problem)
+    child_flow = loaded.flow
+    child_flow.budget = child_budget(child_flow.budget, run.flow.budget, inline=True)
+    entry = StackEntry(f"def:{'/'.join(e.label for e in stack)}/{phase.id}", f"{phase.id} (def)")
+    return await _run_child(run, pr, child_flow, run.flow_path, args, [*stack, entry], True)
 
 
-async def _run_child(run: Run, pr: PhaseRun, flow: Any, path: str | None, args: dict, stack: list[str]) -> PhaseOutcome:
+async def _run_child(
+    run: Run, pr: PhaseRun, flow: Any, path: str | None, args: dict, stack: list[StackEntry], generated: bool
+) -> PhaseOutcome:
     from tftui.engine.run import Run as ChildRun
 
     phase = pr.phase
-    prefix = f"{phase.id}/"
-
-    holder: list[Any] = []
-
-    def forward(event: ev.Event) -> None:
-        if run.aborted and holder:
-            holder[0].abort()  # a user abort of the parent run stops the child at its next step
-        if isinstance(event, _FORWARDED):
-            copy = dataclasses.replace(event, phase_id=phase.id, node_path=prefix + (event.node_path or event.phase_id))
-            run.emit(copy)
-            if isinstance(event, ev.AgentReturned):
-                pr.add_usage(event.usage)
-                pr.calls += 1
-
-    child = ChildRun(flow, args=args, runner=PrefixRunner(run.runner, prefix), clock=run.clock, on_event=forward,
-                     flow_path=path, approver=getattr(run.debugger, "approver", None) or run.approver)
+    graft = phase.type == "expand" and getattr(phase, "mode", "nested") == "graft"
+    forward = _Grafter(run, pr) if graft else _Nester(run, pr)
+    debugger = None
+    if run.debugger is not None:
+        debugger = SubDebugger(run, forward.rename_phase, forward.rename_node, observe_all=not graft)
+    child = ChildRun(
+        flow,
+        args=args,
+        runner=PrefixRunner(run.runner, forward.prefix),
+        clock=run.clock,
+        on_event=forward,
+        flow_path=path,
+        debugger=debugger,
+        approver=getattr(run.debugger, "approver", None) or run.approver,
+    )
     child.flow_stack = stack
-    holder.append(child)
+    if generated:
+        child.map_item_limit = MAX_DEF_MAP_ITEMS
+    forward.child = child
     result = await child.run()
     sub = {"flow": flow.name, "status": result.status, "phases": len(flow.phases)}
+    if graft:
+        sub["mode"] = "graft"
+        sub["grafted"] = [forward.rename_phase(p.id) for p in flow.phases]
     if result.status == "completed":
         json_value = lenient_parse(result.final_output) if phase.output == "json" else MISSING
         return PhaseOutcome(status="done", output=result.final_output, json=json_value, extra={"subflow": sub})
     first_line = result.final_output.splitlines()[0] if result.final_output else ""
     error = f"sub-flow '{flow.name}' {result.status}: {first_line}".rstrip(": ")
     return PhaseOutcome(status="failed", output=result.final_output, error=error, extra={"subflow": sub})
+
+
+class _Nester:
+    """on_event of a nested child: calls become this phase's attempts, the rest is wrapped."""
+
+    def __init__(self, run: Run, pr: PhaseRun) -> None:
+        self.run = run
+        self.pr = pr
+        self.prefix = f"{pr.phase.id}/"
+        self.child: Any = None
+
+    def rename_phase(self, phase_id: str) -> str:
+        return self.prefix + phase_id
+
+    def rename_node(self, node_path: str) -> str:
+        return self.prefix + node_path
+
+    def __call__(self, event: ev.Event) -> None:
+        run, pr = self.run, self.pr
+        if run.aborted and self.child is not None:
+            self.child.abort()  # a user abort of the parent run stops the child at its next step
+        if isinstance(event, _CALL_EVENTS):
+            node = event.node_path or event.phase_id
+            run.emit(dataclasses.replace(event, phase_id=pr.phase.id, node_path=self.prefix + node))
+            if isinstance(event, ev.AgentReturned):
+                pr.add_usage(event.usage)
+                pr.calls += 1
+            return
+        run.emit(ev.SubflowEvent(phase_id=pr.phase.id, event=ev.event_to_json(event)))
+
+
+class _Grafter:
+    """on_event of a grafted child: every phase event is re-emitted as a top-level `<id>-<child>` phase."""
+
+    def __init__(self, run: Run, pr: PhaseRun) -> None:
+        self.run = run
+        self.pr = pr
+        self.prefix = f"{pr.phase.id}-"
+        self.child: Any = None
+
+    def rename_phase(self, phase_id: str) -> str:
+        return self.prefix + phase_id
+
+    def rename_node(self, node_path: str) -> str:
+        return self.prefix + node_path
+
+    def __call__(self, event: ev.Event) -> None:
+        run = self.run
+        if run.aborted and self.child is not None:
+            self.child.abort()
+        if isinstance(event, (ev.RunStarted, ev.RunFinished, ev.Paused, ev.Resumed)):
+            return  # the expand phase's own events frame the grafted run
+        changes: dict[str, Any] = {}
+        phase_id = getattr(event, "phase_id", None)
+        if isinstance(phase_id, str):
+            changes["phase_id"] = self.prefix + phase_id
+        if isinstance(event, _CALL_EVENTS):
+            changes["node_path"] = self.prefix + (event.node_path or event.phase_id)
+        copy = dataclasses.replace(event, **changes) if changes else event
+        run.emit(copy)
+        if isinstance(copy, ev.PhaseFinished):
+            run.views[copy.phase_id] = step_view(STATUS[copy.status], copy.output, copy.json, copy.error)
+        elif isinstance(copy, ev.PhaseSkipped):
+            run.views.pop(copy.phase_id, None)
