@@ -185,3 +185,18 @@ async def test_data_breakpoints_in_a_replay(tools):
     end = rp.position
     assert rp.seek("{run.tokens} > 100000") is None and rp.position == end  # never true: stays put
     assert rp.seek("{phase.id} ==") is None  # does not parse
+
+
+def test_headless_replay_never_imports_textual(tmp_path, in_repo):
+    import subprocess
+    import sys
+
+    run_dir = _journaled_run(tmp_path, "validate")
+    code = (
+        "import sys\nfrom tftui.cli import main\n"
+        f"rc = main(['replay', {str(run_dir)!r}, '--print'])\n"
+        "bad = sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))\n"
+        "assert rc == 0 and not bad, (rc, bad[:3])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr

@@ -107,3 +107,29 @@ async def test_previous_as_gate_outcome(tools):
     out = what_if_gate(phase, ctx, ScoreOverrides(), previous=outcome)
     assert out.reused_reply and out.after_verdict == outcome.verdict == "pass"
     assert out.before_line == outcome.arithmetic
+
+
+async def test_eval_pass_unresolved_target_and_task_fallback(tools):
+    data = {
+        "phases": [
+            {"id": "gen", "task": "write"},
+            {"id": "e", "type": "gate", "dependsOn": ["gen"], "eval": ["{steps.gen.output} contains ok"],
+             "score": {"target": "{steps.gen.output}", "scorers": [{"type": "contains", "value": "zz"}]}},
+            {"id": "u", "type": "gate", "dependsOn": ["gen"],
+             "score": {"target": "{steps.nope.output}", "scorers": [{"type": "contains", "value": "zz"}]}},
+            {"id": "t", "type": "gate", "dependsOn": ["gen"], "task": "judge {steps.gen.output}",
+             "score": {"target": "{steps.gen.output}", "scorers": [{"type": "contains", "value": "ok"}]}},
+        ]
+    }
+    flow, result, _ = await tools.run_dict(data, {"gen": "ok then", "t": "VERDICT: BLOCK"})
+    ctx = lambda pid: context_from_state(flow, result.state, pid)  # noqa: E731
+    ev_out = what_if_gate(flow.phase("e"), ctx("e"), ScoreOverrides(scorers={0: {"value": "ok"}}))
+    assert (ev_out.after_verdict, ev_out.after_source) == ("pass", "eval")
+    un = what_if_gate(flow.phase("u"), ctx("u"), ScoreOverrides(scorers={0: {"value": "ok"}}))
+    assert (un.after_verdict, un.after_source) == ("pass", "fail-open") and "steps.nope.output" in un.after_line
+    # task fallback: scorers pass now (no LLM); making them fail again needs the gate task
+    prev = gate_records(result.events, "t", flow)[-1]
+    assert prev.verdict == "pass" and prev.source == "score"
+    fail = what_if_gate(flow.phase("t"), ctx("t"), ScoreOverrides(scorers={0: {"value": "zz"}}), previous=prev)
+    assert fail.needs_llm and fail.llm_node_path == "t" and fail.flips is None
+    assert fail.llm_prompt.startswith("judge ok then\n\n---\n\n## Deterministic scorer report\n- [FAIL]")
