@@ -78,9 +78,10 @@ def find_saved_flow(name: str, flow_path: str | None, env: Mapping[str, str] | N
 
 
 def cycle_text(stack: list[StackEntry], key: str, label: str) -> str | None:
-    """`research -> summarize -> research` when `key` is already on the stack, else None."""
+    """`research -> summarize -> research` when `key` (or the name `label`) is already on the stack."""
     for index, entry in enumerate(stack):
-        if entry.key == key:
+        # by file, or by name: a top flow `research.json` reached again as flows/research.json
+        if entry.key == key or entry.label == label:
             return " -> ".join([e.label for e in stack[index:]] + [label])
     return None
 
@@ -138,6 +139,17 @@ def hardening_error(flow: Any, max_nodes: int = MAX_DEF_PHASES) -> str | None:
             if kind in _FORBIDDEN_SCORERS:
                 return f"{where}: '{kind}' scorers are not allowed in a generated flow"
     return None
+
+
+def nesting_depth(definition: Any) -> int:
+    """Sub-flow levels an inline definition spans (1 = no inline sub-flows inside it)."""
+    phases = definition.get("phases") if isinstance(definition, dict) else definition
+    deepest = 0
+    for raw in phases if isinstance(phases, list) else []:
+        inner = raw.get("def") if isinstance(raw, dict) and raw.get("type") in ("flow", "expand") else None
+        if isinstance(inner, (dict, list)):
+            deepest = max(deepest, nesting_depth(inner))
+    return 1 + deepest
 
 
 def max_nodes_of(phase: Any) -> int:

@@ -47,6 +47,7 @@ from tftui.engine.subflow_def import (
     find_saved_flow,
     hardening_error,
     max_nodes_of,
+    nesting_depth,
     saved_flow_dirs,
     saved_name_error,
 )
@@ -126,6 +127,9 @@ async def execute(run: Run, pr: PhaseRun) -> PhaseOutcome:
     definition, problem = definition_of(raw, phase.id)
     if definition is None:
         return _def_error(problem or "invalid flow definition")
+    levels = len(stack) - 1 + nesting_depth(definition)  # this child's level + the inline levels inside it
+    if levels > MAX_NESTING:
+        return _def_error(f"def nests sub-flows {levels} levels deep (at most {MAX_NESTING})")
     loaded = load_flow_text(json.dumps(definition, ensure_ascii=False), None, args=args)
     if loaded.flow is None:
         return _def_error(next((d.message for d in loaded.errors), "invalid flow definition"))
