@@ -116,3 +116,20 @@ def test_save_through_a_symlink_replaces_the_target(tmp_path):
     link.symlink_to(real)
     assert save_flow_text(link, "{}\n", text_fingerprint(SOURCE)).ok
     assert link.is_symlink() and real.read_text(encoding="utf-8") == "{}\n"
+
+
+def test_guard_edit_saved_with_save_edit(tmp_path):
+    from tftui.flow.edit import set_when
+    from tftui.flow.save import save_edit
+
+    path = tmp_path / "flow.json"
+    path.write_text(SOURCE, encoding="utf-8")
+    loaded = path.read_text(encoding="utf-8")
+    edit = set_when(loaded, "g", "{steps.gen.output} != \"\"")
+    assert save_edit(path, loaded, edit.text, edit.error).ok
+    assert load_flow_text(path.read_text(encoding="utf-8")).flow.phase("g").when == '{steps.gen.output} != ""'
+    failed = set_when(loaded, "nope", "true")
+    result = save_edit(path, loaded, failed.text, failed.error)
+    assert not result.ok and result.error == "no phase with id 'nope'"
+    stale = save_edit(path, loaded, set_when(loaded, "g", "true").text)  # file changed by the first save
+    assert not stale.ok and "changed on disk" in stale.error

@@ -96,3 +96,11 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def save_edit(path: str | os.PathLike[str], loaded_text: str, edited_text: str | None, error: str | None = None) -> SaveResult:
+    """Save the result of a tftui.flow.edit function (`EditResult.text`/`.error`) over the
+    file that `loaded_text` was read from, refusing if the file changed since."""
+    if edited_text is None:
+        return SaveResult(False, error or "the edit could not be applied")
+    return save_flow_text(path, edited_text, text_fingerprint(loaded_text))
