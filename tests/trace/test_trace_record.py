@@ -188,8 +188,9 @@ def test_trace_command_writes_beside_journal(tmp_path: Path, capsys) -> None:  #
     (run_dir,) = list(runs.iterdir())
     rules = tmp_path / "r.toml"
     rules.write_text('[[rules]]\nid = "required_steps"\nnames = ["a"]\n', encoding="utf-8")
-    # no trace.json yet: the gate traces the journal in memory
-    assert not (run_dir / "trace.json").exists()
+    # every journaled run writes its trace; without one, the gate traces the journal in memory
+    assert (run_dir / "trace.json").exists()
+    (run_dir / "trace.json").unlink()
     assert main(["gate", str(run_dir), "--rules", str(rules)]) == 0
     assert capsys.readouterr().out.startswith("PASS mini: 1 rule, 0 failures, 0 warnings (")
     assert main(["trace", str(run_dir)]) == 0
