@@ -37,6 +37,22 @@ def to_json_text(value: Any) -> str:
     return json.dumps(_plain(value), indent=2, ensure_ascii=False, default=str)
 
 
+# Shown elsewhere in the overview (or in the prompt tab): not repeated in the field list.
+_OMIT_FIELDS = {"id", "type", "task", "dependsOn", "from", "join", "optional", "final", "when", "name", "description"}
+
+
+def phase_fields(spec: PhaseBase, width: int = 70) -> list[tuple[str, str]]:
+    """The phase's explicitly set fields as (file key, compact JSON), long values cut with `…`."""
+    data = spec.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+    rows = []
+    for key, value in data.items():
+        if key in _OMIT_FIELDS or value is None:
+            continue
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+        rows.append((key, text if len(text) <= width else text[: width - 1] + "…"))
+    return rows
+
+
 def overview(
     pid: str,
     spec: PhaseBase | None,
@@ -73,15 +89,9 @@ def overview(
         if spec.final:
             out.append("   final")
         out.append("\n")
-        if spec.agent:
-            out.append(f"Agent: {spec.agent}\n")
-        if spec.retry is not None:
-            parts = [f"max {spec.retry.max}"]
-            if spec.retry.backoff_ms is not None:
-                parts.append(f"backoffMs {spec.retry.backoff_ms}")
-            if spec.retry.factor is not None:
-                parts.append(f"factor {spec.retry.factor}")
-            out.append(f"Retry: {', '.join(parts)}\n")
+        for key, value in phase_fields(spec):
+            out.append(f"{key}: ", style="dim")
+            out.append(f"{value}\n")
     guard_expr = guard_override if guard_override is not None else (spec.when if spec else None)
     if guard_expr or (state and state.guard):
         out.append("Guard: ")
