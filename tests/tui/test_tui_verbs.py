@@ -47,7 +47,13 @@ async def test_help_lists_every_verb(h):
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
-        text = "\n".join(str(w.render()) for w in app.screen.query("Static"))
+        import io
+
+        from rich.console import Console
+
+        console = Console(width=200, file=io.StringIO(), record=True)
+        console.print(app.screen.query_one("#help-table").content)
+        text = console.export_text()
         for verb in VERBS:
             assert f"({verb.id})" in text
         await pilot.press("escape")

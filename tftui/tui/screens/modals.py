@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -21,7 +22,8 @@ MODAL_CSS = """
 .modal-buttons { height: auto; align-horizontal: right; }
 .modal-buttons Button { margin-left: 1; min-width: 10; }
 .modal-hint { color: $text-muted; height: auto; }
-ModalScreen { align: center middle; }
+HelpScreen, AnswerScreen, ApprovalScreen, LineInputScreen { align: center middle; }
+HelpScreen .modal-scroll { max-height: 20; }
 """
 
 
@@ -34,19 +36,20 @@ class HelpScreen(ModalScreen[None]):
         self.keymap = keymap
 
     def compose(self) -> ComposeResult:
-        text = Text()
+        table = Table.grid(padding=(0, 2))
+        table.add_column(justify="right", style="bold", no_wrap=True)
+        table.add_column(ratio=1)
         for verb in VERBS:
-            text.append(f"{key_for(verb, self.keymap):>8}  ", style="bold")
-            text.append(f"{verb.help}  ")
-            text.append(f"({verb.id})\n", style="dim")
-        text.append(f"{'ctrl+p':>8}  ", style="bold")
-        text.append("Command palette: every verb, themes.\n")
-        text.append(f"{'tab':>8}  ", style="bold")
-        text.append("Move focus between tree, detail and log.\n")
+            help_text = Text(verb.help)
+            help_text.append(f"  ({verb.id})", style="dim")
+            table.add_row(key_for(verb, self.keymap), help_text)
+        table.add_row("ctrl+p", "Command palette: every verb, and the colour themes.")
+        table.add_row("tab", "Move focus between tree, detail tabs and log.")
+        table.add_row("ctrl+c", "Quit (as q).")
         with Vertical(classes="modal-box"):
             yield Static("tftui keys", classes="modal-title")
             with VerticalScroll(classes="modal-scroll"):
-                yield Static(text, markup=False)
+                yield Static(table, id="help-table")
             yield Static("Remap keys by verb id in config.toml [keys], e.g. step = \"f10\".  esc closes.",
                          classes="modal-hint", markup=False)
 
