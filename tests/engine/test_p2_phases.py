@@ -320,3 +320,15 @@ async def test_race_all_failed():
     assert str(state.status) == "failed"
     assert state.error == "race phase 'r': all 3 branches failed: e0; e1; e2"
     assert result.status == "failed"
+
+
+async def test_resume_after_a_graft_keeps_the_grafted_outputs():
+    fragment = {"name": "frag", "phases": [{"id": "a", "task": "a"}]}
+    f = flow({"id": "x", "type": "expand", "mode": "graft", "def": fragment},
+             {"id": "after", "task": "after {steps.x-a.output}", "dependsOn": ["x"]})
+    first, _ = await scripted(f, {"x-a": "A", "after": "ok"})
+    cut = next(i for i, e in enumerate(first.events) if isinstance(e, ev.PhaseFinished) and e.phase_id == "x")
+    state = fold(first.events[: cut + 1])  # the run stopped right after the expand phase
+    again, runner = await scripted(f, {"after": "ok"}, resume_state=state)
+    assert [r.node_path for r in runner.calls] == ["after"]  # the grafted child is not re-run
+    assert [r.task for r in runner.calls] == ["after A"]

@@ -98,6 +98,10 @@ def restore(run: Run) -> None:
             run.views[pid] = step_view(st.status, st.output, st.json, st.error)
             if st.budget_truncated and run.budget_reason is None:
                 run.budget_reason = "fan-out budget-truncated"
+    for pid, st in run.state.phases.items():
+        # grafted expand children (`<expandId>-<childId>`) are states without a flow phase
+        if pid not in run.phases and st.status in (PhaseStatus.DONE, PhaseStatus.FAILED):
+            run.views[pid] = step_view(st.status, st.output, st.json, st.error)
     run.block = first_block(run)
     run.check_budget()
 
