@@ -57,3 +57,7 @@ def test_missing_inside_json_is_omitted_or_null() -> None:
 def test_run_args_are_always_redacted_structurally() -> None:
     event = ev.RunStarted(args={"apiKey": "t0ps3cret", "topic": "x"}, seq=1, ts=1.0)
     assert json.loads(encode_line(event))["args"] == {"apiKey": "[redacted]", "topic": "x"}
+
+
+def test_plain_dict_events_with_missing_are_encoded() -> None:
+    assert json.loads(encode_line({"kind": "x", "v": [MISSING, 1], "w": MISSING})) == {"kind": "x", "v": [None, 1]}

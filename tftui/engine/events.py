@@ -302,6 +302,11 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def plain_json(value: Any) -> Any:
+    """`value` made JSON-safe: MISSING dropped from objects and null in arrays (JS JSON.stringify)."""
+    return _plain(value)
+
+
 def event_to_json(event: Event, *, plain: bool = True) -> dict[str, Any]:
     """The event as a JSON-ready dict with its `kind`; MISSING-valued fields are omitted.
 

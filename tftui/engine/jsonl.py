@@ -19,7 +19,7 @@ import json
 from math import isfinite
 from typing import Any
 
-from tftui.engine.events import AgentReturned, AttemptStarted, Event, RunStarted, event_to_json
+from tftui.engine.events import AgentReturned, AttemptStarted, Event, RunStarted, event_to_json, plain_json
 from tftui.engine.redaction import might_contain_secret, redact
 from tftui.lang.values import MISSING
 
@@ -117,7 +117,7 @@ def encode_line(event: Any) -> str:
         data = _encode(event, plain=False)
         line = _dumps(data)
     except _HasMissing:  # rare: a parsed value holding MISSING; walk it (MISSING -> omitted / null)
-        data = _encode(event)
+        data = plain_json(_encode(event))
         line = _dumps(data)
     if might_contain_secret(line):
         line = _dumps(redact(data))
