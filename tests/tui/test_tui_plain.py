@@ -25,3 +25,19 @@ async def test_ascii_labels_have_no_unicode_glyphs(h):
         assert all(text.isascii() for text in labels.values()), labels
         assert all(g.isascii() for g in present.ASCII.status.values())
         assert app.animation_level == "none"  # make_app passes animations=False
+
+
+async def test_flow_file_warnings_show_in_log_and_overview(h, tmp_path):
+    from tftui.flow.load import load_flow
+    from tftui.tui.widgets.phase_detail import PhaseDetail
+
+    flow = tmp_path / "warn.json"
+    flow.write_text('{"name": "w", "phases": [{"id": "a", "task": "x", "until": "true"}]}')
+    (tmp_path / "warn.replies.json").write_text('{"a": ["ok"]}')
+    warnings = load_flow(flow).warnings
+    assert warnings
+    app = h.make_app(flow, initial_diagnostics=warnings)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert any("only meaningful on loop phases" in e.text for e in app.query_one("#log").entries)
+        assert "Flow file warnings:" in app.query_one(PhaseDetail).text("overview")

@@ -105,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
         theme=args.theme,
         watch=not args.no_watch,
         settings={"ui": ui, "keys": cfg.get("keys") or {}},
+        initial_diagnostics=result.warnings,
     )
     code = app.run()
     return int(code or 0)

@@ -80,6 +80,7 @@ class TftuiApp(VerbsMixin, ReloadMixin, App[int]):
         self.last_result: Any = None
         self._restart_pending = False
         self.initial_diagnostics = initial_diagnostics or []
+        self.file_warnings: dict[str, list[str]] = {}
         self.requested_theme = theme
         self.keymap: dict[str, str] = {}
         self.config_problems: list[str] = []
@@ -129,8 +130,9 @@ class TftuiApp(VerbsMixin, ReloadMixin, App[int]):
         log = self.query_one(EventLog)
         for problem in [*problems, *cfg_problems, *key_problems]:
             log.add_note(problem)
-        if self.initial_diagnostics:
-            self.show_diagnostics(self.initial_diagnostics)
+        self.set_file_warnings(self.initial_diagnostics)
+        for diag in self.initial_diagnostics:  # load warnings (errors never reach the app)
+            log.add_note(diag.format(self.flow_path))
         self.refresh_header()
         self.show_selected()
         if self.animations:
@@ -263,7 +265,15 @@ class TftuiApp(VerbsMixin, ReloadMixin, App[int]):
             stale=pid in self.stale if pid else False,
             breakpoint=pid in self.ctl.breakpoints if pid else False,
             guard_override=self.ctl.guard_overrides.get(pid) if pid else None,
+            file_warnings=self.file_warnings.get(pid) if pid else None,
         )
+
+    def set_file_warnings(self, diagnostics: list[Any]) -> None:
+        """Per-phase warnings of the current flow file, shown in that phase's overview."""
+        self.file_warnings = {}
+        for diag in diagnostics:
+            if getattr(diag, "phase_id", None) and not getattr(diag, "is_error", False):
+                self.file_warnings.setdefault(diag.phase_id, []).append(diag.message)
 
     @on(Tree.NodeHighlighted)
     def _highlighted(self, _event: Tree.NodeHighlighted) -> None:

@@ -62,6 +62,7 @@ def overview(
     breakpoint: bool,
     guard_override: str | None,
     show_times: bool,
+    file_warnings: list[str] | None = None,
 ) -> Text:
     out = Text()
     status = present.display_status(state, stale=stale)
@@ -143,6 +144,10 @@ def overview(
             out.append("Warnings:\n", style="bold")
             for w in state.warnings:
                 out.append(f"  • {w}\n")
+    if file_warnings:
+        out.append("Flow file warnings:\n", style="bold")
+        for w in file_warnings:
+            out.append(f"  • {w}\n")
     return out
 
 

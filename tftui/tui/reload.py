@@ -65,6 +65,7 @@ class ReloadMixin:
             log.add_note(f"reload: {len(result.errors)} error(s); keeping the last good flow")
             return
         self.show_diagnostics([])
+        self.set_file_warnings(result.warnings)  # type: ignore[attr-defined]
         old, new = self.flow, result.flow
         diff = diff_flows(old, new)
         self.flow = new

@@ -33,6 +33,7 @@ class _Shown:
     stale: bool = False
     breakpoint: bool = False
     guard_override: str | None = None
+    file_warnings: list[str] | None = None
 
 
 class PhaseDetail(Vertical):
@@ -89,8 +90,9 @@ class PhaseDetail(Vertical):
         stale: bool = False,
         breakpoint: bool = False,
         guard_override: str | None = None,
+        file_warnings: list[str] | None = None,
     ) -> None:
-        self.shown = _Shown(pid, spec, state, stale, breakpoint, guard_override)
+        self.shown = _Shown(pid, spec, state, stale, breakpoint, guard_override, file_warnings)
         self._render_active()
 
     def text(self, tab: str) -> str:
@@ -113,6 +115,7 @@ class PhaseDetail(Vertical):
                 breakpoint=s.breakpoint,
                 guard_override=s.guard_override,
                 show_times=self.show_times,
+                file_warnings=s.file_warnings,
             )
         if tab == "prompt":
             return detail_text.prompt(s.spec, s.state)
