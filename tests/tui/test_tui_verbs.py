@@ -86,3 +86,21 @@ async def test_theme_cycle_persists(h, tmp_path):
     app2 = h.make_app(h.FIXTURES / "review.json", config_path=config)
     async with app2.run_test(size=(80, 24)):
         assert app2.theme == "tftui-light"
+
+
+async def test_slash_filters_the_log(h):
+    from textual.widgets import Input
+
+    from tftui.tui.widgets.event_log import EventLog
+
+    app = h.make_app(h.FIXTURES / "gate_block.json")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        await pilot.press("slash")
+        await h.settle(pilot, lambda: bool(app.screen.query(Input)))
+        await pilot.press(*"kind:phase_skipped")
+        await pilot.press("enter")
+        log = app.query_one(EventLog)
+        await h.settle(pilot, lambda: log.query_text == "kind:phase_skipped")
+        assert log.lines and all("skipped — Gate blocked" in line for line in log.lines)
