@@ -113,7 +113,7 @@ async def reload_latency(tmp: Path, edits: int) -> list[float]:
     return waits
 
 
-async def input_latency(runs: int = 5) -> tuple[list[float], int, int]:
+async def input_latency(runs: int = 5) -> tuple[list[float], int, int, int]:
     """Keys posted every ~5 ms during `runs` back-to-back runs of the 1,000-item map."""
     spec = json.loads((ROOT / "benchmarks/flows/c-map-1000.json").read_text())
     with tempfile.TemporaryDirectory() as d:
@@ -121,8 +121,9 @@ async def input_latency(runs: int = 5) -> tuple[list[float], int, int]:
         path.write_text(json.dumps(spec["flow"]))
         app = make_app(path, MarkerRunner(), watch=False, cls=BenchApp)
         events_seen = 0
+        first_run_keys = 0
         async with app.run_test(size=(120, 40)) as pilot:
-            for _ in range(runs):
+            for index in range(runs):
                 app.ctl.runner = MarkerRunner(spec.get("script") or {}, spec.get("default_output"))
                 app.action_run_continue()  # not pilot.press: that would wait for the whole run
                 while app.last_result is None:
@@ -130,10 +131,12 @@ async def input_latency(runs: int = 5) -> tuple[list[float], int, int]:
                     app.post_message(events.Key("f12", None))
                     await asyncio.sleep(0.005)
                 events_seen += app.state.event_count
+                if index == 0:
+                    first_run_keys = len(app.sent)
                 await pilot.pause()
             while len(app.waits) < len(app.sent):
                 await asyncio.sleep(0.01)
-            return app.waits, app.batcher.flushes, events_seen
+            return app.waits, app.batcher.flushes, events_seen, first_run_keys
 
 
 async def baseline_paint() -> float:
@@ -190,10 +193,12 @@ def main() -> int:
             f"(p50 {statistics.median(marked) * 1000:.0f} ms to stale state), max {max(painted) * 1000:.0f} ms "
             f"over {len(pairs)} edits   (target p50 < 150 ms)"
         )
-    key_waits, flushes, event_count = asyncio.run(input_latency())
+    key_waits, flushes, event_count, first = asyncio.run(input_latency())
+    later = key_waits[first:] or [0.0]
     print(
-        f"key wait during a 1,000-item map:    max {max(key_waits) * 1000:5.0f} ms, "
-        f"p50 {statistics.median(key_waits) * 1000:5.0f} ms over {len(key_waits)} keys   (target < 100 ms)"
+        f"key wait during a 1,000-item map:    p50 {statistics.median(key_waits) * 1000:.0f} ms, "
+        f"max {max(key_waits) * 1000:.0f} ms over {len(key_waits)} keys; max {max(later) * 1000:.0f} ms after "
+        f"the first (cold) run   (target < 100 ms)"
     )
     print(f"  ({event_count} engine events over the runs arrived in {flushes} batched UI updates)")
     return 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import signal
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,8 @@ from tftui.tui.verbs import VerbsMixin
 from tftui.tui.widgets.dag_tree import DagTree
 from tftui.tui.widgets.event_log import EventLog
 from tftui.tui.widgets.phase_detail import PhaseDetail
+
+EVENT_CHUNK = 250  # engine events applied per UI step
 
 
 class TftuiApp(VerbsMixin, ReloadMixin, App[int]):
@@ -79,6 +82,9 @@ class TftuiApp(VerbsMixin, ReloadMixin, App[int]):
         self.batcher = EventBatcher(lambda batch: self.post_message(EngineEvents(batch)))
         self.last_result: Any = None
         self._restart_pending = False
+        self._event_queue: deque[ev.Event] = deque()
+        self._draining = False
+        self._run_end: RunEnded | None = None
         self.initial_diagnostics = initial_diagnostics or []
         self.file_warnings: dict[str, list[str]] = {}
         self.requested_theme = theme
@@ -178,8 +184,28 @@ class TftuiApp(VerbsMixin, ReloadMixin, App[int]):
         return self.ctl.clock.time() if self.show_times else None
 
     # -- engine events --------------------------------------------------------------
+    # Batches go through one FIFO and are applied at most EVENT_CHUNK events per step, each
+    # step a separate callback: a 2,000-event batch never holds a key press for its whole cost.
     def on_engine_events(self, message: EngineEvents) -> None:
-        self.apply_events(message.events)
+        self._event_queue.extend(message.events)
+        self._drain_soon()
+
+    def _drain_soon(self) -> None:
+        if not self._draining:
+            self._draining = True
+            self.call_later(self._drain)
+
+    def _drain(self) -> None:
+        self._draining = False
+        queue = self._event_queue
+        if queue:
+            chunk = [queue.popleft() for _ in range(min(EVENT_CHUNK, len(queue)))]
+            self.apply_events(chunk)
+        if queue:
+            self._drain_soon()
+        elif self._run_end is not None:
+            ended, self._run_end = self._run_end, None
+            self._finish_run(ended)
 
     def apply_events(self, events: list[ev.Event]) -> None:
         touched: set[str] = set()
@@ -207,9 +233,11 @@ class TftuiApp(VerbsMixin, ReloadMixin, App[int]):
             self.show_selected()
 
     def on_run_ended(self, message: RunEnded) -> None:
-        pending = self.batcher.take()  # the run's last events, not yet flushed
-        if pending:
-            self.apply_events(pending)
+        self._event_queue.extend(self.batcher.take())  # the run's last events, not yet flushed
+        self._run_end = message  # finished once every queued event is applied (see _drain)
+        self._drain_soon()
+
+    def _finish_run(self, message: RunEnded) -> None:
         self.ctl.running = False
         if self._restart_pending:
             self._restart_pending = False
