@@ -107,7 +107,8 @@ def overview(
         out.append("\n")
     if state is not None:
         if state.attempts or state.attempt_log:
-            out.append(f"Calls: {len(state.attempt_log)}  attempts: {state.attempts}")
+            counted = "onBlock rounds" if state.type == "gate" else "attempts"  # SPEC §2.2
+            out.append(f"Calls: {len(state.attempt_log)}  {counted}: {state.attempts}")
             counters = present.counters_text(state)
             if counters:
                 out.append(f"  ({counters})")
