@@ -68,8 +68,13 @@ def is_transient(
     """
     if stop_reason == "aborted" or idle_timeout or phase_timeout:
         return False
-    text = f"{message or ''} {stderr or ''} {output or ''}"
-    return _TRANSIENT_RE.search(text) is not None
+    return transient_match(f"{message or ''} {stderr or ''} {output or ''}") is not None
+
+
+def transient_match(text: str) -> str | None:
+    """The piece of `text` that makes a failure transient (SPEC §7.2 pattern), or None."""
+    match = _TRANSIENT_RE.search(text)
+    return match.group(0) if match else None
 
 
 def _field(retry: Any, name: str, alias: str | None = None) -> Any:

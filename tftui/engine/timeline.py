@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from tftui.engine import events as ev
-from tftui.engine.retry import _TRANSIENT_RE  # the SPEC §7.2 pattern itself, so "why" matches the engine
+from tftui.engine.retry import transient_match  # the SPEC §7.2 pattern itself, so "why" matches the engine
 
 
 @dataclass
@@ -80,10 +80,10 @@ def transient_reason(error: str | None, output: str | None = "", *, kind: str = 
     if kind == "aborted":
         return "not transient: the call was aborted"
     text = f"{error or ''}   {output or ''}"  # message + " " + stderr ("" here) + " " + output
-    match = _TRANSIENT_RE.search(text)
-    if match is None:
+    matched = transient_match(text)
+    if matched is None:
         return "not transient: no transient pattern (rate limit, 429, 503, timeout, …) in the error"
-    found = f'transient: matched "{match.group(0)}"'
+    found = f'transient: matched "{matched}"'
     if transient is False:
         return found + " but the engine did not treat it as transient"
     return found
