@@ -113,30 +113,44 @@ class VerbsMixin:
         )
 
     def action_edit_guard(self) -> None:
-        from tftui.tui.screens.modals import LineInputScreen
+        from tftui.tui import present
+        from tftui.tui.screens.guard_editor import GuardEditorScreen
 
         pid = self.query_one(DagTree).selected_phase()
-        if pid is None:
+        spec = self.flow.phase(pid) if pid else None
+        if pid is None or spec is None:
             return
-        spec = self.flow.phase(pid)
-        current = self.ctl.guard_overrides.get(pid, spec.when if spec and spec.when else "")
+        original = spec.when or ""
+        current = self.ctl.guard_overrides.get(pid, original)
 
-        def done(value: str | None) -> None:
-            if value is None:
+        def done(result: Any) -> None:
+            if result is None:
                 return
-            original = spec.when if spec else None
-            self.ctl.set_guard(pid, None if value == (original or "") else value)
+            log = self.query_one(EventLog)
+            if result.action == "saved":
+                self.flow_text = result.new_text  # the next save is checked against what was written
+                log.add_note(f"guard of {pid} saved to {self.flow_path}: {result.expr!r}")
+                self.notify(f"Saved the guard of {pid} to {self.flow_path}")
+                return
+            self.ctl.set_guard(pid, None if result.expr == original else result.expr)
             state = self.state.phases.get(pid)
             if state is not None and state.status.terminal and not self.ctl.running:
-                # the finished result no longer matches the guard: re-run it (and downstream) with `u`
-                self.stale |= {pid} | self.downstream_of(pid)
-                self.query_one(DagTree).refresh_phases(self.stale)
-                self.refresh_header()
+                # re-evaluate it now: the phase and its downstream re-run, other outputs are kept
+                self.rerun_phases({pid} | self.downstream_of(pid), why=f"guard of {pid} applied")
+                return
             self.show_selected()
-            self.notify(f"Guard of {pid}: {value!r} (this session; empty = always run)")
+            self.notify(f"Guard of {pid}: {result.expr!r} (this session; empty = always run)")
 
         self.push_screen(
-            LineInputScreen(f"Edit the `when` guard of {pid}", current, "empty = always run · enter applies · esc"),
+            GuardEditorScreen(
+                self.flow,
+                self.state,
+                pid,
+                current,
+                flow_path=self.flow_path,
+                loaded_text=self.flow_text,
+                ascii=self.glyphs is present.ASCII,
+            ),
             done,
         )
 

@@ -1,0 +1,185 @@
+"""The guard editor (`e` on a phase): edit a `when` with live feedback, then apply or save.
+
+On every keystroke: the parse error with a caret under its position, each placeholder
+with the value it resolves to in the current run state, the result, and which of the
+phase and its downstream phases would run or be skipped (tftui.flow.reach). On a
+skipped phase the current skip is explained first.
+
+Results (the app acts on them): ("apply", expr) sets the guard for this run and re-runs
+the phase and its downstream; saving writes the file here (surgical `set_when` +
+`save_edit`, refused when the file changed on disk since it was loaded) and stays open
+on a refusal so the message can be read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Static
+
+from tftui.engine.state import RunState
+from tftui.flow.model import Flow
+from tftui.tui.screens.modals import MODAL_CSS
+
+RUN_MARK = {"run": "✓ run ", "skip": "✗ skip"}
+RUN_MARK_ASCII = {"run": "+ run ", "skip": "- skip"}
+
+
+@dataclass(frozen=True)
+class GuardEdit:
+    action: str  # "apply" | "saved"
+    expr: str
+    new_text: str | None = None  # the saved file content ("saved")
+
+
+class GuardEditorScreen(ModalScreen[GuardEdit | None]):
+    CSS = MODAL_CSS + """
+    GuardEditorScreen { align: center middle; }
+    GuardEditorScreen .modal-box { max-height: 100%; }
+    GuardEditorScreen #guard-explain { color: $warning; height: auto; }
+    GuardEditorScreen #guard-feedback { height: auto; max-height: 6; }
+    GuardEditorScreen #guard-reach-box { height: auto; max-height: 6; }
+    GuardEditorScreen #guard-status { height: auto; color: $error; }
+    GuardEditorScreen #guard-status.-ok { color: $success; }
+    GuardEditorScreen .modal-buttons Button { height: 1; border: none; min-width: 8; }
+    """
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+s", "save", "Save to file", priority=True),
+    ]
+
+    def __init__(
+        self,
+        flow: Flow,
+        state: RunState,
+        phase_id: str,
+        value: str,
+        *,
+        flow_path: str | None,
+        loaded_text: str | None,
+        ascii: bool = False,
+    ) -> None:
+        super().__init__()
+        self.flow = flow
+        self.state = state
+        self.phase_id = phase_id
+        self.value = value
+        self.flow_path = flow_path
+        self.loaded_text = loaded_text
+        self.marks = RUN_MARK_ASCII if ascii else RUN_MARK
+        self._ctx: Any = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="modal-box"):
+            yield Static(f"Guard of {self.phase_id} — when", classes="modal-title", markup=False)
+            yield Static(id="guard-explain", markup=False)
+            yield Input(value=self.value, placeholder="empty = always run", id="guard-input")
+            yield Static(id="guard-feedback", markup=False)
+            with VerticalScroll(id="guard-reach-box"):
+                yield Static(id="guard-reach", markup=False)
+            yield Static(id="guard-status", markup=False)
+            yield Static("enter apply to this run · ctrl+s save to file · esc cancel", classes="modal-hint")
+            with Horizontal(classes="modal-buttons"):
+                yield Button("Apply", id="guard-apply", variant="primary")
+                yield Button("Save", id="guard-save")
+                yield Button("Cancel", id="guard-cancel")
+
+    def on_mount(self) -> None:
+        from tftui.engine.state import PhaseStatus
+        from tftui.engine.statectx import context_from_state
+        from tftui.flow.reach import explain_skip
+
+        self._ctx = context_from_state(self.flow, self.state, self.phase_id)
+        explain = self.query_one("#guard-explain", Static)
+        st = self.state.phases.get(self.phase_id)
+        if st is not None and st.status == PhaseStatus.SKIPPED:
+            explain.update(explain_skip(self.flow, self.state, self.phase_id))
+        else:
+            explain.display = False
+        self.query_one("#guard-status", Static).display = False
+        self.refresh_feedback(self.value)
+        self.query_one(Input).focus()
+
+    # -- live feedback ----------------------------------------------------------------
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.refresh_feedback(event.value)
+
+    def refresh_feedback(self, expr: str) -> None:
+        from tftui.flow.reach import guard_feedback, reachability_preview
+
+        fb = guard_feedback(expr, self._ctx)
+        text = Text()
+        if fb.error is not None:
+            text.append(f"syntax error at column {(fb.caret_col or 0) + 1}: {fb.error}\n", style="bold red")
+            text.append(fb.caret_text + "\n")
+        for ph in fb.placeholders:
+            text.append(f"  {ph.ref} = ", style="dim")
+            text.append(ph.shown + "\n", style="yellow" if ph.shown == "unresolved" else "")
+        text.append("→ " + fb.result_text, style="bold")
+        self.query_one("#guard-feedback", Static).update(text)
+        reach = Text()
+        preview = reachability_preview(self.flow, self.state, self.phase_id, expr if expr.strip() else None)
+        for i, row in enumerate(preview):
+            if i:
+                reach.append("\n")
+            reach.append(self.marks.get(row.outcome, row.outcome), style="green" if row.outcome == "run" else "red")
+            reach.append(f" {row.phase_id}", style="bold")
+            why = row.why
+            if why.startswith("Condition not met: ") and " — " in why:
+                why = why.split(" — ", 1)[1]  # the guard itself is already on screen
+            reach.append(f" — {why}", style="dim")
+        self.query_one("#guard-reach", Static).update(reach)
+
+    def feedback_text(self) -> str:
+        """What the editor shows now, as plain text (tests, screen readers)."""
+        parts = [
+            str(self.query_one(f"#{name}", Static).render())
+            for name in ("guard-explain", "guard-feedback", "guard-reach", "guard-status")
+            if self.query_one(f"#{name}", Static).display
+        ]
+        return "\n".join(parts)
+
+    # -- actions ----------------------------------------------------------------------
+    @property
+    def expr(self) -> str:
+        return self.query_one(Input).value
+
+    def on_input_submitted(self, _event: Input.Submitted) -> None:
+        self.action_apply()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        {"guard-apply": self.action_apply, "guard-save": self.action_save}.get(
+            event.button.id or "", self.action_cancel
+        )()
+
+    def action_apply(self) -> None:
+        self.dismiss(GuardEdit("apply", self.expr))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def action_save(self) -> None:
+        from tftui.flow.edit import set_when
+        from tftui.flow.save import save_edit
+
+        if self.flow_path is None or self.loaded_text is None:
+            self._status("This flow was not loaded from a file: nothing to save to.")
+            return
+        expr = self.expr
+        edit = set_when(self.loaded_text, self.phase_id, expr if expr.strip() else None)
+        result = save_edit(self.flow_path, self.loaded_text, edit.text, edit.error)
+        if not result.ok:
+            self._status(f"Not saved: {result.error}")
+            return
+        self.dismiss(GuardEdit("saved", expr, edit.text))
+
+    def _status(self, message: str) -> None:
+        status = self.query_one("#guard-status", Static)
+        status.update(message)
+        status.display = True
