@@ -21,10 +21,22 @@ Who answers the model calls (the first that applies):
   FLOW.replies.json     scripted replies, used when it sits next to the flow
   otherwise you: each call opens a box showing the prompt; type the answer, ctrl+s sends
 
+Every run is journaled like `tftui run` (.tftui/runs/<id>/ beside the flow, or --runs-dir;
+events.jsonl, then trace.json when it ends), so it appears in `tftui runs` and can be
+traced, gated, replayed and resumed. A re-run of stale phases (u) gets a new run directory
+that starts with the previous run's events. The Trace tab shows the run's normalized trace
+and, with --rules FILE (default: FLOW.rules.toml, else rules.toml beside the flow), each
+rule's PASS/FAIL.
+
 examples:
   tftui sample_flows/gate_block.json
   tftui flow.json --replies replies.json --arg topic=rust
   NO_COLOR=1 tftui flow.json --ascii --no-animations      (plain terminals, screen readers)
+  tftui flow.json --from .tftui/runs/20261130-041500-ab12  (cassette: unchanged calls replayed)
+
+--from RUN_DIR|BUNDLE (cassette mode): a model call whose node path and prompt are
+byte-identical to one in the recording gets the recorded answer at zero tokens; any
+other call goes to the runner chosen above. The header counts replayed/live calls.
 
 exit codes: 0 quit normally, 2 the flow file could not be loaded or bad arguments
 """
@@ -45,6 +57,36 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-watch", action="store_true", help="do not reload the flow when the file changes"
     )
+    parser.add_argument(
+        "--no-journal", action="store_true", help="do not journal runs (no .tftui/runs/<id>/, no trace.json)"
+    )
+    parser.add_argument(
+        "--runs-dir", metavar="DIR", help="journal runs here (default: .tftui/runs beside the flow; env TFTUI_RUNS_DIR)"
+    )
+    parser.add_argument(
+        "--rules", metavar="FILE", help="trace rule set for the Trace tab (default: rules.toml beside the flow)"
+    )
+    parser.add_argument(
+        "--from",
+        dest="from_",
+        metavar="RUN_DIR|BUNDLE",
+        help="cassette mode: answer calls whose prompt is unchanged from this recorded run (zero tokens)",
+    )
+
+
+def cassette_runner(source: str, live: Any) -> tuple[Any, str | None]:
+    """`--from`: wrap `live` in a CassetteRunner over a run directory, run id or bundle."""
+    from tftui.agents.cassette import CassetteRunner
+    from tftui.commands.replay import _resolve
+    from tftui.engine.replay import ReplayError
+
+    path = _resolve(source)
+    if path is None:
+        return live, f"--from {source}: no such run directory, run id or bundle"
+    try:
+        return CassetteRunner(path, live), None
+    except ReplayError as exc:
+        return live, f"--from: {exc}"
 
 
 def parse_args_kv(items: list[str]) -> tuple[dict[str, Any], str | None]:
@@ -87,12 +129,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"tftui: {exc}", file=sys.stderr)
         return 2
 
+    from tftui.engine.journal import runs_root
     from tftui.tui.app import TftuiApp
 
     if runner is None:  # nothing configured: the person at the keyboard answers each call
         from tftui.agents.human import HumanRunner
 
         runner = HumanRunner(lambda request: app.ask_human(request))
+    if args.from_:
+        runner, problem = cassette_runner(args.from_, runner)
+        if problem:
+            print(f"tftui: {problem}", file=sys.stderr)
+            return 2
     ui = cfg.get("ui") or {}
     app = TftuiApp(
         result.flow,
@@ -106,6 +154,8 @@ def run(args: argparse.Namespace) -> int:
         watch=not args.no_watch,
         settings={"ui": ui, "keys": cfg.get("keys") or {}},
         initial_diagnostics=result.warnings,
+        runs_root=None if args.no_journal else runs_root(flow_path, args.runs_dir),
     )
+    app.rules_path = args.rules  # the Trace tab's rule set (default: beside the flow)
     code = app.run()
     return int(code or 0)

@@ -26,11 +26,13 @@ from tftui.engine.state import RunState, apply
 from tftui.flow.model import Flow
 from tftui.tui import actions, present
 from tftui.tui.commands import VerbCommands
+from tftui.tui.journaling import journaled_run
 from tftui.tui.keymap import configured_theme, keymap_from_config, read_config, save_theme
 from tftui.tui.messages import EngineEvents, EventBatcher, FlowChanged, RunEnded
 from tftui.tui.reload import ReloadMixin
 from tftui.tui.runctl import RunController
 from tftui.tui.themes import DEFAULT_THEME, load_builtin_themes, status_colours
+from tftui.tui.trace_tab import TraceTabMixin
 from tftui.tui.verbs import VerbsMixin
 from tftui.tui.widgets.dag_tree import DagTree
 from tftui.tui.widgets.event_log import EventLog
@@ -39,7 +41,7 @@ from tftui.tui.widgets.phase_detail import PhaseDetail
 EVENT_CHUNK = 250  # engine events applied per UI step
 
 
-class TftuiApp(VerbsMixin, ReloadMixin, App[int]):
+class TftuiApp(VerbsMixin, ReloadMixin, TraceTabMixin, App[int]):
     CSS_PATH = str(Path(__file__).parent / "styles" / "app.tcss")  # absolute: subclasses live elsewhere
     TITLE = "tftui"
     BINDINGS = [*actions.bindings(), Binding("ctrl+c", "quit", "Quit", show=False, priority=True)]
@@ -64,6 +66,7 @@ class TftuiApp(VerbsMixin, ReloadMixin, App[int]):
         config_path: Path | None = None,
         settings: dict[str, Any] | None = None,
         initial_diagnostics: list[Any] | None = None,
+        runs_root: Path | None = None,
     ) -> None:
         super().__init__()
         self.flow = flow
@@ -81,6 +84,8 @@ class TftuiApp(VerbsMixin, ReloadMixin, App[int]):
         self.ctl.approver = self.ask_approval
         self.batcher = EventBatcher(lambda batch: self.post_message(EngineEvents(batch)))
         self.last_result: Any = None
+        self.runs_root = runs_root  # where runs are journaled (None: not journaled; see journaling.py)
+        self.run_dir: Path | None = None  # the current/last run's journal directory
         self._restart_pending = False
         self._event_queue: deque[ev.Event] = deque()
         self._draining = False
@@ -228,6 +233,7 @@ class TftuiApp(VerbsMixin, ReloadMixin, App[int]):
                 tree.select_phase(new_paused)
         tree.refresh_phases(touched)
         self.query_one(EventLog).add_events(events)
+        self.record_trace_events(events)  # the Trace tab (trace_tab)
         self.refresh_header()
         if tree.selected_phase() in touched:
             self.show_selected()
@@ -339,7 +345,18 @@ class TftuiApp(VerbsMixin, ReloadMixin, App[int]):
     async def _run_worker(self, flow: Flow, step_first: bool, resume: RunState | None) -> None:
         """The run, in a thread with its own event loop (see runctl)."""
         try:
-            result = await self.ctl.run(flow, self.batcher.add, step_first=step_first, resume_state=resume)
+            result = await journaled_run(
+                self.ctl,
+                flow,
+                self.batcher.add,
+                root=self.runs_root,
+                flow_text=self.flow_text,
+                previous_run_dir=self.run_dir,
+                step_first=step_first,
+                resume=resume,
+                on_open=lambda run_dir: setattr(self, "run_dir", run_dir),
+                note=self._note_from_thread,
+            )
         except asyncio.CancelledError:  # stopped by quit/restart
             self.post_message(RunEnded(None))
             return

@@ -71,6 +71,8 @@ class RunController:
         *,
         step_first: bool = False,
         resume_state: RunState | None = None,
+        journal: Any = None,
+        run_id: str | None = None,
     ) -> Any:
         self.debugger = self._new_debugger(step_first=step_first)
         self.loop = asyncio.get_running_loop()
@@ -89,6 +91,8 @@ class RunController:
                 on_event=on_event,
                 resume_state=resume_state,
                 flow_path=self.flow_path,
+                journal=journal,
+                run_id=run_id,
             )
         finally:
             sys.setswitchinterval(previous_interval)

@@ -20,9 +20,10 @@ from tftui.engine.state import PhaseState
 from tftui.flow.model import PhaseBase
 from tftui.tui import detail_text
 
-TABS = ("overview", "prompt", "output", "gate", "attempts", "raw")
+TABS = ("overview", "prompt", "output", "gate", "attempts", "raw", "trace")
 # Short labels so all six tabs fit at 80 columns.
-LABELS = {"overview": "Info", "prompt": "Prompt", "output": "Output", "gate": "Gate", "attempts": "Calls", "raw": "Raw"}
+LABELS = {"overview": "Info", "prompt": "Prompt", "output": "Output", "gate": "Gate", "attempts": "Calls", "raw": "Raw",
+          "trace": "Trace"}
 
 
 @dataclass
@@ -104,6 +105,9 @@ class PhaseDetail(Vertical):
 
     def _tab_text(self, tab: str) -> Text:
         s = self.shown
+        if tab == "trace":  # the whole run's trace and rule results (trace_tab, a mixin of the app)
+            trace_tab = getattr(self.app, "trace_tab_text", None)
+            return trace_tab(s.pid) if trace_tab is not None else Text("")
         if s.pid is None:
             return Text("Select a phase in the tree.")
         if tab == "overview":

@@ -1,0 +1,138 @@
+"""TUI runs are journaled (events.jsonl + trace.json, listed by `tftui runs`); the Trace tab;
+sub-flows and grafted expand children in the tree."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from tftui.engine.journal import decode_events, list_runs, read_journal
+from tftui.engine.state import fold
+from tftui.tui.widgets.phase_detail import PhaseDetail
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_flows"
+
+RULES = """
+[[rules]]
+id = "required_steps"
+names = ["fetch", "publish"]
+
+[[rules]]
+id = "max_attempts"
+name = "fetch"
+limit = 1
+"""
+
+
+async def test_tui_run_writes_journal_and_trace(h, tmp_path, capsys):
+    runs = tmp_path / "runs"
+    app = h.make_app(h.FIXTURES / "review.json", runs_root=runs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        assert app.state.status == "completed"
+        run_dir = app.run_dir
+    assert run_dir is not None and run_dir.parent == runs
+    assert (run_dir / "events.jsonl").is_file() and (run_dir / "flow.json").is_file()
+    trace = json.loads((run_dir / "trace.json").read_text())
+    assert trace["fixture"] == "review" and trace["status"] == "ok"
+    names = [s["name"] for s in trace["steps"]]
+    assert names.count("fetch") == 2  # the transient failure, then the success
+    rows, meta, warnings = read_journal(run_dir)
+    assert not warnings and meta["flowName"] == "tui-review"
+    events, _ = decode_events(rows)
+    assert fold(events).status == "completed"
+    assert [e.run_id for e in list_runs(runs)] == [run_dir.name]
+
+    from tftui.cli import main
+
+    assert main(["runs", "--runs-dir", str(runs), "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [(e["run_id"], e["status"]) for e in listed] == [(run_dir.name, "completed")]
+
+
+async def test_restart_and_stale_rerun_get_new_journals(h, tmp_path):
+    runs = tmp_path / "runs"
+    app = h.make_app(h.FIXTURES / "review.json", runs_root=runs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        first = app.run_dir
+        app.stale.update({"notes", "publish"})
+        app.action_rerun_stale()
+        await h.run_to_end(pilot, app)
+        second = app.run_dir
+        assert app.state.status == "completed"
+    assert first is not None and second is not None and first != second
+    # the re-run's journal starts with the first run's events, so it folds to the whole run
+    rows, _, _ = read_journal(second)
+    first_rows, _, _ = read_journal(first)
+    assert rows[: len(first_rows)] == first_rows and len(rows) > len(first_rows)
+    events, _ = decode_events(rows)
+    state = fold(events)
+    assert state.status == "completed" and state.phases["fetch"].status == "done"
+    assert state.phases["publish"].runs >= 1
+    trace = json.loads((second / "trace.json").read_text())
+    assert trace["status"] == "ok"
+
+
+async def test_no_journal_when_runs_root_is_none(h, tmp_path):
+    app = h.make_app(h.FIXTURES / "review.json")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        assert app.run_dir is None
+
+
+async def test_trace_tab_shows_steps_and_rule_results(h, workdir):
+    (workdir / "rules.toml").write_text(RULES)
+    app = h.make_app(workdir / "review.json")
+    async with app.run_test(size=(120, 40)) as pilot:
+        detail = app.query_one(PhaseDetail)
+        detail.active = "trace"
+        await pilot.pause()
+        assert "No run yet" in detail.text("trace")
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        text = detail.text("trace")
+        assert f"Rules {workdir / 'rules.toml'} · FAIL · 2 rules, 1 failure, 0 warnings" in text
+        assert "PASS required_steps@1 (error)" in text
+        fail = [line for line in text.splitlines() if line.startswith("FAIL max_attempts")]
+        assert len(fail) == 1 and "fetch" in fail[0] and "2" in fail[0]  # its message names step and count
+        assert "evidence:" in text
+        assert "Trace review" in text and "(run completed)" in text
+        lines = [line.split() for line in text.splitlines()]
+        fetch_steps = [cols for cols in lines if cols[-1:] == ["fetch"] and cols[1:2] == ["model"]]
+        assert [cols[2:4] for cols in fetch_steps] == [["error", "1"], ["ok", "2"]]
+
+
+async def test_trace_tab_without_rules_and_with_bad_rules(h, workdir, tmp_path):
+    app = h.make_app(workdir / "review.json")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        detail = app.query_one(PhaseDetail)
+        assert "No rule set" in detail.text("trace")
+        bad = tmp_path / "bad.toml"
+        bad.write_text("[[rules]]\nid = 'no_such_rule'\n")
+        app.rules_path = str(bad)
+        assert f"Rules {bad}: " in detail.text("trace")
+
+
+def _subflow_workdir(tmp_path: Path) -> Path:
+    for name in ("subflow_race.json", "subflow_race.replies.json"):
+        shutil.copy(SAMPLES / name, tmp_path / name)
+    shutil.copytree(SAMPLES / "flows", tmp_path / "flows")
+    return tmp_path / "subflow_race.json"
+
+
+async def test_T_jumps_to_the_trace_tab_and_back(h):
+    app = h.make_app(h.FIXTURES / "review.json")
+    async with app.run_test(size=(80, 24)) as pilot:
+        detail = app.query_one(PhaseDetail)
+        detail.active = "prompt"
+        await pilot.press("T")
+        assert detail.active == "trace"
+        await pilot.press("T")
+        assert detail.active == "prompt"

@@ -1,0 +1,168 @@
+"""The Trace tab's body (pure; no Textual): a run's normalized trace and its rule results.
+
+The trace is `tftui.trace.record.trace_from_events` over the run's live events — the same
+function that writes `trace.json` at the end of a journaled run — and the rules are the
+ones `tftui gate` evaluates (`tftui.trace.report.evaluate_trace`), so what the tab shows
+while debugging is what CI will say about the recorded run.
+
+Which rule set: `--rules FILE`, else `<flow stem>.rules.toml`, else `rules.toml` beside the
+flow (a directory of flows often shares one rule set; a flow-specific file wins).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+
+from tftui.trace.model import AgentTrace
+from tftui.trace.report import GateReport, evaluate_trace, evidence_text
+from tftui.trace.ruleset import RuleSetLoad, load_ruleset
+
+STATUS_STYLE = {"ok": "green", "error": "red", "blocked": "yellow", "cancelled": "dim"}
+
+
+def find_rules(flow_path: str | None, explicit: str | None) -> Path | None:
+    """The rule set for a flow (see the module docstring); None when there is none."""
+    if explicit:
+        return Path(explicit)
+    if not flow_path:
+        return None
+    flow = Path(flow_path)
+    for candidate in (flow.with_name(f"{flow.stem}.rules.toml"), flow.with_name("rules.toml")):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+@dataclass
+class RulesCache:
+    """A rule set, re-read only when its file changes (edit rules.toml, see the tab update)."""
+
+    path: Path | None
+    _stamp: tuple[int, int] | None = None
+    _loaded: RuleSetLoad | None = None
+
+    def get(self) -> RuleSetLoad | None:
+        if self.path is None:
+            return None
+        try:
+            st = self.path.stat()
+            stamp = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            stamp = None
+        if self._loaded is None or stamp != self._stamp:
+            self._stamp = stamp
+            self._loaded = load_ruleset(self.path)  # never raises; a missing file is its `error`
+        return self._loaded
+
+
+def fixture_name(flow_path: str | None, flow_name: str) -> str:
+    """Like `tftui trace`: the flow file's stem, else the flow name."""
+    return Path(flow_path).stem if flow_path else (flow_name or "run")
+
+
+def evaluate(trace: AgentTrace, rules: RuleSetLoad | None) -> GateReport | None:
+    if rules is None or rules.error:
+        return None
+    return evaluate_trace(trace, rules.rules)
+
+
+def _tokens(step: Any) -> str:
+    if step.input_tokens is None and step.output_tokens is None:
+        return ""
+    return f"{_num(step.input_tokens)}+{_num(step.output_tokens)}"
+
+
+def _num(value: Any) -> str:
+    if value is None:
+        return "?"
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _depths(trace: AgentTrace) -> dict[str, int]:
+    parents = {s.id: s.parent_id for s in trace.steps}
+    depths: dict[str, int] = {}
+    for step in trace.steps:
+        depth, seen, cur = 0, set(), step.parent_id
+        while cur is not None and cur not in seen and depth < 32:  # a bad link never loops
+            seen.add(cur)
+            depth += 1
+            cur = parents.get(cur)
+        depths[step.id] = depth
+    return depths
+
+
+def steps_text(trace: AgentTrace, *, selected: str | None = None, running: bool = False) -> Text:
+    """One line per step: sequence, kind, status, attempt, tokens (in+out), name (indented by depth)."""
+    text = Text(no_wrap=True, overflow="ellipsis")
+    root = trace.steps[0] if trace.steps else None
+    run_status = (root.metadata or {}).get("runStatus") if root is not None else None
+    head = f"Trace {trace.fixture} · {len(trace.steps)} steps · {trace.status}"
+    if run_status:
+        head += f" (run {run_status})"
+    text.append(head + "\n", style="bold")
+    if running:
+        text.append("live: the run is in progress (unfinished steps show as cancelled)\n", style="dim")
+    text.append(f"{'seq':>4} {'kind':<8} {'status':<9} {'att':>3} {'tokens':>9}  name\n", style="dim")
+    depths = _depths(trace)
+    for step in trace.steps:
+        phase = (step.metadata or {}).get("phase")
+        mine = selected is not None and (phase == selected or step.name == selected)
+        attempt = "" if step.attempt is None else str(step.attempt)
+        text.append(f"{step.sequence:>4} {step.kind:<8} ")
+        text.append(f"{step.status:<9}", style=STATUS_STYLE.get(step.status, ""))
+        text.append(f" {attempt:>3} {_tokens(step):>9}  ")
+        text.append("  " * depths.get(step.id, 0) + step.name + "\n", style="bold" if mine else "")
+    return text
+
+
+def rules_text(report: GateReport | None, rules: RuleSetLoad | None, rules_path: Path | None) -> Text:
+    """Each rule's result: PASS/FAIL (WARN for a failing warning), rule id, severity, message, evidence."""
+    text = Text()
+    if rules_path is None:
+        text.append("No rule set: put rules.toml beside the flow or open it with --rules FILE.\n", style="dim")
+        return text
+    if rules is not None and rules.error:
+        text.append(f"Rules {rules_path}: {rules.error}\n", style="red")
+        return text
+    if report is None:
+        return text
+    if report.error is not None:
+        text.append(f"Rules {rules_path}: ERROR {report.error}\n", style="red")
+        return text
+    failures, warnings = len(report.failures), len(report.warnings)
+    verdict = "PASS" if report.passed else "FAIL"
+    text.append(f"Rules {rules_path} · {verdict} · {len(report.results)} rules, ", style="bold")
+    text.append(f"{failures} failure{'s' if failures != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}\n",
+                style="bold")
+    for result in report.results:
+        if result.passed:
+            word, style = "PASS", "green"
+        else:
+            word, style = ("FAIL", "bold red") if result.severity == "error" else ("WARN", "yellow")
+        text.append(f"{word:<4}", style=style)
+        text.append(f" {result.rule_id} ({result.severity}) — {result.message}\n")
+        evidence = evidence_text(result.evidence)
+        if evidence:
+            text.append(f"     evidence: {evidence}\n", style="dim")
+    return text
+
+
+def trace_tab(
+    trace: AgentTrace | None,
+    report: GateReport | None,
+    rules: RuleSetLoad | None,
+    rules_path: Path | None,
+    *,
+    selected: str | None = None,
+    running: bool = False,
+) -> Text:
+    if trace is None:
+        return Text("No run yet: the trace appears here as the run goes (c runs, n steps).")
+    body = rules_text(report, rules, rules_path)
+    body.append("\n")
+    body.append_text(steps_text(trace, selected=selected, running=running))
+    return body
