@@ -39,8 +39,9 @@ async def test_step_through_retry_attempt_by_attempt(h):
         stop = await next_stop(pilot, app, h, "n", stop.seq)
         assert (stop.point, stop.node_path, stop.attempt) == ("before-attempt", "fetch", 1)
         calls = body(app, "attempts")
-        assert "fetch  attempt 1: failed — 503 service unavailable (transient)" in calls
-        assert "backoff 1000ms" in calls
+        assert "── fetch attempt 1 ✗" in calls and "error: 503 service unavailable" in calls
+        assert 'transient: matched "503"' in calls
+        assert "retried after a 1000 ms backoff" in calls
         assert "attempt 2" not in calls  # the second attempt has not started yet
 
         stop = await next_stop(pilot, app, h, "n", stop.seq)
@@ -49,7 +50,7 @@ async def test_step_through_retry_attempt_by_attempt(h):
         assert stop is not None and stop.phase_id != "fetch"  # the cursor follows the pause...
         app.query_one(DagTree).select_phase("fetch")  # ...so go back to fetch to read its calls
         await pilot.pause()
-        assert "fetch  attempt 2: ok" in body(app, "attempts")
+        assert "── fetch attempt 2 ✓" in body(app, "attempts")
 
 
 async def test_step_through_onblock_rounds(h):
@@ -65,7 +66,7 @@ async def test_step_through_onblock_rounds(h):
             if (stop.point, stop.round) == ("after-verdict", 0):
                 app.query_one(DagTree).select_phase("review")
                 await pilot.pause()
-                assert "round 0: block (task) — needs sources" in body(app, "gate")
+                assert "BLOCK (source: task) — needs sources" in body(app, "gate")
                 assert "Gate verdict: block — needs sources" in body(app, "overview")
             stop = await next_stop(pilot, app, h, "n", stop.seq)
         points = [(p, pid, r) for p, pid, r, _ in tree_stops]

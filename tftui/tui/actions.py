@@ -42,6 +42,11 @@ VERBS: tuple[Verb, ...] = (
     ),
     Verb("rerun_gate", "r", "Re-run", "Re-run the selected gate against the current upstream state.", "rerun_gate"),
     Verb("edit_guard", "e", "Guard", "Edit the selected phase's `when` guard for this session.", "edit_guard"),
+    Verb("what_if", "w", "What-if", "What-if on the selected gate: change threshold/weights/scorers, see the verdict (no model call).", "what_if", footer=False),
+    Verb("gate_prev", "comma", "Prev eval", "Gate tab: show the selected gate's previous evaluation (attempt, onBlock round, re-run).", "gate_prev", footer=False),
+    Verb("gate_next", "full_stop", "Next eval", "Gate tab: show the selected gate's next evaluation.", "gate_next", footer=False),
+    Verb("toggle_diff", "D", "Diff", "Calls tab: toggle a diff of each output against the previous attempt/round.", "toggle_diff", footer=False),
+    Verb("data_breakpoint", "B", "Data brk", "Add or remove a data breakpoint: stop when a condition ({phase.attempt} >= 2) turns true.", "data_breakpoint", footer=False),
     Verb(
         "rerun_stale",
         "u",
@@ -93,6 +98,8 @@ _KEY_NAMES = {
     "question_mark": "?",
     "right_square_bracket": "]",
     "left_square_bracket": "[",
+    "comma": ",",
+    "full_stop": ".",
 }
 
 

@@ -26,6 +26,7 @@ from tftui.engine.state import RunState, apply
 from tftui.flow.model import Flow
 from tftui.tui import actions, present
 from tftui.tui.commands import VerbCommands
+from tftui.tui.gatetools import GateToolsMixin
 from tftui.tui.journaling import journaled_run
 from tftui.tui.keymap import configured_theme, keymap_from_config, read_config, save_theme
 from tftui.tui.messages import EngineEvents, EventBatcher, FlowChanged, RunEnded
@@ -41,7 +42,7 @@ from tftui.tui.widgets.phase_detail import PhaseDetail
 EVENT_CHUNK = 250  # engine events applied per UI step
 
 
-class TftuiApp(VerbsMixin, ReloadMixin, TraceTabMixin, App[int]):
+class TftuiApp(VerbsMixin, ReloadMixin, GateToolsMixin, TraceTabMixin, App[int]):
     CSS_PATH = str(Path(__file__).parent / "styles" / "app.tcss")  # absolute: subclasses live elsewhere
     TITLE = "tftui"
     BINDINGS = [*actions.bindings(), Binding("ctrl+c", "quit", "Quit", show=False, priority=True)]
@@ -233,6 +234,7 @@ class TftuiApp(VerbsMixin, ReloadMixin, TraceTabMixin, App[int]):
                 tree.select_phase(new_paused)
         tree.refresh_phases(touched)
         self.query_one(EventLog).add_events(events)
+        self.record_tool_events(events)  # gate history + attempts timeline (gatetools)
         self.record_trace_events(events)  # the Trace tab (trace_tab)
         self.refresh_header()
         if tree.selected_phase() in touched:
@@ -286,6 +288,9 @@ class TftuiApp(VerbsMixin, ReloadMixin, TraceTabMixin, App[int]):
         parts.append(spend)
         if self.stale:
             parts.append(f"{len(self.stale)} stale (u)")
+        data_bp = self.data_breakpoint_header()
+        if data_bp:
+            parts.append(data_bp)
         self.query_one("#run-header", Static).update(" · ".join(parts))
 
     def show_selected(self) -> None:
@@ -332,6 +337,7 @@ class TftuiApp(VerbsMixin, ReloadMixin, TraceTabMixin, App[int]):
             self.state = RunState(flow_name=self.flow.name)
             self.stale.clear()
             self.query_one(EventLog).reset()
+            self.reset_tool_events()
             tree = self.query_one(DagTree)
             tree.state = self.state
             tree.paused_at = None

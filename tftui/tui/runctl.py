@@ -45,6 +45,7 @@ class RunController:
         self.breakpoints: set[str] = set()
         self.guard_overrides: dict[str, str] = {}
         self.break_on_failure = False  # `f` toggles: stop on a failed attempt/phase or a block
+        self.data_breakpoints: list[str] = []  # condition-language expressions (`B`), in order added
         self.debugger: Any | None = None
         self.running = False  # set by the UI when it starts a run, cleared when the worker ended
         self.approver: Callable[..., Awaitable[Any]] | None = None
@@ -60,6 +61,8 @@ class RunController:
             _call(dbg, "set_breakpoint", pid)
         for pid, expr in self.guard_overrides.items():
             _call(dbg, "set_guard_override", pid, expr)
+        for expr in self.data_breakpoints:
+            _call(dbg, "add_data_breakpoint", expr)
         _set(dbg, "break_on_failure", self.break_on_failure)
         _set(dbg, "break_on_block", self.break_on_failure)
         return dbg
@@ -164,6 +167,23 @@ class RunController:
         else:
             self.guard_overrides[pid] = expr
             self._in_engine("set_guard_override", pid, expr)
+
+    def add_data_breakpoint(self, expr: str) -> str | None:
+        """Add a data breakpoint (this run and later ones); the syntax error message if it does not parse."""
+        from tftui.lang.condition import syntax_error
+
+        error = syntax_error(expr)
+        if error is not None:
+            return f"{error.message} (at column {error.position + 1})"
+        if expr not in self.data_breakpoints:
+            self.data_breakpoints.append(expr)
+            self._in_engine("add_data_breakpoint", expr)
+        return None
+
+    def remove_data_breakpoint(self, expr: str) -> None:
+        if expr in self.data_breakpoints:
+            self.data_breakpoints.remove(expr)
+            self._in_engine("remove_data_breakpoint", expr)
 
     def fast_forward(self) -> int:
         """Skip the backoff wait in progress and every later one in this run. Returns waits cut short."""

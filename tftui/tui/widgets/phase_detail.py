@@ -99,7 +99,7 @@ class PhaseDetail(Vertical):
     def text(self, tab: str) -> str:
         """The plain text a tab shows for the current phase (gate: report, then judge)."""
         if tab == "gate":
-            report, judge = detail_text.gate(self.shown.state)
+            report, judge = self._gate_panes()
             return f"{report.plain}\n{judge.plain}"
         return self._tab_text(tab).plain
 
@@ -126,15 +126,29 @@ class PhaseDetail(Vertical):
         if tab == "output":
             return detail_text.output(s.spec, s.state)
         if tab == "attempts":
-            return detail_text.attempts(s.state)
+            calls_tab = getattr(self.app, "calls_tab_text", None)  # the attempts timeline (gatetools)
+            return calls_tab(s.pid) if calls_tab is not None else detail_text.attempts(s.state)
         return detail_text.raw(s.state)
+
+    def _gate_panes(self) -> tuple[Text, Text]:
+        """The app's evaluation history (gatetools) when it has one, else the folded state."""
+        panes = getattr(self.app, "gate_tab_panes", None)
+        if panes is not None and self.shown.pid is not None:
+            width = self.size.width or 80
+            side_by_side = self.app.size.width >= 100  # app.tcss: `.-narrow #gate-row` stacks the panes
+            return panes(self.shown.pid, (width // 2 if side_by_side else width) - 2)
+        return detail_text.gate(self.shown.state)
+
+    def on_resize(self, _event: object) -> None:
+        if self.active == "gate":  # the scorer table's columns depend on the pane width
+            self._render_active()
 
     def _render_active(self) -> None:
         tab = self.active
         body = self.query_one("#detail-body", Static)
         gate_row = self.query_one("#gate-row")
         if tab == "gate" and self.shown.pid is not None:
-            report, judge = detail_text.gate(self.shown.state)
+            report, judge = self._gate_panes()
             self.query_one("#gate-report", Static).update(report)
             self.query_one("#gate-judge", Static).update(judge)
             body.display = False

@@ -1,0 +1,202 @@
+"""`w` on a gate: what-if. Change the threshold, a weight or a scorer's value/pattern/min/max
+and see, as you type, whether the verdict would flip — no runner call, zero tokens
+(`tftui.engine.whatif.what_if_gate`). ctrl+w writes the values into the flow file
+(`apply_score_edit_to_source` + `save_edit`, which refuses when the file changed on disk).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Static
+
+from tftui.engine.whatif import REMOVE, ScoreOverrides, WhatIfResult, apply_score_edit_to_source, what_if_gate
+from tftui.flow.save import save_edit
+from tftui.lang.values import js_number_str, js_to_number
+from tftui.tui.screens.modals import MODAL_CSS
+
+# The scorer fields the form offers, by scorer type (strings vs numbers).
+TEXT_FIELDS = {"contains": ("value",), "exact-match": ("value",), "regex": ("pattern",)}
+NUMBER_FIELDS = {"length-range": ("min", "max")}
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return js_number_str(value)
+    return str(value)
+
+
+def form_fields(score: Mapping) -> list[tuple[str, str, str]]:
+    """(key, label, initial text) for every editable value of a score block."""
+    scorers = [s for s in score.get("scorers") or [] if isinstance(s, Mapping)]
+    names = [str(s.get("name") or s.get("type") or f"scorer {i}") for i, s in enumerate(scorers)]
+    out = [("threshold", "threshold", _shown(score.get("threshold")))]
+    weights = score.get("weights") if isinstance(score.get("weights"), list) else []
+    for i, w in enumerate(weights):
+        who = names[i] if i < len(names) else "judge" if score.get("judge") is not None else f"#{i}"
+        out.append((f"weight-{i}", f"weight {who}", _shown(w)))
+    for i, scorer in enumerate(scorers):
+        kind = str(scorer.get("type"))
+        for name in TEXT_FIELDS.get(kind, ()) + NUMBER_FIELDS.get(kind, ()):
+            out.append((f"s{i}-{name}", f"{names[i]}.{name}", _shown(scorer.get(name))))
+    return out
+
+
+def overrides_from_form(score: Mapping, values: Mapping[str, str]) -> tuple[ScoreOverrides, list[str]]:
+    """Only the values that differ from the file become overrides; bad numbers become errors."""
+    ov = ScoreOverrides()
+    errors: list[str] = []
+    initial = {key: text for key, _label, text in form_fields(score)}
+    labels = {key: label for key, label, _text in form_fields(score)}
+    for key, text in values.items():
+        if key not in initial or text == initial[key]:
+            continue
+        field = key.split("-", 1)[1] if key.startswith("s") and "-" in key else ""
+        wants_number = key == "threshold" or key.startswith("weight-") or field in ("min", "max")
+        if wants_number:
+            if not text.strip():
+                if field:  # an emptied min/max: remove the bound
+                    ov.scorers.setdefault(int(key[1:].split("-")[0]), {})[field] = REMOVE
+                    continue
+                errors.append(f"{labels[key]}: enter a number")
+                continue
+            number = js_to_number(text)
+            if number is None:
+                errors.append(f"{labels[key]}: {text!r} is not a number")
+                continue
+            value: Any = int(number) if float(number).is_integer() and field else number
+        else:
+            value = text
+        if key == "threshold":
+            ov.threshold = value
+        elif key.startswith("weight-"):
+            ov.weights[int(key.split("-")[1])] = value
+        else:
+            ov.scorers.setdefault(int(key[1:].split("-")[0]), {})[field] = value
+    return ov, errors
+
+
+def result_text(result: WhatIfResult | None, errors: list[str]) -> Text:
+    out = Text()
+    if errors:
+        for e in errors:
+            out.append(f"✗ {e}\n", style="bold red")
+        return out
+    if result is None:
+        return out
+    out.append("before: ", style="bold")
+    out.append(f"{(result.before_verdict or '?').upper()} ({result.before_source}) — {result.before_line}\n")
+    if result.errors:
+        out.append(f"✗ {result.summary}\n", style="bold red")
+        return out
+    after = (result.after_verdict or "?").upper() if result.after_verdict else "UNKNOWN"
+    out.append("after:  ", style="bold")
+    out.append(f"{after} ({result.after_source}) — {result.after_line}\n")
+    style = "bold yellow" if result.needs_llm else "bold green" if not result.flips else "bold magenta"
+    out.append(f"→ {result.summary}\n", style=style)
+    out.append(f"judge would be asked: {'yes' if result.needs_llm else 'no'} (what-if never calls a model)\n")
+    if result.estimate_line:
+        out.append(f"estimate {result.estimate_line}\n", style="italic")
+    return out
+
+
+class WhatIfScreen(ModalScreen[None]):
+    CSS = MODAL_CSS + """
+    WhatIfScreen { align: center middle; }
+    WhatIfScreen #whatif-form { height: auto; max-height: 9; }
+    WhatIfScreen .whatif-row { height: 1; }
+    WhatIfScreen .whatif-row Label { width: 30; }
+    WhatIfScreen .whatif-row Input { width: 1fr; height: 1; border: none; padding: 0 1; }
+    WhatIfScreen #whatif-result { height: auto; }
+    WhatIfScreen #whatif-status { height: auto; }
+    """
+    BINDINGS = [
+        Binding("ctrl+w", "write", "Write to file", priority=True),
+        Binding("escape", "close", "Close"),
+    ]
+
+    def __init__(self, phase: Any, ctx: Any, previous: Any, *, flow_path: str | None, flow_text: str | None) -> None:
+        super().__init__()
+        self.phase = phase
+        self.ctx = ctx
+        self.previous = previous
+        self.flow_path = flow_path
+        self.flow_text = flow_text
+        score = getattr(phase, "score", None)
+        self.score: Mapping = score if isinstance(score, Mapping) else {}
+        self.result: WhatIfResult | None = None
+        self.errors: list[str] = []
+        self.overrides = ScoreOverrides()
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="modal-box"):
+            yield Static(f"What-if — {self.phase.id} (no model call, zero tokens)", classes="modal-title", markup=False)
+            with VerticalScroll(id="whatif-form"):
+                if not self.score:
+                    yield Static("This gate has no score block: nothing to change here.", markup=False)
+                for key, label, text in form_fields(self.score):
+                    with Horizontal(classes="whatif-row"):
+                        yield Label(label, markup=False)
+                        yield Input(value=text, id=f"wi-{key}")
+            yield Static(id="whatif-result", markup=False)
+            yield Static(id="whatif-status", markup=False)
+            with Horizontal(classes="modal-buttons"):
+                yield Button("Write to file", id="write")
+                yield Button("Close", id="close")
+            yield Static("ctrl+w writes the changed values into the flow file · esc closes", classes="modal-hint")
+
+    def on_mount(self) -> None:
+        inputs = self.query(Input)
+        if inputs:
+            inputs.first().focus()
+        self.recompute()
+
+    def values(self) -> dict[str, str]:
+        return {inp.id[3:]: inp.value for inp in self.query(Input) if inp.id and inp.id.startswith("wi-")}
+
+    def recompute(self) -> None:
+        self.overrides, self.errors = overrides_from_form(self.score, self.values())
+        self.result = None if self.errors else what_if_gate(self.phase, self.ctx, self.overrides, previous=self.previous)
+        self.query_one("#whatif-result", Static).update(result_text(self.result, self.errors))
+
+    def on_input_changed(self, _event: Input.Changed) -> None:
+        if self.is_mounted:
+            self.recompute()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "write":
+            self.action_write()
+        else:
+            self.action_close()
+
+    def action_write(self) -> None:
+        status = self.query_one("#whatif-status", Static)
+        if self.errors or (self.result is not None and self.result.errors):
+            status.update("Not written: fix the values first.")
+            return
+        if self.overrides.empty:
+            status.update("Nothing changed: no write.")
+            return
+        if self.flow_path is None or self.flow_text is None:
+            status.update("Not written: this flow has no file.")
+            return
+        edit = apply_score_edit_to_source(self.flow_text, self.phase.id, self.overrides)
+        saved = save_edit(self.flow_path, self.flow_text, edit.text, edit.error)
+        if saved.ok:
+            self.flow_text = edit.text
+            status.update(f"Written to {self.flow_path} — the reload marks {self.phase.id} stale (r re-runs it).")
+        else:
+            status.update(f"Not written: {saved.error}")
+
+    def action_close(self) -> None:
+        self.dismiss(None)

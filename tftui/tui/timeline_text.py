@@ -1,0 +1,112 @@
+"""The Calls tab's text (pure): every attempt of a phase and, for gates, the onBlock rounds.
+
+Built from `tftui.engine.timeline.PhaseTimeline` (events, so re-runs and onBlock rounds
+keep every attempt). Each attempt shows its prompt, output, error, whether it was
+transient and why, and the backoff waited after it. The diff view (`D`) replaces the
+bodies with a unified diff of each output against the previous attempt of the same
+node, and of each onBlock round's output against the previous round.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from tftui.engine.timeline import AttemptRow, PhaseTimeline, RoundInfo, output_diff
+
+PROMPT_LINES = 8  # the full prompt is in the Prompt tab
+
+
+def _block(label: str, text: str | None, out: Text, *, max_lines: int | None = None, style: str = "") -> None:
+    if text is None:
+        return
+    lines = text.splitlines() or [""]
+    shown = lines if max_lines is None else lines[:max_lines]
+    out.append(f"   {label}: ", style="bold")
+    out.append(shown[0] + "\n", style=style)
+    for line in shown[1:]:
+        out.append(f"      {line}\n", style=style)
+    if len(lines) > len(shown):
+        out.append(f"      … ({len(lines) - len(shown)} more lines; full text in the Prompt tab)\n", style="dim")
+
+
+def _mark(row: AttemptRow) -> str:
+    return "✓" if row.status == "ok" else "✗" if row.status == "failed" else "…"
+
+
+def _attempt_head(row: AttemptRow) -> str:
+    where = []
+    if row.run:
+        where.append(f"run {row.run + 1}")
+    if row.round:
+        where.append(f"onBlock round {row.round}")
+    extra = f"  ({', '.join(where)})" if where else ""
+    return f"── {row.label} {_mark(row)}{extra}\n"
+
+
+def _attempt_body(row: AttemptRow, out: Text) -> None:
+    if row.error:
+        out.append("   error: ", style="bold")
+        out.append(row.error + "\n", style="red")
+        why = row.transient_why or ("transient" if row.transient else "not transient")
+        out.append(f"   {why}\n")
+    if row.will_retry or row.backoff_ms is not None:
+        waited = f" after a {row.backoff_ms} ms backoff" if row.backoff_ms is not None else ""
+        out.append(f"   → retried{waited}\n")
+    _block("prompt", row.prompt, out, max_lines=PROMPT_LINES, style="dim")
+    if row.output:
+        _block("output", row.output, out)
+
+
+def _round_line(info: RoundInfo) -> str:
+    text = f"   evaluation {info.number}{info.glyph}"
+    if info.round:
+        text += f" (onBlock round {info.round})"
+    if info.reason:
+        text += f" — started because: {info.reason}"
+    elif info.round:
+        text += " — started because the previous evaluation blocked (no reason given)"
+    if info.rerun:
+        text += f"; re-ran {', '.join(info.rerun)}"
+    return text + "\n"
+
+
+def _diff_text(before: str | None, after: str | None, label_a: str, label_b: str, out: Text) -> None:
+    diff = output_diff(before, after, label_a=label_a, label_b=label_b)
+    if not diff:
+        out.append(f"   (same output as {label_a})\n", style="italic")
+        return
+    for line in diff.splitlines():
+        style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
+        out.append(f"   {line}\n", style=style)
+
+
+def calls(timeline: PhaseTimeline, *, diff: bool = False) -> Text:
+    out = Text()
+    if not timeline.attempts and not timeline.rounds:
+        out.append("(no calls yet)\n", style="italic")
+        return out
+    mode = "diff vs the previous attempt (D: full view)" if diff else "D: diff vs the previous attempt"
+    out.append(f"Attempts: {len(timeline.attempts)}   ", style="bold")
+    out.append(mode + "\n", style="dim")
+    if timeline.rounds:
+        out.append(f"Rounds: {timeline.strip}\n", style="bold")
+        latest = max(r.run for r in timeline.rounds)
+        for info in timeline.rounds:
+            if info.run == latest:
+                out.append(_round_line(info))
+    previous: dict[str, AttemptRow] = {}
+    for row in timeline.attempts:
+        out.append(_attempt_head(row), style="bold")
+        before = previous.get(row.node_path)
+        if diff and before is not None:
+            if row.error:
+                out.append(f"   error: {row.error}\n", style="red")
+            _diff_text(before.output or before.error, row.output or row.error, before.label, row.label, out)
+        else:
+            _attempt_body(row, out)
+        previous[row.node_path] = row
+    if diff and len(timeline.rounds) > 1:
+        out.append("── onBlock round outputs\n", style="bold")
+        for a, b in zip(timeline.rounds, timeline.rounds[1:], strict=False):
+            _diff_text(a.output, b.output, f"evaluation {a.number}", f"evaluation {b.number}", out)
+    return out
