@@ -132,3 +132,65 @@ def _editor_open(h, app):
 def test_guard_editor_snapshot(h, snap_compare, size):
     app = h.make_app(h.FIXTURES / "guarded.json")
     assert snap_compare(app, terminal_size=size, run_before=_editor_open(h, app))
+
+
+# -- cassette mode ---------------------------------------------------------------------
+def _record(h, tmp_path: Path, flow: str = "guarded.json") -> Path:
+    """A journaled `tftui run` of a fixture flow: the recording cassettes and replays read."""
+    from tftui.cli import main
+
+    runs = tmp_path / "runs"
+    assert main(["run", str(h.FIXTURES / flow), "--runs-dir", str(runs), "-q"]) == 0
+    (run_dir,) = [p for p in runs.iterdir() if p.is_dir()]
+    return run_dir
+
+
+@pytest.fixture
+def recorded(h, tmp_path: Path) -> Path:
+    return _record(h, tmp_path)  # outside the test's event loop (`tftui run` starts its own)
+
+
+async def test_cassette_tui_makes_no_runner_calls_when_nothing_changed(h, recorded: Path):
+    from tftui.agents.cassette import CassetteRunner
+
+    live = ScriptedRunner.from_file(h.FIXTURES / "guarded.replies.json")
+    cassette = CassetteRunner(recorded, live)
+    app = h.make_app(h.FIXTURES / "guarded.json", runner=cassette)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        assert live.calls == []
+        assert (cassette.replayed, cassette.live) == (2, 0)
+        assert h.statuses(app)["deep-audit"] == "done"
+        assert app.state.phases["deep-audit"].output == "Audit: add a test."
+        assert "cassette 2 replayed/0 live" in str(app.query_one("#run-header").render())
+
+
+def test_cassette_run_from_zero_calls_then_only_the_changed_phase(h, tmp_path: Path, monkeypatch, capsys):
+    import tftui.commands.run_exec as run_exec
+    from tftui.cli import main
+
+    run_dir = _record(h, tmp_path)
+    live = ScriptedRunner.from_file(h.FIXTURES / "guarded.replies.json")
+    monkeypatch.setattr(run_exec, "select_runner", lambda *_a, **_k: live)
+    capsys.readouterr()
+    assert main(["run", str(h.FIXTURES / "guarded.json"), "--no-journal", "--from", str(run_dir)]) == 0
+    out = capsys.readouterr()
+    assert live.calls == []
+    assert out.out == "Audit: add a test.\n"
+    assert "cassette: 2 replayed, 0 live (470 recorded tokens not spent again)" in out.err
+
+    edited = tmp_path / "guarded.json"  # the deep-audit prompt changes: only that call goes live
+    edited.write_text((h.FIXTURES / "guarded.json").read_text().replace("Deep-dive.", "Deep dive."))
+    assert main(["run", str(edited), "--no-journal", "--from", str(run_dir)]) == 0
+    assert [c.node_path for c in live.calls] == ["deep-audit"]
+    assert "cassette: 1 replayed, 1 live" in capsys.readouterr().err
+
+
+def test_from_names_a_missing_recording(h, tmp_path: Path, capsys):
+    from tftui.cli import main
+
+    missing = str(tmp_path / "nope")
+    assert main(["run", str(h.FIXTURES / "guarded.json"), "--no-journal", "--from", missing]) == 2
+    assert f"--from {missing}: no such run directory, run id or bundle" in capsys.readouterr().err
+    assert main([str(h.FIXTURES / "guarded.json"), "--from", missing]) == 2

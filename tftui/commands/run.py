@@ -29,9 +29,15 @@ examples:
   tftui run flow.json --arg topic="release notes" --arg limit:=3
   tftui run flow.json --replies answers.json --json > result.json
   tftui run flow.json --resume 20261130-041500-ab12
+  tftui run flow.json --from repro.tftui.zip       cassette: re-run at zero tokens
   tftui runs                       list recorded runs
 
 --arg NAME=VALUE passes a string; NAME:=JSON passes a typed JSON value.
+
+--from RUN_DIR|BUNDLE (cassette mode): a call whose node path and prompt are
+byte-identical to one the recording made gets the recorded answer, at zero tokens;
+every other call goes to the runner chosen as above (with none configured, such a
+call fails naming its node path). A line on stderr counts replayed and live calls.
 
 exit codes:
   0    the run completed
@@ -57,6 +63,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     who.add_argument("--replies", metavar="FILE", help="scripted replies: node path -> replies")
     who.add_argument("--provider", metavar="NAME", help="an OpenAI-compatible provider from config.toml")
     who.add_argument("--agent-cmd", metavar="CMD", help="a CLI agent: prompt on stdin, answer on stdout")
+    parser.add_argument(
+        "--from",
+        dest="from_",
+        metavar="RUN_DIR|BUNDLE",
+        help="cassette mode: calls with an unchanged prompt get the recorded answer (zero tokens)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object with the result on stdout")
     parser.add_argument(
         "--approve", action="store_true", help="approve approval phases (headless default: reject)"

@@ -247,6 +247,9 @@ async def _drive(plan: Plan, runner: Any, journal: Any, progress: Progress, cloc
         from tftui.agents.select import close_runner
 
         await close_runner(runner)
+        live = getattr(runner, "live_runner", None)  # cassette mode: the wrapped runner pools connections
+        if live is not None and not hasattr(runner, "aclose"):
+            await close_runner(live)
         try:
             loop.remove_signal_handler(signal.SIGTERM)
         except (NotImplementedError, RuntimeError):
@@ -274,11 +277,21 @@ def execute(args: argparse.Namespace) -> int:
     done = _already_finished(plan, args)
     if done is not None:
         return done
+    cassette_from = getattr(args, "from_", None)
     try:
         runner = select_runner(args, plan.flow_path)
     except RunnerSelectionError as exc:
-        _err(f"tftui run: {exc}")
-        return EXIT_USAGE
+        if not cassette_from:
+            _err(f"tftui run: {exc}")
+            return EXIT_USAGE
+        runner = None  # cassette only: a call the recording lacks fails, naming its node path
+    if cassette_from:
+        from tftui.commands.open_flow import cassette_runner
+
+        runner, problem = cassette_runner(cassette_from, runner)
+        if problem:
+            _err(f"tftui run: {problem}")
+            return EXIT_USAGE
 
     progress = Progress(phase_types={p.id: p.type for p in plan.flow.phases}, quiet=args.quiet or args.json)
     if plan.resume_state is not None:
@@ -334,4 +347,7 @@ def execute(args: argparse.Namespace) -> int:
     plan.run_id = plan.run_id or result.run_id
     calls = plan.prior_calls + progress.calls
     _report(plan, args, state, result.status, result.final_output, calls, duration_ms)
+    if cassette_from and not args.quiet:
+        saved = runner.saved_usage.input + runner.saved_usage.output
+        _err(f"cassette: {runner.replayed} replayed, {runner.live} live ({saved} recorded tokens not spent again)")
     return exit_code_for(result.status)

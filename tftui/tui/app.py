@@ -288,6 +288,8 @@ class TftuiApp(VerbsMixin, ReloadMixin, GateToolsMixin, TraceTabMixin, App[int])
         parts.append(spend)
         if self.stale:
             parts.append(f"{len(self.stale)} stale (u)")
+        if hasattr(self.ctl.runner, "replayed") and hasattr(self.ctl.runner, "live"):  # cassette mode (--from)
+            parts.append(f"cassette {self.ctl.runner.replayed} replayed/{self.ctl.runner.live} live")
         data_bp = self.data_breakpoint_header()
         if data_bp:
             parts.append(data_bp)
