@@ -56,15 +56,20 @@ async def test_gate_tab_weighted_judge_decides(h):
         assert "PASS (source: judge) — status 'ok' is an acceptable success value" in left
         assert "combined 0.76 = (0.2·1 + 0.3·0 + 0.4·1 + 0.1·1 + 0.4·0.90 judge)/1.4 ≥ threshold 0.70 → pass" in left
         # the scorer table: the failing regex with its weight and detail
-        assert "  name              score weight" in left  # the pane is narrow: no type/pass columns
-        assert "✗ status-is-success 0     0.3" in left
-        assert 'regex: /"status"\\s*:\\s*"success"/ did not match' in left
+        # at 120 columns the judge pane goes below the scorer table, which keeps every column
+        assert "  name              type         pass score weight" in left
+        assert "✗ status-is-success regex        no   0     0.3" in left
+        assert '    /"status"\\s*:\\s*"success"/ did not match' in left
         # the exact prompt sent to the judge (task + fenced target + scorer report) and its raw reply
         assert "Judge prompt sent (check-response#judge)" in right
         assert "Is this a reasonable API response even if some checks failed?" in right
         assert "- [FAIL] status-is-success (regex)" in right and "Combined score: 0.500 (threshold 0.7)" in right
         assert '{"score": 0.9, "verdict": "pass"' in right
         assert detail.text("gate").count("evaluation 1/1") == 1
+        await pilot.resize_terminal(80, 24)  # narrow: the table drops its type and pass columns
+        await pilot.pause()
+        left = str(app.query_one("#gate-report").render())
+        assert "✗ status-is-success 0     0.3" in left and 'regex: /"status"' in left
 
 
 async def test_gate_tab_early_cutoff_skips_judge(h):

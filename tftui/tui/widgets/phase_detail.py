@@ -25,6 +25,8 @@ TABS = ("overview", "prompt", "output", "gate", "attempts", "raw", "trace")
 LABELS = {"overview": "Info", "prompt": "Prompt", "output": "Output", "gate": "Gate", "attempts": "Calls", "raw": "Raw",
           "trace": "Trace"}
 
+GATE_SIDE_BY_SIDE = 110  # detail width from which the gate tab shows scorers and judge side by side
+
 
 @dataclass
 class _Shown:
@@ -135,7 +137,9 @@ class PhaseDetail(Vertical):
         panes = getattr(self.app, "gate_tab_panes", None)
         if panes is not None and self.shown.pid is not None:
             width = self.size.width or 80
-            side_by_side = self.app.size.width >= 100  # app.tcss: `.-narrow #gate-row` stacks the panes
+            # Side by side only when each pane gets a readable width; else the judge goes below.
+            side_by_side = width >= GATE_SIDE_BY_SIDE
+            self.query_one("#gate-row").styles.layout = "horizontal" if side_by_side else "vertical"
             return panes(self.shown.pid, (width // 2 if side_by_side else width) - 2)
         return detail_text.gate(self.shown.state)
 
