@@ -136,3 +136,100 @@ async def test_T_jumps_to_the_trace_tab_and_back(h):
         assert detail.active == "trace"
         await pilot.press("T")
         assert detail.active == "prompt"
+
+
+def _children(tree, pid: str) -> list[str]:
+    node = next(n for n in tree._phase_nodes[pid] if not n._tftui_ref)
+    return [c.data for c in node.children if not c._tftui_ref]
+
+
+async def test_subflow_subtrees_and_graft_ids_in_the_tree(h, tmp_path):
+    from tftui.tui.widgets.dag_tree import DagTree
+
+    app = h.make_app(_subflow_workdir(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        tree = app.query_one(DagTree)
+        assert "fanout-draft" not in tree.phase_ids()  # grafted children exist only once they run
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        assert app.state.status == "completed"
+        labels = h.tree_labels(app)
+        # nested sub-flows: a subtree under the flow phase, with the child run's own statuses
+        assert _children(tree, "research") == ["research/points", "research/each"]
+        assert _children(tree, "execute") == ["execute/outline", "execute/write"]  # a generated `def`
+        assert labels["research/points"].startswith(" ✓ research/points agent")
+        assert labels["research/each"].startswith(" ✓ research/each map")
+        # graft mode: `<expandId>-<childId>` top-level phases, shown under the expand phase
+        assert _children(tree, "fanout") == ["fanout-draft", "fanout-polish"]
+        assert labels["fanout-polish"].startswith(" ✓ fanout-polish agent")
+        tree.select_phase("research/points")
+        await pilot.pause()
+        overview = app.query_one(PhaseDetail).text("overview")
+        assert overview.startswith("research/points  (agent)  DONE")
+
+
+async def test_nested_statuses_follow_the_child_run(h, tmp_path):
+    """A failing child phase shows failed inside the subtree while its flow phase fails too."""
+    flow_path = _subflow_workdir(tmp_path)
+    replies = json.loads((tmp_path / "subflow_race.replies.json").read_text())
+    replies["execute/write"] = [{"error": "model exploded", "exitCode": 1}]
+    (tmp_path / "subflow_race.replies.json").write_text(json.dumps(replies))
+    app = h.make_app(flow_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        got = {pid: h.tree_labels(app)[pid] for pid in ("execute", "execute/outline", "execute/write")}
+        assert "✓ execute/outline" in got["execute/outline"]
+        assert "✗ execute/write" in got["execute/write"]
+        assert "✗ execute flow" in got["execute"]
+
+
+async def test_step_into_a_subflow(h, tmp_path):
+    """Stepping walks into a sub-flow: pauses at `research/points` mark and select the nested node."""
+    from tftui.tui.widgets.dag_tree import DagTree
+
+    app = h.make_app(_subflow_workdir(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        tree = app.query_one(DagTree)
+        stops: list[str] = []
+        last = 0
+        for _ in range(12):
+            await pilot.press("n")
+            await h.settle(pilot, lambda seen=last: (app.state.paused is not None and app.state.paused.seq > seen)
+                           or app.last_result is not None)
+            paused = app.state.paused
+            if paused is None:
+                break
+            last = paused.seq
+            stops.append(paused.phase_id)
+            if "/" in paused.phase_id:
+                break
+        nested = stops[-1]
+        assert nested.startswith("research/"), stops
+        assert tree.paused_at == nested and tree.selected_phase() == nested
+        assert h.tree_labels(app)[nested].startswith("▶")
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        assert app.state.status == "completed"
+
+
+async def test_breakpoint_on_a_nested_phase(h, tmp_path):
+    from tftui.tui.widgets.dag_tree import DagTree
+
+    app = h.make_app(_subflow_workdir(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        tree = app.query_one(DagTree)
+        tree.select_phase("execute/write")
+        await pilot.press("b")
+        assert "execute/write" in app.ctl.breakpoints
+        await pilot.press("R")
+        await h.settle(pilot, lambda: app.state.paused is not None or (app.last_result is not None
+                                                                        and not app.ctl.running))
+        assert app.state.paused is not None and app.state.paused.phase_id == "execute/write"
+        assert tree.selected_phase() == "execute/write"
+        assert h.tree_labels(app)["execute/write"].startswith("▶")
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        assert app.state.status == "completed"

@@ -32,6 +32,7 @@ from tftui.tui.keymap import configured_theme, keymap_from_config, read_config, 
 from tftui.tui.messages import EngineEvents, EventBatcher, FlowChanged, RunEnded
 from tftui.tui.reload import ReloadMixin
 from tftui.tui.runctl import RunController
+from tftui.tui.subtree import state_at
 from tftui.tui.themes import DEFAULT_THEME, load_builtin_themes, status_colours
 from tftui.tui.trace_tab import TraceTabMixin
 from tftui.tui.verbs import VerbsMixin
@@ -237,7 +238,8 @@ class TftuiApp(VerbsMixin, ReloadMixin, GateToolsMixin, TraceTabMixin, App[int])
         self.record_tool_events(events)  # gate history + attempts timeline (gatetools)
         self.record_trace_events(events)  # the Trace tab (trace_tab)
         self.refresh_header()
-        if tree.selected_phase() in touched:
+        selected = tree.selected_phase()
+        if selected in touched or (selected and selected.split("/")[0] in touched):  # nested: via its parent
             self.show_selected()
 
     def on_run_ended(self, message: RunEnded) -> None:
@@ -302,7 +304,7 @@ class TftuiApp(VerbsMixin, ReloadMixin, GateToolsMixin, TraceTabMixin, App[int])
         self.query_one(PhaseDetail).show(
             pid,
             spec,
-            self.state.phases.get(pid) if pid else None,
+            state_at(self.state, pid) if pid else None,  # nested sub-flow phases too (`a/b`)
             stale=pid in self.stale if pid else False,
             breakpoint=pid in self.ctl.breakpoints if pid else False,
             guard_override=self.ctl.guard_overrides.get(pid) if pid else None,

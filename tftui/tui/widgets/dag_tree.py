@@ -18,6 +18,7 @@ from textual.widgets.tree import TreeNode
 from tftui.engine.state import RunState
 from tftui.flow.model import Flow
 from tftui.tui import present
+from tftui.tui.subtree import nested_children, parent_of, state_at
 from tftui.tui.tree_layout import TreeItem, build_tree
 
 
@@ -77,7 +78,7 @@ class DagTree(Tree[str]):
 
     # -- labels ---------------------------------------------------------------
     def label_for(self, phase_id: str, *, ref: bool = False) -> Text:
-        phase = self.state.phases.get(phase_id)
+        phase = state_at(self.state, phase_id)  # top-level, grafted or nested (`a/b`)
         status = present.display_status(phase, stale=phase_id in self.stale)
         colour = self.colours.get(status, "")
         text = Text(no_wrap=True, overflow="ellipsis")
@@ -117,13 +118,47 @@ class DagTree(Tree[str]):
         return text
 
     def refresh_phases(self, phase_ids: Iterable[str]) -> None:
-        """Set the labels of these phases' nodes (main and references) in place."""
-        for pid in phase_ids:
+        """Set the labels of these phases' nodes (main and references) in place; phases the
+        flow does not list (grafted, nested) get a node first, sub-runs their subtree."""
+        ids = list(phase_ids)
+        new = {pid for pid in ids if pid not in self._phase_nodes and state_at(self.state, pid) is not None}
+        if new:  # in the run's order (grafted children appear as they start), nested ids after
+            order = {pid: i for i, pid in enumerate(self.state.phases)}
+            for pid in sorted(new, key=lambda p: (p.count("/"), order.get(p, len(order)), p)):
+                self._ensure_node(pid)
+        for pid in ids:
             for node in self._phase_nodes.get(pid, ()):
                 node.set_label(self.label_for(pid, ref=getattr(node, "_tftui_ref", False)))
+            self._sync_nested(pid)
 
     def refresh_all(self) -> None:
-        self.refresh_phases(list(self._phase_nodes))
+        extra = [pid for pid in self.state.phases if pid not in self._phase_nodes]  # grafted children
+        self.refresh_phases([*self._phase_nodes, *extra])
+
+    # -- phases the flow does not list (see tftui.tui.subtree) -------------------
+    def _sync_nested(self, pid: str) -> None:
+        for child in nested_children(self.state, pid):
+            if child not in self._phase_nodes:
+                self._ensure_node(child)
+            for node in self._phase_nodes[child]:
+                node.set_label(self.label_for(child))
+            self._sync_nested(child)
+
+    def _ensure_node(self, pid: str) -> TreeNode[str]:
+        nodes = self._phase_nodes.get(pid)
+        if nodes:  # the main node, not a `↪ id` reference
+            return next((n for n in nodes if not getattr(n, "_tftui_ref", False)), nodes[0])
+        parent_id = parent_of(pid, self.flow)
+        parent = self._ensure_node(parent_id) if parent_id else self.root
+        # before the parent's `↪ id` references: a phase's own sub-phases come first
+        first_ref = next((c for c in parent.children if getattr(c, "_tftui_ref", False)), None)
+        node = parent.add_leaf(self.label_for(pid), data=pid, before=first_ref)
+        node._tftui_ref = False  # type: ignore[attr-defined]
+        self._phase_nodes[pid] = [node]
+        if parent is not self.root and not parent.allow_expand:
+            parent.allow_expand = True
+            parent.expand()
+        return node
 
     # -- selection ------------------------------------------------------------
     def selected_phase(self) -> str | None:
@@ -131,9 +166,8 @@ class DagTree(Tree[str]):
         return node.data if node is not None else None
 
     def select_phase(self, phase_id: str) -> None:
-        nodes = self._phase_nodes.get(phase_id)
-        if nodes:
-            self.move_cursor(nodes[0])
+        if phase_id in self._phase_nodes or state_at(self.state, phase_id) is not None:
+            self.move_cursor(self._ensure_node(phase_id))
 
     def phase_ids(self) -> list[str]:
         return list(self._phase_nodes)

@@ -1,0 +1,54 @@
+"""Sub-flows and grafted expand children in the DAG tree (pure; no Textual).
+
+Node ids follow the engine's naming, so pauses, breakpoints and the event log line up:
+- a nested sub-flow's phase (`flow` phases, `expand` in nested mode) is `<parent>/<child>`,
+  deeper levels add segments (`research/inner/points`); its state is the parent's
+  `PhaseState.sub` (a RunState folded from SubflowEvents), looked up segment by segment;
+- a grafted expand child is the top-level phase `<expandId>-<childId>` (not in the flow,
+  not in `RunStarted.phase_ids`): it is shown under its expand phase as it appears.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tftui.engine.state import PhaseState, RunState
+
+
+def state_at(state: RunState | None, phase_id: str) -> PhaseState | None:
+    """The state of a top-level, grafted or nested (`a/b/c`) phase; None when unknown."""
+    if state is None:
+        return None
+    found = state.phases.get(phase_id)
+    if found is not None or "/" not in phase_id:
+        return found
+    head, *rest = phase_id.split("/")
+    current = state.phases.get(head)
+    for part in rest:
+        if current is None or current.sub is None:
+            return None
+        current = current.sub.phases.get(part)
+    return current
+
+
+def nested_children(state: RunState | None, phase_id: str) -> list[str]:
+    """Ids of the phases of `phase_id`'s sub-run (one level), in the child run's order."""
+    phase = state_at(state, phase_id)
+    if phase is None or phase.sub is None:
+        return []
+    return [f"{phase_id}/{child}" for child in phase.sub.phases]
+
+
+def parent_of(phase_id: str, flow: Any) -> str | None:
+    """Where a phase that is not in the flow's tree hangs: its sub-flow parent (`a/b` -> `a`),
+    or the graft-mode expand phase whose id prefixes it (`fanout-draft` -> `fanout`, the
+    longest such id when several match); None: a top-level node."""
+    if "/" in phase_id:
+        return phase_id.rsplit("/", 1)[0]
+    best: str | None = None
+    for phase in getattr(flow, "phases", None) or ():
+        if phase.type != "expand" or getattr(phase, "mode", "nested") != "graft":
+            continue
+        if phase_id.startswith(phase.id + "-") and (best is None or len(phase.id) > len(best)):
+            best = phase.id
+    return best
