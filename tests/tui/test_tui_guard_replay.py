@@ -194,3 +194,98 @@ def test_from_names_a_missing_recording(h, tmp_path: Path, capsys):
     assert main(["run", str(h.FIXTURES / "guarded.json"), "--no-journal", "--from", missing]) == 2
     assert f"--from {missing}: no such run directory, run id or bundle" in capsys.readouterr().err
     assert main([str(h.FIXTURES / "guarded.json"), "--from", missing]) == 2
+
+
+# -- time travel -------------------------------------------------------------------------
+def _header(app) -> str:
+    return str(app.query_one("#run-header").content)
+
+
+def _status(app) -> dict[str, str]:
+    return {pid: str(st.status) for pid, st in app.state.phases.items()}
+
+
+async def test_replay_steps_forward_then_back_to_the_earlier_state(h, recorded: Path):
+    from tftui.engine import events as ev
+    from tftui.tui.replay_app import ReplayApp, open_replay_app
+    from tftui.tui.widgets.phase_detail import PhaseDetail
+
+    app, problem = open_replay_app(recorded)
+    assert problem is None and isinstance(app, ReplayApp)
+    n = len(app.replay)
+    finished = next(i + 1 for i, e in enumerate(app.replay.events)
+                    if isinstance(e, ev.PhaseFinished) and e.phase_id == "deep-audit")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert _header(app).startswith(f"REPLAY event {n}/{n} · guarded · COMPLETED")  # opens at the end
+        await pilot.press("g")
+        await pilot.pause()
+        assert _header(app).startswith(f"REPLAY event 0/{n} · guarded · READY")
+        assert _status(app) == {}
+        app.query_one(DagTree).select_phase("deep-audit")
+        await pilot.press("right_curly_bracket")  # `}`: to the end of the selected phase
+        await pilot.pause()
+        assert app.position == finished
+        assert _header(app).startswith(f"REPLAY event {finished}/{n} · guarded · RUNNING")
+        detail = app.query_one(PhaseDetail)
+        assert "Audit: add a test." in detail.text("output")
+        assert app.query_one("#log").lines[-1] == "deep-audit: done"
+        await pilot.press("n", "n")  # forward past the finish ...
+        await pilot.pause()
+        assert app.position == finished + 2
+        await pilot.press("N", "N", "N")  # ... and back to before it
+        await pilot.pause()
+        assert app.position == finished - 1
+        assert _status(app)["deep-audit"] == "running"
+        assert "Audit: add a test." not in detail.text("output")
+        assert app.query_one("#log").lines[-1] != "deep-audit: done"
+        assert _header(app).startswith(f"REPLAY event {finished - 1}/{n}")
+        await pilot.press("left_curly_bracket")  # `{`: to its start
+        await pilot.pause()
+        assert isinstance(app.replay.events[app.position - 1], ev.PhaseStarted)
+        await pilot.press("G")
+        await pilot.pause()
+        assert _status(app)["quick-summary"] == "skipped"
+
+
+async def test_replay_disables_run_controls(h, recorded: Path):
+    from tftui.tui.replay_app import open_replay_app
+
+    app, _ = open_replay_app(recorded)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        before = _status(app)
+        for key in ("c", "r", "e", "u", "R"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert "Replay is read-only" in [n.message for n in app._notifications][-1]
+        assert not app.ctl.running and _status(app) == before
+
+
+def test_replay_of_a_missing_source_is_an_error(tmp_path: Path):
+    from tftui.tui.replay_app import open_replay_app
+
+    app, problem = open_replay_app(tmp_path / "nope")
+    assert app is None and "no such run directory or bundle file" in problem
+
+
+async def test_export_verb_writes_a_bundle_of_the_tui_run(h, tmp_path: Path):
+    from tftui.bundle import open_bundle
+
+    app = h.make_app(h.FIXTURES / "guarded.json", runs_root=tmp_path / "runs")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        await pilot.press("x")
+        await h.settle(pilot, lambda: bool(app.screen.query(Input)))
+        assert app.screen.query_one(Input).value == f"{app.run_dir.name}.tftui.zip"
+        app.screen.query_one(Input).value = str(tmp_path / "repro.tftui.zip")
+        await pilot.press("enter")
+        await h.settle(pilot, lambda: (tmp_path / "repro.tftui.zip").exists())
+    from tftui.engine.replay import load_recording
+
+    recording = open_bundle(tmp_path / "repro.tftui.zip")
+    journaled = load_recording(app.run_dir).events
+    assert len(recording.events) > 10
+    assert [e.kind for e in recording.events] == [e.kind for e in journaled]
+    assert recording.flow_text == (h.FIXTURES / "guarded.json").read_text(encoding="utf-8")

@@ -70,6 +70,7 @@ VERBS: tuple[Verb, ...] = (
     Verb("prev_tab", "left_square_bracket", "Prev tab", "Show the previous detail tab.", "prev_tab", footer=False),
     Verb("trace_tab", "T", "Trace", "Show the run's trace and rule results (Trace tab); again: back.", "trace_tab", footer=False),
     Verb("cycle_theme", "t", "Theme", "Switch to the next colour theme (saved to config.toml).", "cycle_theme", footer=False),
+    Verb("export_bundle", "x", "Export", "Export the last run as a repro bundle (.tftui.zip: flow, journal, trace, answers).", "export_bundle", footer=False),
     Verb("help", "question_mark", "Help", "Show every key and what it does.", "help"),
     Verb("quit", "q", "Quit", "Quit tftui (the terminal is restored).", "quit", priority=True),
 )

@@ -154,6 +154,41 @@ class VerbsMixin:
             done,
         )
 
+    def action_export_bundle(self) -> None:
+        if self.ctl.running:
+            self.notify("Export once the run has ended (the journal is complete then).")
+            return
+        self.export_run_dir(getattr(self, "run_dir", None))
+
+    def export_run_dir(self, run_dir: Any) -> None:
+        """Ask where, then write the repro bundle of a journaled run directory."""
+        from tftui.tui.screens.modals import LineInputScreen
+
+        if run_dir is None:
+            self.notify("No journaled run to export yet: run the flow first (c); --no-journal turns journaling off.")
+            return
+
+        def done(value: str | None) -> None:
+            if not value or not value.strip():
+                return
+            from tftui.bundle import BundleError, export_bundle
+
+            try:
+                path, warnings = export_bundle(run_dir, value.strip())
+            except (BundleError, OSError) as exc:
+                self.notify(f"Bundle not written: {exc}", title="Export", severity="error")
+                return
+            log = self.query_one(EventLog)
+            for warning in warnings:
+                log.add_note(f"export: {warning}")
+            log.add_note(f"repro bundle written: {path}")
+            self.notify(f"Repro bundle written: {path}")
+
+        self.push_screen(
+            LineInputScreen("Export a repro bundle to", f"{run_dir.name}.tftui.zip", "a .tftui.zip path · enter writes · esc"),
+            done,
+        )
+
     def action_rerun_gate(self) -> None:
         pid = self.query_one(DagTree).selected_phase()
         spec = self.flow.phase(pid) if pid else None

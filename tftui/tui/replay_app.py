@@ -1,0 +1,219 @@
+"""Time travel: the main screen over a recorded run (run directory or .tftui.zip), read-only.
+
+`run_replay(source)` opens `ReplayApp`: the same tree, detail tabs and event log as a
+live session, driven by `tftui.engine.replay.Replay` instead of the engine. Every view
+shows the run as it was after event i of n: moving forward applies the next events
+through the app's normal `apply_events` (so the gate/timeline/trace tabs are fed as in a
+live run); moving back restores the replay's nearest checkpoint and rebuilds the views
+from the events up to there. Run controls that would change the run are disabled.
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from pathlib import Path
+from typing import Any
+
+from textual.binding import Binding
+from textual.widgets import Static
+
+from tftui.engine.replay import Replay
+from tftui.engine.state import RunState
+from tftui.flow.model import Flow
+from tftui.tui.actions import VERBS
+from tftui.tui.app import TftuiApp
+from tftui.tui.widgets.dag_tree import DagTree
+from tftui.tui.widgets.event_log import EventLog
+
+REPLAY_KEYS = "n next event · N previous · { } selected phase's start/end · g/G start/end · B seek a condition"
+READ_ONLY = "Replay is read-only: run controls are off (" + REPLAY_KEYS + "). To re-run it: tftui FLOW --from "
+
+# The live verbs that would change the run (their keys stay bound; each says why it does nothing).
+BLOCKED_ACTIONS = (
+    "run_continue",
+    "pause",
+    "toggle_breakpoint",
+    "toggle_break_on_failure",
+    "rerun_gate",
+    "edit_guard",
+    "rerun_stale",
+    "fast_forward",
+    "restart",
+)
+
+
+class ReplayApp(TftuiApp):
+    TITLE = "tftui replay"
+    BINDINGS = [
+        # the run controls stay bound (each says why it does nothing) but leave the footer
+        *(Binding(v.key, v.action, v.description, show=False) for v in VERBS if v.action in BLOCKED_ACTIONS),
+        Binding("n,s", "step", "Next event", key_display="n"),
+        Binding("N", "replay_back", "Prev event"),
+        Binding("left_curly_bracket", "replay_phase_start", "Phase start", key_display="{"),
+        Binding("right_curly_bracket", "replay_phase_end", "Phase end", key_display="}"),
+        Binding("g", "replay_to_start", "Start", show=False),
+        Binding("G", "replay_to_end", "End", show=False),
+    ]
+
+    def __init__(self, replay: Replay, flow: Flow, *, source: str, **kwargs: Any) -> None:
+        kwargs.setdefault("show_times", False)  # durations would mix recorded and wall-clock times
+        super().__init__(flow, flow_path=None, runner=None, watch=False, **kwargs)
+        self.replay = replay
+        self.source = source
+        self.position = 0  # events applied to the views (self.state is the app's own copy)
+        self.last_seek = ""
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        log = self.query_one(EventLog)
+        recording = self.replay.recording
+        for warning in recording.warnings if recording is not None else []:
+            log.add_note(f"replay: {warning}")
+        self.move_to(len(self.replay))  # open at the end: the finished run; step back from there
+        log.add_note(f"replay of {self.source}: {len(self.replay)} events — {REPLAY_KEYS}")
+
+    # -- moving -------------------------------------------------------------------------
+    def move_to(self, target: int) -> None:
+        target = max(0, min(target, len(self.replay)))
+        if target >= self.position:
+            chunk = self.replay.events[self.position : target]
+            self.replay.state_at(target)  # keep the cursor in step (data-breakpoint seeks start here)
+            self.position = target
+            if chunk:
+                self.apply_events(chunk)
+            else:
+                self.refresh_header()
+            return
+        self._rebuild_at(target)
+
+    def _rebuild_at(self, target: int) -> None:
+        """Back in time: the state from the replay's checkpoints, every view rebuilt up to `target`."""
+        events = self.replay.events[:target]
+        self.state = copy.deepcopy(self.replay.state_at(target))
+        self.position = target
+        tree = self.query_one(DagTree)
+        tree.state = self.state
+        tree.paused_at = None
+        log = self.query_one(EventLog)
+        log.reset()
+        log.add_events(events)
+        self.reset_tool_events()
+        self.record_tool_events(events)
+        if hasattr(self, "_trace_events"):
+            self._trace_events = []  # the Trace tab restarts from the events up to here
+        self.record_trace_events(events)
+        tree.refresh_all()
+        self.refresh_header()
+        self.show_selected()
+
+    def refresh_header(self) -> None:
+        super().refresh_header()
+        header = self.query_one("#run-header", Static)
+        header.update(f"REPLAY event {self.position}/{len(self.replay)} · {header.content}")
+
+    # -- keys ---------------------------------------------------------------------------
+    def action_step(self) -> None:
+        if self.position >= len(self.replay):
+            self.notify("At the end of the recording (N steps back, g goes to the start).")
+            return
+        self.move_to(self.position + 1)
+
+    def action_replay_back(self) -> None:
+        if self.position <= 0:
+            self.notify("At the start of the recording.")
+            return
+        self.move_to(self.position - 1)
+
+    def action_replay_to_start(self) -> None:
+        self.move_to(0)
+
+    def action_replay_to_end(self) -> None:
+        self.move_to(len(self.replay))
+
+    def _jump(self, end: bool) -> None:
+        pid = self.query_one(DagTree).selected_phase()
+        if pid is None:
+            return
+        self.replay.state_at(self.position)
+        found = self.replay.jump_to_phase_end(pid) if end else self.replay.jump_to_phase_start(pid)
+        if found is None:
+            self.notify(f"{pid} never {'finished' if end else 'started'} in this recording.")
+            return
+        target = self.replay.position
+        self.move_to(target)
+
+    def action_replay_phase_start(self) -> None:
+        self._jump(end=False)
+
+    def action_replay_phase_end(self) -> None:
+        self._jump(end=True)
+
+    def read_only(self) -> None:
+        self.notify(READ_ONLY + self.source, title="Replay", severity="warning")
+
+    def start_run(self, *, step_first: bool = False, resume: RunState | None = None) -> None:
+        self.read_only()  # any path that would start the engine (re-runs included) stops here
+
+    def action_export_bundle(self) -> None:
+        if not Path(self.source).is_dir():
+            self.notify(f"{self.source} is already a bundle.")
+            return
+        self.export_run_dir(Path(self.source))
+
+    def action_data_breakpoint(self) -> None:
+        """In a replay a data breakpoint is a search: the next event where the condition turns true."""
+        from tftui.tui.screens.modals import LineInputScreen
+
+        def done(expr: str | None) -> None:
+            if not expr:
+                return
+            self.last_seek = expr
+            self.replay.state_at(self.position)
+            if self.replay.seek(expr) is None:
+                self.notify(f"`{expr}` does not turn true after event {self.position} (or does not parse).")
+                return
+            self.move_to(self.replay.position)
+
+        self.push_screen(
+            LineInputScreen(
+                "Seek forward to where a condition turns true",
+                self.last_seek,
+                "{phase.attempt} >= 2 · {gate.verdict} == block · {run.tokens} > 1000 · enter seeks · esc",
+            ),
+            done,
+        )
+
+
+def _blocked(_self: ReplayApp, *_args: Any) -> None:
+    _self.read_only()
+
+
+for _name in BLOCKED_ACTIONS:
+    setattr(ReplayApp, f"action_{_name}", _blocked)
+
+
+def open_replay_app(source: Path) -> tuple[ReplayApp | None, str | None]:
+    """The replay app for a recording, or an error message (unreadable source, no flow)."""
+    from tftui.engine.replay import ReplayError
+    from tftui.flow.load import load_flow_text
+
+    try:
+        replay = Replay.open(source)
+    except ReplayError as exc:
+        return None, str(exc)
+    text = replay.recording.flow_text if replay.recording is not None else None
+    if text is None:
+        return None, f"{source}: the recording does not include its flow (use --print)"
+    loaded = load_flow_text(text)
+    if loaded.flow is None:
+        return None, f"{source}: the recorded flow does not load (use --print)"
+    return ReplayApp(replay, loaded.flow, source=str(source)), None
+
+
+def run_replay(source: Path) -> int:
+    app, problem = open_replay_app(source)
+    if app is None:
+        print(f"tftui replay: {problem}", file=sys.stderr)
+        return 2
+    return int(app.run() or 0)
