@@ -151,10 +151,10 @@ def recorded(h, tmp_path: Path) -> Path:
 
 
 async def test_cassette_tui_makes_no_runner_calls_when_nothing_changed(h, recorded: Path):
-    from tftui.agents.cassette import CassetteRunner
+    from tftui.tui.cassette_session import SessionCassette
 
     live = ScriptedRunner.from_file(h.FIXTURES / "guarded.replies.json")
-    cassette = CassetteRunner(recorded, live)
+    cassette = SessionCassette(recorded, live)
     app = h.make_app(h.FIXTURES / "guarded.json", runner=cassette)
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.press("c")
@@ -164,6 +164,11 @@ async def test_cassette_tui_makes_no_runner_calls_when_nothing_changed(h, record
         assert h.statuses(app)["deep-audit"] == "done"
         assert app.state.phases["deep-audit"].output == "Audit: add a test."
         assert "cassette 2 replayed/0 live" in str(app.query_one("#run-header").render())
+        first = app.last_result
+        await pilot.press("R")  # a run from scratch replays the recording from its start again
+        await h.settle(pilot, lambda: app.last_result not in (None, first) and not app.ctl.running)
+        assert live.calls == [] and (cassette.replayed, cassette.live) == (2, 0)
+        assert h.statuses(app)["deep-audit"] == "done"
 
 
 def test_cassette_run_from_zero_calls_then_only_the_changed_phase(h, tmp_path: Path, monkeypatch, capsys):

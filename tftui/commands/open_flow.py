@@ -74,8 +74,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def cassette_runner(source: str, live: Any) -> tuple[Any, str | None]:
-    """`--from`: wrap `live` in a CassetteRunner over a run directory, run id or bundle."""
+def cassette_runner(source: str, live: Any, *, factory: Any = None) -> tuple[Any, str | None]:
+    """`--from`: wrap `live` in a CassetteRunner (or `factory`) over a run directory, run id or bundle."""
     from tftui.agents.cassette import CassetteRunner
     from tftui.commands.replay import _resolve
     from tftui.engine.replay import ReplayError
@@ -84,7 +84,7 @@ def cassette_runner(source: str, live: Any) -> tuple[Any, str | None]:
     if path is None:
         return live, f"--from {source}: no such run directory, run id or bundle"
     try:
-        return CassetteRunner(path, live), None
+        return (factory or CassetteRunner)(path, live), None
     except ReplayError as exc:
         return live, f"--from: {exc}"
 
@@ -137,7 +137,9 @@ def run(args: argparse.Namespace) -> int:
 
         runner = HumanRunner(lambda request: app.ask_human(request))
     if args.from_:
-        runner, problem = cassette_runner(args.from_, runner)
+        from tftui.tui.cassette_session import SessionCassette
+
+        runner, problem = cassette_runner(args.from_, runner, factory=SessionCassette)
         if problem:
             print(f"tftui: {problem}", file=sys.stderr)
             return 2

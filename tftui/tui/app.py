@@ -346,6 +346,9 @@ class TftuiApp(VerbsMixin, ReloadMixin, GateToolsMixin, TraceTabMixin, App[int])
             tree.state = self.state
             tree.paused_at = None
             tree.refresh_all()
+            rewind = getattr(self.ctl.runner, "rewind", None)
+            if callable(rewind):
+                rewind()  # cassette mode (--from): a run from scratch replays the recording from its start
         self.ctl.clock.skip_all = False
         self.ctl.running = True
         self.last_result = None
