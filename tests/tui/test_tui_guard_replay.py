@@ -65,6 +65,17 @@ async def test_guard_editor_live_feedback(h):
         assert app.ctl.guard_overrides == {}  # cancel changes nothing
 
 
+async def test_guard_editor_before_a_run_resolves_args(h):
+    app = h.make_app(h.FIXTURES / "guarded.json", args={"depth": "full"})
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _open_editor(h, pilot, app, "deep-audit")
+        await _type(pilot, screen, "{args.depth} == full && {steps.triage.json.severity} == high")
+        shown = screen.feedback_text()
+        assert '{args.depth} = "full"' in shown
+        assert "{steps.triage.json.severity} = unresolved" in shown  # triage has not run yet
+        assert "✗ skip deep-audit" in shown
+
+
 async def test_guard_apply_runs_the_skipped_branch(h):
     runner = ScriptedRunner.from_file(h.FIXTURES / "guarded.replies.json")
     app = h.make_app(h.FIXTURES / "guarded.json", runner=runner)

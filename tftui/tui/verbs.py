@@ -139,7 +139,8 @@ class VerbsMixin:
                 self.rerun_phases({pid} | self.downstream_of(pid), why=f"guard of {pid} applied")
                 return
             self.show_selected()
-            self.notify(f"Guard of {pid}: {result.expr!r} (this session; empty = always run)")
+            when = "when the run reaches it" if state is None or not state.status.terminal else "on its next re-run"
+            self.notify(f"Guard of {pid}: {result.expr!r} — applies {when} (this session; empty = always run)")
 
         self.push_screen(
             GuardEditorScreen(
@@ -149,6 +150,7 @@ class VerbsMixin:
                 current,
                 flow_path=self.flow_path,
                 loaded_text=self.flow_text,
+                args=self.ctl.args,
                 ascii=self.glyphs is present.ASCII,
             ),
             done,

@@ -63,6 +63,7 @@ class GuardEditorScreen(ModalScreen[GuardEdit | None]):
         *,
         flow_path: str | None,
         loaded_text: str | None,
+        args: dict[str, Any] | None = None,
         ascii: bool = False,
     ) -> None:
         super().__init__()
@@ -72,6 +73,7 @@ class GuardEditorScreen(ModalScreen[GuardEdit | None]):
         self.value = value
         self.flow_path = flow_path
         self.loaded_text = loaded_text
+        self.args = args  # the session's --arg values (a run that has not started has no state.args)
         self.marks = RUN_MARK_ASCII if ascii else RUN_MARK
         self._ctx: Any = None
 
@@ -95,7 +97,7 @@ class GuardEditorScreen(ModalScreen[GuardEdit | None]):
         from tftui.engine.statectx import context_from_state
         from tftui.flow.reach import explain_skip
 
-        self._ctx = context_from_state(self.flow, self.state, self.phase_id)
+        self._ctx = context_from_state(self.flow, self.state, self.phase_id, args=self.args)
         explain = self.query_one("#guard-explain", Static)
         st = self.state.phases.get(self.phase_id)
         if st is not None and st.status == PhaseStatus.SKIPPED:
