@@ -3,6 +3,7 @@ and cassette mode (zero runner calls when nothing changed)."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
@@ -276,6 +277,14 @@ async def test_replay_disables_run_controls(h, recorded: Path):
             await pilot.pause()
             assert "Replay is read-only" in [n.message for n in app._notifications][-1]
         assert not app.ctl.running and _status(app) == before
+        await pilot.press("question_mark")
+        await pilot.pause()
+        from rich.console import Console
+
+        console = Console(width=200, record=True, file=io.StringIO())
+        console.print(app.screen.query_one("#help-table").content)
+        help_text = console.export_text()
+        assert "Replay: the previous event." in help_text and "Restart the run" not in help_text
 
 
 def test_replay_of_a_missing_source_is_an_error(tmp_path: Path):

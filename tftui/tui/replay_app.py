@@ -29,6 +29,16 @@ from tftui.tui.widgets.event_log import EventLog
 REPLAY_KEYS = "n next event · N previous · { } selected phase's start/end · g/G start/end · B seek a condition"
 READ_ONLY = "Replay is read-only: run controls are off (" + REPLAY_KEYS + "). To re-run it: tftui FLOW --from "
 
+REPLAY_HELP = [
+    ("n", "Replay: the next event (every view shows the run after it)."),
+    ("N", "Replay: the previous event."),
+    ("{", "Replay: jump to the selected phase's (next) start."),
+    ("}", "Replay: jump to the selected phase's (next) end."),
+    ("g / G", "Replay: go to the start / the end of the recording."),
+    ("B", "Replay: seek forward to where a condition turns true ({phase.attempt} >= 2)."),
+    ("x", "Replay: export this run directory as a repro bundle."),
+]
+
 # The live verbs that would change the run (their keys stay bound; each says why it does nothing).
 BLOCKED_ACTIONS = (
     "run_continue",
@@ -148,6 +158,11 @@ class ReplayApp(TftuiApp):
 
     def action_replay_phase_end(self) -> None:
         self._jump(end=True)
+
+    def action_help(self) -> None:
+        from tftui.tui.screens.modals import HelpScreen
+
+        self.push_screen(HelpScreen(self.keymap, REPLAY_HELP, hidden=(*BLOCKED_ACTIONS, "step", "data_breakpoint", "export_bundle")))
 
     def read_only(self) -> None:
         self.notify(READ_ONLY + self.source, title="Replay", severity="warning")

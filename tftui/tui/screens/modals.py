@@ -31,15 +31,22 @@ class HelpScreen(ModalScreen[None]):
     CSS = MODAL_CSS
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
 
-    def __init__(self, keymap: dict[str, str]) -> None:
+    def __init__(self, keymap: dict[str, str], extra: list[tuple[str, str]] | None = None,
+                 hidden: tuple[str, ...] = ()) -> None:
         super().__init__()
         self.keymap = keymap
+        self.extra = extra or []  # (key, help) rows listed first (the replay screen's keys)
+        self.hidden = hidden  # verb actions left out (run controls in a replay)
 
     def compose(self) -> ComposeResult:
         table = Table.grid(padding=(0, 2))
         table.add_column(justify="right", style="bold", no_wrap=True)
         table.add_column(ratio=1)
+        for key, help_line in self.extra:
+            table.add_row(key, help_line)
         for verb in VERBS:
+            if verb.action in self.hidden:
+                continue
             help_text = Text(verb.help)
             help_text.append(f"  ({verb.id})", style="dim")
             table.add_row(key_for(verb, self.keymap), help_text)
