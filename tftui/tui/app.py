@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import gc
 import signal
 from collections import deque
 from pathlib import Path
@@ -18,7 +19,7 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer, Static, Tree
+from textual.widgets import Static, Tree
 
 from tftui.engine import events as ev
 from tftui.engine.clock import Clock
@@ -39,6 +40,7 @@ from tftui.tui.verbs import VerbsMixin
 from tftui.tui.widgets.dag_tree import DagTree
 from tftui.tui.widgets.event_log import EventLog
 from tftui.tui.widgets.phase_detail import PhaseDetail
+from tftui.tui.widgets.quiet_footer import QuietFooter
 
 EVENT_CHUNK = 250  # engine events applied per UI step
 
@@ -110,7 +112,7 @@ class TftuiApp(VerbsMixin, ReloadMixin, GateToolsMixin, TraceTabMixin, App[int])
                 yield Static(id="reload-note", markup=False)
                 yield PhaseDetail(show_times=self.show_times, id="detail")
         yield EventLog(id="log")
-        yield Footer()
+        yield QuietFooter()  # Textual's Footer, without its repeated start-up recomposes
 
     def on_mount(self) -> None:
         self.batcher.loop = asyncio.get_running_loop()
@@ -158,6 +160,10 @@ class TftuiApp(VerbsMixin, ReloadMixin, GateToolsMixin, TraceTabMixin, App[int])
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, lambda: self.exit(143))
         except (NotImplementedError, RuntimeError, ValueError):
             pass  # not the main thread (tests) or no signal support: Textual still restores on exit
+        # Start-up objects (modules, widgets, styles) live as long as the app: out of the
+        # collector's sight, a full collection no longer walks them (40-120 ms pauses, in
+        # either thread, that held key presses during runs; benchmarks/tui.py).
+        self.call_after_refresh(gc.freeze)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         # Built-in Textual themes lack our status colours; these keep `$status-*` defined.
