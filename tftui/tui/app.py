@@ -390,6 +390,7 @@ class TftuiApp(VerbsMixin, ReloadMixin, GateToolsMixin, TraceTabMixin, App[int])
 
     async def on_unmount(self) -> None:
         self.ctl.stop()  # a paused or busy run must not keep the process alive
+        gc.unfreeze()  # see on_mount: what this app froze can be collected again (many apps in one test run)
         watcher = getattr(self, "watcher", None)
         if watcher is not None:
             watcher.stop()
