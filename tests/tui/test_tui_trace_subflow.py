@@ -233,3 +233,73 @@ async def test_breakpoint_on_a_nested_phase(h, tmp_path):
         await pilot.press("c")
         await h.run_to_end(pilot, app)
         assert app.state.status == "completed"
+
+
+def test_open_command_journal_options(tmp_path, monkeypatch):
+    import argparse
+
+    from tftui.commands import open_flow
+    from tftui.tui.app import TftuiApp
+
+    flow = tmp_path / "ok.json"
+    flow.write_text('{"name": "ok", "phases": [{"id": "a", "task": "x"}]}')
+    (tmp_path / "ok.replies.json").write_text('{"a": ["hi"]}')
+    monkeypatch.delenv("TFTUI_RUNS_DIR", raising=False)
+    opened: list[TftuiApp] = []
+    monkeypatch.setattr(TftuiApp, "run", lambda self: opened.append(self) or 0)
+
+    def run(*extra: str) -> TftuiApp:
+        parser = argparse.ArgumentParser()
+        open_flow.add_arguments(parser)
+        assert open_flow.run(parser.parse_args([str(flow), *extra])) == 0
+        return opened[-1]
+
+    assert run().runs_root == tmp_path.resolve() / ".tftui" / "runs"
+    assert run("--no-journal").runs_root is None
+    app = run("--runs-dir", str(tmp_path / "elsewhere"), "--rules", "my.toml")
+    assert app.runs_root == tmp_path / "elsewhere" and app.rules_path == "my.toml"
+
+
+async def test_nested_expand_inside_a_flow_phase(h, tmp_path):
+    """Two levels: an `expand` (nested mode) inside an inline `flow` def: `outer/inner/a`."""
+    flow = {
+        "name": "nest",
+        "phases": [
+            {
+                "id": "outer",
+                "type": "flow",
+                "def": {
+                    "name": "mid",
+                    "phases": [
+                        {
+                            "id": "inner",
+                            "type": "expand",
+                            "def": {"name": "leaf", "phases": [
+                                {"id": "a", "task": "A"},
+                                {"id": "b", "dependsOn": ["a"], "task": "B {steps.a.output}", "final": True},
+                            ]},
+                        },
+                    ],
+                },
+            },
+            {"id": "after", "dependsOn": ["outer"], "task": "done: {steps.outer.output}", "final": True},
+        ],
+    }
+    path = tmp_path / "nest.json"
+    path.write_text(json.dumps(flow))
+    (tmp_path / "nest.replies.json").write_text(
+        json.dumps({"outer/inner/a": ["alpha"], "outer/inner/b": ["beta"], "after": ["ok"]})
+    )
+    from tftui.tui.widgets.dag_tree import DagTree
+
+    app = h.make_app(path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        assert app.state.status == "completed", app.state.error
+        tree = app.query_one(DagTree)
+        assert _children(tree, "outer") == ["outer/inner"]
+        assert _children(tree, "outer/inner") == ["outer/inner/a", "outer/inner/b"]
+        labels = h.tree_labels(app)
+        assert labels["outer/inner"].startswith(" ✓ outer/inner expand")
+        assert labels["outer/inner/b"].startswith(" ✓ outer/inner/b agent")
