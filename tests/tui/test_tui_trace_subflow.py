@@ -303,3 +303,24 @@ async def test_nested_expand_inside_a_flow_phase(h, tmp_path):
         labels = h.tree_labels(app)
         assert labels["outer/inner"].startswith(" ✓ outer/inner expand")
         assert labels["outer/inner/b"].startswith(" ✓ outer/inner/b agent")
+
+
+async def test_trace_steps_are_capped_to_the_selected_phase(h):
+    from tftui.agents.scripted import ScriptedRunner
+    from tftui.engine import run_flow
+    from tftui.engine.clock import InstantClock
+    from tftui.flow.load import load_flow
+    from tftui.trace.record import trace_from_events
+    from tftui.tui import trace_text
+
+    flow = load_flow(h.FIXTURES / "review.json").flow
+    runner = ScriptedRunner.from_file(h.FIXTURES / "review.replies.json")
+    result = await run_flow(flow, runner=runner, clock=InstantClock(), keep_events=True)
+    trace = trace_from_events(result.events, "review")
+    assert len(trace.steps) > 4
+    text = trace_text.steps_text(trace, selected="fetch", max_steps=4).plain
+    assert f"showing 2 steps of fetch of {len(trace.steps)}" in text
+    assert [line.split()[-1] for line in text.splitlines()[-2:]] == ["fetch", "fetch"]
+    text = trace_text.steps_text(trace, selected=None, max_steps=4).plain
+    assert f"showing 4 steps of {len(trace.steps)}" in text
+    assert "showing" not in trace_text.steps_text(trace, selected="fetch").plain

@@ -30,7 +30,7 @@ class TraceTabMixin:
     rules_path: str | None = None  # --rules FILE (open_flow sets it)
 
     _trace_events: list[ev.Event]
-    _trace_cache: tuple[tuple[int, str | None, bool], Text] | None
+    _trace_cache: tuple[tuple[Any, ...], tuple[Any, Any], dict[str | None, Text]] | None
     _trace_rules: trace_text.RulesCache | None
     _trace_timer: Any
 
@@ -64,32 +64,31 @@ class TraceTabMixin:
         return self._trace_rules
 
     def trace_tab_text(self, selected: str | None) -> Text:
-        """The Trace tab (PhaseDetail asks the app): rule results, then the trace's steps."""
+        """The Trace tab (PhaseDetail asks the app): rule results, then the trace's steps.
+
+        The trace and the rule results are rebuilt only when events arrived (or the run
+        ended, or the rule file changed); moving the cursor only re-renders the text."""
         self._trace_state()
         events = self._trace_events
         if not events:
             return trace_text.trace_tab(None, None, None, None)
         running = bool(self.ctl.running)
-        key = (len(events), selected, running)
-        cache = self._trace_cache
-        if cache is not None and cache[0] == key and not self._rules_changed():
-            return cache[1]
-        from tftui.trace.record import trace_from_events
-
-        trace = trace_from_events(events, trace_text.fixture_name(self.flow_path, self.flow.name))
         rules_cache = self.trace_rules()
         rules = rules_cache.get()
-        report = trace_text.evaluate(trace, rules)
-        body = trace_text.trace_tab(
-            trace, report, rules, rules_cache.path, selected=selected, running=running
-        )
-        self._trace_cache = (key, body)
-        self._trace_rules_seen = rules
-        return body
+        key = (len(events), running, rules_cache.path, rules_cache.stamp)
+        cache = self._trace_cache
+        if cache is None or cache[0] != key:
+            from tftui.trace.record import trace_from_events
 
-    def _rules_changed(self) -> bool:
-        rules = self.trace_rules().get()
-        return rules is not getattr(self, "_trace_rules_seen", None)
+            trace = trace_from_events(events, trace_text.fixture_name(self.flow_path, self.flow.name))
+            cache = self._trace_cache = (key, (trace, trace_text.evaluate(trace, rules)), {})
+        trace, report = cache[1]
+        bodies = cache[2]
+        if selected not in bodies:
+            bodies[selected] = trace_text.trace_tab(
+                trace, report, rules, rules_cache.path, selected=selected, running=running
+            )
+        return bodies[selected]
 
     # -- notes from the run worker's thread ---------------------------------------------
     def _note_from_thread(self, text: str) -> None:

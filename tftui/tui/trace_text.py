@@ -22,6 +22,9 @@ from tftui.trace.report import GateReport, evaluate_trace, evidence_text
 from tftui.trace.ruleset import RuleSetLoad, load_ruleset
 
 STATUS_STYLE = {"ok": "green", "error": "red", "blocked": "yellow", "cancelled": "dim"}
+# A Static with thousands of lines takes ~200 ms to lay out: the tab shows at most this many
+# steps (the selected phase's first when the trace is longer; trace.json has them all).
+MAX_STEPS = 200
 
 
 def find_rules(flow_path: str | None, explicit: str | None) -> Path | None:
@@ -44,6 +47,11 @@ class RulesCache:
     path: Path | None
     _stamp: tuple[int, int] | None = None
     _loaded: RuleSetLoad | None = None
+
+    @property
+    def stamp(self) -> tuple[int, int] | None:
+        """The file's (mtime, size) when it was last read: changes when the rules are re-read."""
+        return self._stamp
 
     def get(self) -> RuleSetLoad | None:
         if self.path is None:
@@ -95,7 +103,16 @@ def _depths(trace: AgentTrace) -> dict[str, int]:
     return depths
 
 
-def steps_text(trace: AgentTrace, *, selected: str | None = None, running: bool = False) -> Text:
+def _mine(step: Any, selected: str | None) -> bool:
+    if selected is None:
+        return False
+    phase = (step.metadata or {}).get("phase")
+    return phase == selected or step.name == selected or step.name.startswith(selected + "/")
+
+
+def steps_text(
+    trace: AgentTrace, *, selected: str | None = None, running: bool = False, max_steps: int = MAX_STEPS
+) -> Text:
     """One line per step: sequence, kind, status, attempt, tokens (in+out), name (indented by depth)."""
     text = Text(no_wrap=True, overflow="ellipsis")
     root = trace.steps[0] if trace.steps else None
@@ -106,11 +123,18 @@ def steps_text(trace: AgentTrace, *, selected: str | None = None, running: bool 
     text.append(head + "\n", style="bold")
     if running:
         text.append("live: the run is in progress (unfinished steps show as cancelled)\n", style="dim")
+    shown = trace.steps
+    if len(shown) > max_steps:
+        selected_steps = [s for s in shown if _mine(s, selected)]
+        shown = (selected_steps or shown)[:max_steps]
+        whose = f" of {selected}" if selected_steps else ""
+        word = "step" if len(shown) == 1 else "steps"
+        text.append(f"showing {len(shown)} {word}{whose} of {len(trace.steps)} (all of them: the run's trace.json)\n",
+                    style="dim")
     text.append(f"{'seq':>4} {'kind':<8} {'status':<9} {'att':>3} {'tokens':>9}  name\n", style="dim")
     depths = _depths(trace)
-    for step in trace.steps:
-        phase = (step.metadata or {}).get("phase")
-        mine = selected is not None and (phase == selected or step.name == selected)
+    for step in shown:
+        mine = _mine(step, selected)
         attempt = "" if step.attempt is None else str(step.attempt)
         text.append(f"{step.sequence:>4} {step.kind:<8} ")
         text.append(f"{step.status:<9}", style=STATUS_STYLE.get(step.status, ""))
