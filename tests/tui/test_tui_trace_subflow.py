@@ -75,6 +75,14 @@ async def test_restart_and_stale_rerun_get_new_journals(h, tmp_path):
     assert state.phases["publish"].runs >= 1
     trace = json.loads((second / "trace.json").read_text())
     assert trace["status"] == "ok"
+    # trace.json is built from the events in memory: the same as tracing the journal on disk
+    from tftui.trace.model import dump_trace
+    from tftui.trace.record import trace_of_run_dir
+
+    for run_dir in (first, second):
+        from_disk, warnings = trace_of_run_dir(run_dir)
+        assert not warnings and from_disk is not None
+        assert dump_trace(from_disk) == (run_dir / "trace.json").read_text()
 
 
 async def test_no_journal_when_runs_root_is_none(h, tmp_path):
