@@ -332,3 +332,23 @@ async def test_trace_steps_are_capped_to_the_selected_phase(h):
     text = trace_text.steps_text(trace, selected=None, max_steps=4).plain
     assert f"showing 4 steps of {len(trace.steps)}" in text
     assert "showing" not in trace_text.steps_text(trace, selected="fetch").plain
+
+
+async def test_restart_while_paused_journals_both_runs(h, tmp_path):
+    from tftui.tui.widgets.event_log import EventLog
+
+    runs = tmp_path / "runs"
+    app = h.make_app(h.FIXTURES / "review.json", runs_root=runs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("n")
+        await h.settle(pilot, lambda: app.state.paused is not None)
+        first = app.run_dir
+        await pilot.press("R")  # cancels the paused run, then starts again from scratch
+        await h.run_to_end(pilot, app)
+        second = app.run_dir
+        notes = [line for line in app.query_one(EventLog).lines if "journal:" in line]
+        assert any(str(second) in line for line in notes)
+    assert first != second and second is not None
+    stopped = json.loads((first / "trace.json").read_text())
+    assert stopped["steps"][0]["metadata"]["runStatus"] == "paused"  # the cancelled run says why it stopped
+    assert json.loads((second / "trace.json").read_text())["status"] == "ok"

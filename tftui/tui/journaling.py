@@ -69,6 +69,8 @@ def open_journal(
     opened = OpenedJournal(journal, fixture=Path(flow_path).stem if flow_path else flow_name or "run")
     if seed_from is not None:
         opened.notes.extend(_seed(opened, seed_from))
+    else:
+        opened.notes.append(f"journal: {journal.run_dir} (tftui runs lists it)")
     return opened
 
 
