@@ -352,3 +352,21 @@ async def test_restart_while_paused_journals_both_runs(h, tmp_path):
     stopped = json.loads((first / "trace.json").read_text())
     assert stopped["steps"][0]["metadata"]["runStatus"] == "paused"  # the cancelled run says why it stopped
     assert json.loads((second / "trace.json").read_text())["status"] == "ok"
+
+
+async def test_trace_tab_is_live_while_paused(h):
+    app = h.make_app(h.FIXTURES / "review.json")
+    async with app.run_test(size=(120, 40)) as pilot:
+        detail = app.query_one(PhaseDetail)
+        await pilot.press("T")
+        for _ in range(3):  # before fetch, before its attempt 0, before its attempt 1
+            seen = app.state.paused.seq if app.state.paused else 0
+            await pilot.press("n")
+            await h.settle(pilot, lambda seen=seen: app.state.paused is not None and app.state.paused.seq > seen)
+        text = detail.text("trace")
+        assert "live: the run is in progress" in text and "(run interrupted)" in text
+        assert [line.split()[1:3] for line in text.splitlines() if line.endswith(" fetch")] == [["model", "error"]]
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        text = detail.text("trace")
+        assert "live:" not in text and "(run completed)" in text
