@@ -172,8 +172,16 @@ async def test_subflow_subtrees_and_graft_ids_in_the_tree(h, tmp_path):
         assert labels["fanout-polish"].startswith(" ✓ fanout-polish agent")
         tree.select_phase("research/points")
         await pilot.pause()
-        overview = app.query_one(PhaseDetail).text("overview")
-        assert overview.startswith("research/points  (agent)  DONE")
+        detail = app.query_one(PhaseDetail)
+        assert detail.text("overview").startswith("research/points  (agent)  DONE")
+        # its model call is journaled as an attempt of `research`: the detail finds it there
+        prompt = detail.text("prompt")
+        assert "── research/points  attempt 1 ──" in prompt and "List three key points" in prompt
+        tree.select_phase("research/each")
+        await pilot.pause()
+        prompt = detail.text("prompt")
+        assert [f"research/each#item-{i}" in prompt for i in range(3)] == [True] * 3
+        assert "research/points" not in prompt
 
 
 async def test_nested_statuses_follow_the_child_run(h, tmp_path):

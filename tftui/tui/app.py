@@ -33,7 +33,7 @@ from tftui.tui.keymap import configured_theme, keymap_from_config, read_config, 
 from tftui.tui.messages import EngineEvents, EventBatcher, FlowChanged, RunEnded
 from tftui.tui.reload import ReloadMixin
 from tftui.tui.runctl import RunController
-from tftui.tui.subtree import state_at
+from tftui.tui.subtree import detail_state
 from tftui.tui.themes import DEFAULT_THEME, load_builtin_themes, status_colours
 from tftui.tui.trace_tab import TraceTabMixin
 from tftui.tui.verbs import VerbsMixin
@@ -310,7 +310,7 @@ class TftuiApp(VerbsMixin, ReloadMixin, GateToolsMixin, TraceTabMixin, App[int])
         self.query_one(PhaseDetail).show(
             pid,
             spec,
-            state_at(self.state, pid) if pid else None,  # nested sub-flow phases too (`a/b`)
+            detail_state(self.state, pid) if pid else None,  # nested sub-flow phases too (`a/b`)
             stale=pid in self.stale if pid else False,
             breakpoint=pid in self.ctl.breakpoints if pid else False,
             guard_override=self.ctl.guard_overrides.get(pid) if pid else None,

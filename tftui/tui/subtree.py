@@ -10,6 +10,7 @@ Node ids follow the engine's naming, so pauses, breakpoints and the event log li
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from tftui.engine.state import PhaseState, RunState
@@ -52,3 +53,18 @@ def parent_of(phase_id: str, flow: Any) -> str | None:
         if phase_id.startswith(phase.id + "-") and (best is None or len(phase.id) > len(best)):
             best = phase.id
     return best
+
+
+def detail_state(state: RunState | None, phase_id: str) -> PhaseState | None:
+    """What the detail panel shows for a phase: its state; for a nested phase, a copy whose
+    attempt log holds its model calls. A sub-flow's calls are journaled as attempts of the
+    top-level phase with full node paths (`research/points`, `research/each#item-0`), so
+    the child state itself has none."""
+    found = state_at(state, phase_id)
+    if found is None or "/" not in phase_id or found.attempt_log:
+        return found
+    top = state.phases.get(phase_id.split("/", 1)[0]) if state is not None else None
+    if top is None:
+        return found
+    calls = [a for a in top.attempt_log if a.node_path == phase_id or a.node_path.startswith(phase_id + "#")]
+    return dataclasses.replace(found, attempt_log=calls) if calls else found
