@@ -378,3 +378,19 @@ async def test_trace_tab_is_live_while_paused(h):
         await h.run_to_end(pilot, app)
         text = detail.text("trace")
         assert "live:" not in text and "(run completed)" in text
+
+
+async def test_subtrees_survive_a_reload_that_rebuilds_the_tree(h, tmp_path):
+    from tftui.tui.widgets.dag_tree import DagTree
+
+    app = h.make_app(_subflow_workdir(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        tree = app.query_one(DagTree)
+        tree.select_phase("research/each")
+        tree.load(app.flow)  # what a reload that changes the flow's shape does
+        await pilot.pause()
+        assert _children(tree, "research") == ["research/points", "research/each"]
+        assert _children(tree, "fanout") == ["fanout-draft", "fanout-polish"]
+        assert tree.selected_phase() == "research/each"

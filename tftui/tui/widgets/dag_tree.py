@@ -56,6 +56,9 @@ class DagTree(Tree[str]):
         for item in build_tree(flow):
             self._add(self.root, item)
         self.root.expand()  # children are created expanded: expand_all would post a message per node
+        for pid in list(self._phase_nodes):  # sub-flow subtrees and grafted children seen so far
+            self._sync_nested(pid)
+        self.refresh_phases([pid for pid in self.state.phases if pid not in self._phase_nodes])
         if selected and selected in self._phase_nodes:
             self.select_phase(selected)
         else:
@@ -167,7 +170,9 @@ class DagTree(Tree[str]):
 
     def select_phase(self, phase_id: str) -> None:
         if phase_id in self._phase_nodes or state_at(self.state, phase_id) is not None:
-            self.move_cursor(self._ensure_node(phase_id))
+            node = self._ensure_node(phase_id)
+            self._tree_lines  # noqa: B018 - lays the lines out now: a node added since has no line yet
+            self.move_cursor(node)
 
     def phase_ids(self) -> list[str]:
         return list(self._phase_nodes)
