@@ -23,7 +23,7 @@ def _run_sample(tmp_path: Path, capsys) -> Path:  # noqa: ANN001
 def test_sample_flow_passes_the_sample_rule_set(tmp_path: Path, capsys) -> None:  # noqa: ANN001
     run_dir = _run_sample(tmp_path, capsys)
     js, md = tmp_path / "report.json", tmp_path / "report.md"
-    code = main(["gate", str(run_dir), "--rules", str(SAMPLES / "rules.toml"), "--json", str(js), "--md", str(md)])
+    code = main(["gate", str(run_dir), "--rules", str(SAMPLES / "validate.rules.toml"), "--json", str(js), "--md", str(md)])
     assert code == 0
     report = json.loads(js.read_text(encoding="utf-8"))
     assert report["passed"] is True and report["failures"] == []

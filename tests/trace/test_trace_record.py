@@ -209,7 +209,7 @@ async def test_sample_rule_set_on_sample_validate_flows() -> None:
     from tftui.flow.load import load_flow
     from tftui.trace.ruleset import load_ruleset
 
-    rules = load_ruleset(SAMPLES / "rules.toml").rules
+    rules = load_ruleset(SAMPLES / "validate.rules.toml").rules
     outcomes = {}
     for name in ("validate", "validate_judge"):
         flow = load_flow(SAMPLES / f"{name}.json").flow

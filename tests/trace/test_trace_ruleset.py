@@ -132,5 +132,5 @@ def test_load_ruleset_from_disk(tmp_path: Path) -> None:
 
 def test_shipped_sample_ruleset_loads() -> None:
     root = Path(__file__).resolve().parents[2]
-    loaded = load_ruleset(root / "sample_flows" / "rules.toml")
+    loaded = load_ruleset(root / "sample_flows" / "validate.rules.toml")
     assert loaded.error is None and loaded.rules

@@ -18,7 +18,7 @@ evaluated rule by rule. Warnings are reported but never fail the gate.
 
 TRACE is a trace.json file or a run directory containing one (.tftui/runs/<id>/); a run
 directory without trace.json is traced from its events.jsonl (see `tftui trace`).
-Rule sets are TOML, one [[rules]] table per rule (see sample_flows/rules.toml):
+Rule sets are TOML, one [[rules]] table per rule (see sample_flows/validate.rules.toml):
   required_steps (names), order (before, after), no_external_work_after_block,
   max_attempts (name, limit), max_total_tokens (limit), loop_signature (keys, limit);
   any rule takes severity = "error" | "warning".
@@ -31,7 +31,7 @@ relative slack is a regression. --update-baseline rewrites the baseline from the
 traces: commit it with the change that explains the new numbers.
 
 examples:
-  tftui gate .tftui/runs/20240501-1200-ab12 --rules sample_flows/rules.toml
+  tftui gate .tftui/runs/20240501-1200-ab12 --rules sample_flows/validate.rules.toml
   tftui gate traces/*.json --rules rules.toml --json report.json --md report.md
   tftui gate trace.json --rules rules.toml --baseline baseline.toml
   tftui gate trace.json --rules rules.toml --baseline baseline.toml --update-baseline

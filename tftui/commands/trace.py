@@ -19,7 +19,7 @@ Volatile data (timestamps, request ids, prompts and outputs) never enters the tr
 examples:
   tftui trace .tftui/runs/20240501-120000-ab12
   tftui trace .tftui/runs/20240501-120000-ab12 --out traces/validate.json --fixture validate
-  tftui gate .tftui/runs/20240501-120000-ab12 --rules sample_flows/rules.toml
+  tftui gate .tftui/runs/20240501-120000-ab12 --rules sample_flows/validate.rules.toml
 
 exit codes:
   0  trace written
