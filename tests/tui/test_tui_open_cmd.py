@@ -26,6 +26,15 @@ def test_invalid_flow_is_refused_with_diagnostics(tmp_path, capsys):
     assert "bad.json:1:" in err and "dependsOn unknown phase 'ghost'" in err
 
 
+def test_refusal_also_prints_warnings_that_explain_the_error(tmp_path, capsys):
+    flow = tmp_path / "typo.json"
+    flow.write_text('{"name": "t", "phases": [{"id": "a", "agent": "w", "taks": "hi"}]}')
+    assert open_flow.run(_args(flow)) == 2
+    err = capsys.readouterr().err
+    assert "requires 'task'" in err
+    assert "unknown field 'taks' — did you mean 'task'?" in err
+
+
 def test_bad_arg_is_refused(tmp_path, capsys):
     flow = tmp_path / "ok.json"
     flow.write_text('{"name": "ok", "phases": [{"id": "a", "task": "x"}]}')

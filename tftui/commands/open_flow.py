@@ -109,7 +109,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     result = load_flow(flow_path)
     if result.flow is None:
-        for diag in result.errors:
+        # Warnings too: a typo'd key ("taks") is a warning whose "did you mean" explains the error.
+        for diag in result.diagnostics:
             print(diag.format(str(flow_path)), file=sys.stderr)
         print(
             f"tftui: {flow_path} has errors; fix them and open it again (tftui check {flow_path}).",
