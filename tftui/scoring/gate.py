@@ -223,16 +223,23 @@ async def _plain_task(
         phase, path, phase.agent or "default", preread + task + gate_format_suffix(task, phase)
     )
     request.output = "json" if getattr(phase, "output", "text") == "json" else "text"
-    result = await _call(runner, request, out)
+    result = await _ask_verdict(runner, request, out)
     if result.failed:
         return _failed(out, result)
-    parsed = parse_gate_verdict(result.output)
-    if not parsed.parsed:
-        _warn(out.warnings, GATE_UNPARSEABLE)
-    out.verdict, out.reason, out.output = parsed.verdict, parsed.reason, result.output
     if request.output == "json":
         out.json = lenient_parse(result.output)
     return out
+
+
+async def _ask_verdict(runner: AgentRunner, request: AgentRequest, out: GateOutcome) -> AgentResult:
+    """Run a gate's own task call and, when it answered, parse its verdict into `out` (SPEC §6.3)."""
+    result = await _call(runner, request, out)
+    if not result.failed:
+        parsed = parse_gate_verdict(result.output)
+        if not parsed.parsed:
+            _warn(out.warnings, GATE_UNPARSEABLE)
+        out.verdict, out.reason, out.output = parsed.verdict, parsed.reason, result.output
+    return result
 
 
 def _request(phase: Any, node_path: str, agent: str, task: str) -> AgentRequest:
@@ -294,14 +301,10 @@ async def _evaluate_score(
         request = _request(
             phase, path, phase.agent or "default", task_fallback_prompt(preread, task, out.report, phase)
         )
-        result = await _call(runner, request, out)
+        result = await _ask_verdict(runner, request, out)
         if result.failed:
             return _failed(out, result)
-        parsed = parse_gate_verdict(result.output)
-        if not parsed.parsed:
-            _warn(out.warnings, GATE_UNPARSEABLE)
-        out.verdict, out.reason, out.output = parsed.verdict, parsed.reason, result.output
-        out.json = _score_json(parsed.verdict, det.score, results, shown_threshold)
+        out.json = _score_json(out.verdict, det.score, results, shown_threshold)
         return out
     if missing:
         paths = ", ".join(missing)
