@@ -11,8 +11,9 @@ Additions to the DESIGN §3 signature (all keyword, all optional): `on_event`, `
 
 - Every state change is emitted as an event (seq/ts stamped here), folded into
   `run.state` at once, appended to `journal` (an object with `append(event)` and
-  `sync()`; `sync()` is called after every layer, i.e. before any phase that depends on
-  new results starts, and at the end) and passed to `on_event`.
+  `sync()`; the run calls `sync()` before a layer whose phases depend on a phase that
+  finished since the last sync, around side-effect phases, at pauses and at the end) and
+  passed to `on_event`.
 - `resume_state`: a RunState folded from a journal. The run continues it in place:
   done/failed/skipped phases are not re-run; a phase that was running is re-run with a
   warning, except an `idempotent: false` phase, which is failed with an explanation.
@@ -21,7 +22,6 @@ Additions to the DESIGN §3 signature (all keyword, all optional): `on_event`, `
 from __future__ import annotations
 
 import asyncio
-import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -38,8 +38,6 @@ from tftui.flow.graph import Dag
 from tftui.flow.model import Flow, PhaseBase
 from tftui.lang.condition import evaluate
 from tftui.lang.values import MISSING
-
-SYNC_INTERVAL_S = 0.2
 
 
 def has_side_effects(phase: PhaseBase) -> bool:
@@ -108,7 +106,8 @@ class Run:
         self.active: dict[str, PhaseRun] = {}
         self.events: list[ev.Event] | None = [] if keep_events else None
         self._seq = self.state.last_seq
-        self._last_sync = time.monotonic()
+        # Top-level phases that ended (finished, failed or skipped) since the last fsync.
+        self._unsynced: set[str] = set()
         self.width = 1 if flow.budget is not None else flow.flow_concurrency
 
     # ---- events -------------------------------------------------------------------------
@@ -139,17 +138,23 @@ class Run:
         """User cancel: stop before the next phase/attempt; the run ends `paused`."""
         self.aborted = True
 
-    def sync(self, *, force: bool = True) -> None:
-        """fsync the journal. Unforced syncs (layer boundaries) are throttled to one per
-        SYNC_INTERVAL_S: every event is already flushed to the OS as it is appended, so a
-        killed process loses nothing; the fsync only guards against a machine crash, and
-        one per layer would cost a chain of 200 phases 200 fsyncs."""
+    def sync(self) -> None:
+        """fsync the journal (a no-op when nothing was written since the last one). Every event
+        is already flushed to the OS as it is appended, so a killed process loses nothing; the
+        fsync guards against a machine crash, so it is only needed before work that builds on
+        new results (see `_sync_before`), around side effects, at pauses and at the end."""
         if self.journal is None:
             return
-        now = time.monotonic()
-        if force or now - self._last_sync >= SYNC_INTERVAL_S:
-            self.journal.sync()
-            self._last_sync = now
+        self.journal.sync()
+        self._unsynced.clear()
+
+    def _sync_before(self, todo: list[PhaseBase]) -> None:
+        """fsync before a layer iff one of its phases depends on a phase that ended since the last fsync."""
+        if not self._unsynced or self.journal is None:
+            return
+        unsynced, edges = self._unsynced, self.edges
+        if any(dep in unsynced for phase in todo for dep in edges[phase.id]):
+            self.sync()
 
     # ---- budget -------------------------------------------------------------------------
     def over_budget(self) -> str | None:
@@ -245,6 +250,7 @@ class Run:
     def skip(self, pid: str, reason: str) -> None:
         self.views.pop(pid, None)
         self.emit(ev.PhaseSkipped(phase_id=pid, reason=reason))
+        self._unsynced.add(pid)
 
     def finish(self, pr: PhaseRun, outcome: PhaseOutcome) -> None:
         phase = pr.phase
@@ -276,6 +282,7 @@ class Run:
             )
         )
         self.active.pop(phase.id, None)
+        self._unsynced.add(phase.id)
         status = STATUS[outcome.status]
         self.views[phase.id] = step_view(status, outcome.output, json_value, outcome.error)
         if outcome.block_reason is not None and self.block is None and pr.depth == 0:
@@ -309,8 +316,10 @@ class Run:
                 if pid in interrupted:
                     if phase.idempotent is False:
                         self._fail_interrupted(phase)
+                        self._unsynced.add(pid)
                         continue
                 todo.append(phase)
+            self._sync_before(todo)
             if self.width == 1 or len(todo) <= 1:
                 for phase in todo:
                     if self.aborted:
@@ -318,7 +327,6 @@ class Run:
                     await self._execute_top(phase, phase.id in interrupted)
             else:
                 await self._run_parallel(todo, interrupted)
-            self.sync(force=False)
 
     async def _execute_top(self, phase: PhaseBase, interrupted: bool) -> None:
         await self.execute_phase(phase)
