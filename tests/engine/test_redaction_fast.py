@@ -61,3 +61,24 @@ def test_run_args_are_always_redacted_structurally() -> None:
 
 def test_plain_dict_events_with_missing_are_encoded() -> None:
     assert json.loads(encode_line({"kind": "x", "v": [MISSING, 1], "w": MISSING})) == {"kind": "x", "v": [None, 1]}
+
+
+def test_fast_lines_with_text_secrets_or_odd_usage_take_the_redacting_path() -> None:
+    prompt = ev.AttemptStarted(phase_id="p", node_path="p", prompt="Authorization: Bearer abcdefgh12345678", seq=1, ts=1.0)
+    assert "abcdefgh12345678" not in encode_line(prompt)
+    odd_usage = ev.AgentReturned(phase_id="p", output="ok", usage={"input": 1, "api_key": "k-123"}, seq=2, ts=1.0)
+    assert json.loads(encode_line(odd_usage))["usage"] == {"input": 1, "api_key": "[redacted]"}
+
+
+def test_long_lines_are_checked_field_by_field_without_missing_a_secret() -> None:
+    prose = "lorem ipsum " * 1000  # long enough for the per-field check
+    leaky_text = ev.PhaseFinished(phase_id="p", output=prose + " sk-abcdefghijklmnopqrstuv", seq=1, ts=1.0)
+    assert "sk-abc" not in encode_line(leaky_text)
+    leaky_json = ev.PhaseFinished(phase_id="p", output=prose, json={"apiKey": "t0ps3cret"}, seq=2, ts=1.0)
+    assert json.loads(encode_line(leaky_json))["json"] == {"apiKey": "[redacted]"}
+    leaky_error = ev.RunFinished(final_output=prose, error="bearer abcdefghijklmnopqrstuvwxyz", seq=3, ts=1.0)
+    assert "abcdefghijklmnop" not in encode_line(leaky_error)
+    clean = ev.PhaseFinished(phase_id="p", output=prose + " tokens and passwords", seq=4, ts=1.0)
+    assert json.loads(encode_line(clean))["output"] == clean.output
+    leaky_dict = {"kind": "x", "note": prose, "password": "hunter2"}  # a plain dict: arbitrary keys
+    assert json.loads(encode_line(leaky_dict))["password"] == "[redacted]"

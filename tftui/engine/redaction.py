@@ -70,6 +70,17 @@ _NEEDLES = (
 )
 
 
+# The subset of _NEEDLES that every _TEXT_SECRET_RES match contains: enough for a value
+# that is free text under a key known not to be secret (a prompt, an output).
+_TEXT_NEEDLES = ("authoriz", "bearer", "sk-")
+
+
+def might_contain_text_secret(text: str) -> bool:
+    """Cheap pre-check for free text: False guarantees `redact(text) == text`."""
+    low = text.lower()
+    return "authoriz" in low or "bearer" in low or "sk-" in low
+
+
 def might_contain_secret(text: str) -> bool:
     """Cheap pre-check: False guarantees `redact` would leave a value serializing to `text` unchanged."""
     low = text.lower()
@@ -79,9 +90,11 @@ def might_contain_secret(text: str) -> bool:
     return False
 
 
-def _is_secret_key(key: str) -> bool:
+def is_secret_key(key: str) -> bool:
+    """Whether `redact` replaces the value under `key`."""
     norm = _CAMEL_RE.sub("_", key).lower().replace("-", "_").strip("_")
     return norm in _SECRET_KEYS or norm.endswith(_SECRET_SUFFIXES)
+
 
 
 def _redact_text(text: str) -> str:
@@ -96,7 +109,7 @@ def redact(value: Any) -> Any:
     """A copy of `value` with secret-keyed values and secret-looking text replaced by `[redacted]`."""
     if isinstance(value, dict):
         return {
-            k: (REDACTED if isinstance(k, str) and _is_secret_key(k) and v not in (None, "") else redact(v))
+            k: (REDACTED if isinstance(k, str) and is_secret_key(k) and v not in (None, "") else redact(v))
             for k, v in value.items()
         }
     if isinstance(value, list):
