@@ -113,3 +113,21 @@ async def test_guard_feedback_and_explain_skip(tools):
         'skipped because {steps.triage.json.severity} != high was false: severity = "high"'
     )
     assert explain_skip(flow, result.state, "deep").startswith("not skipped: ")
+
+
+def test_reachability_before_a_run_waits_for_unfinished_upstream():
+    from tftui.engine.state import RunState
+    from tftui.flow.model import Flow
+
+    flow = Flow.model_validate({"name": "t", **FLOW})
+    before = reachability_preview(flow, RunState(), "quick", flow.phase("quick").when)
+    # triage has not run: nothing downstream is "not satisfied" yet, it is undecided
+    assert [tuple(r)[:2] for r in before] == [("quick", "wait"), ("either", "wait")]
+    assert before[0].why == "decided when triage finishes (not run yet)"
+    assert before[1].why == "decided when deep, quick finishes (not run yet)"
+
+
+async def test_reachability_guard_removed_only_when_there_was_one(tools):
+    flow, result, _ = await tools.run_dict(FLOW, REPLIES)
+    assert reachability_preview(flow, result.state, "report", None)[0].why == "no guard"
+    assert reachability_preview(flow, result.state, "deep", None)[0].why == "no guard (guard removed)"

@@ -74,7 +74,8 @@ async def test_guard_editor_before_a_run_resolves_args(h):
         shown = screen.feedback_text()
         assert '{args.depth} = "full"' in shown
         assert "{steps.triage.json.severity} = unresolved" in shown  # triage has not run yet
-        assert "✗ skip deep-audit" in shown
+        # not "✗ skip … not satisfied": triage simply has not run yet
+        assert "… wait deep-audit — decided when triage finishes (not run yet)" in shown
 
 
 async def test_guard_apply_runs_the_skipped_branch(h):

@@ -8,7 +8,9 @@ would run or be skipped if the phase's guard were `new_when`: the phase itself a
 everything downstream, evaluated in DAG order with the condition language on the
 current run's outputs (SPEC §3.2 admission: dependencies, join, optional, then `when`).
 Phases predicted to run are assumed to finish `done`, with the output they have now
-(the preview says so); a gate that blocked in the run is assumed to block again.
+(the preview says so); a gate that blocked in the run is assumed to block again. A phase
+whose dependencies have not finished yet (before a run, or above a pause) is "wait": its
+fate is decided by outputs that do not exist yet, so the preview does not guess.
 `explain_skip(flow, state, phase_id)` explains an existing skip in one line.
 """
 
@@ -82,7 +84,7 @@ def guard_feedback(expr: str, ctx: Context) -> GuardFeedback:
 @dataclass(frozen=True)
 class Reach:
     phase_id: str
-    outcome: str  # "run" | "skip"
+    outcome: str  # "run" | "skip" | "wait" (an upstream phase has not finished yet)
     why: str
 
     def __iter__(self):  # unpacks as (phase_id, outcome, why)
@@ -105,6 +107,11 @@ def reachability_preview(
         if pid not in affected:
             continue
         spec = specs[pid]
+        waiting = [d for d in dag.deps.get(pid, []) if _unfinished(d, state, predicted)]
+        if waiting:  # "not satisfied" would be wrong: the dependency simply has not run yet
+            predicted[pid] = "wait"
+            out.append(Reach(pid, "wait", f"decided when {', '.join(waiting)} finishes (not run yet)"))
+            continue
         reason = _admission(spec, dag.deps.get(pid, []), state, predicted, specs)
         if reason is not None:
             predicted[pid] = "skipped"
@@ -112,7 +119,7 @@ def reachability_preview(
             continue
         expr = new_when if pid == phase_id else spec.when
         ctx = context_from_state(flow, _view_state(state, predicted), pid, dag=dag, views=_views(views, predicted))
-        outcome, why = _guard(expr, ctx, edited=pid == phase_id)
+        outcome, why = _guard(expr, ctx, edited=pid == phase_id and bool(spec.when))
         predicted[pid] = "done" if outcome == "run" else "skipped"
         out.append(Reach(pid, outcome, why))
     return out
@@ -129,6 +136,13 @@ def _view_state(state: RunState, predicted: dict[str, str]) -> RunState:
     shadow = RunState(args=state.args)
     shadow.phases = {k: v for k, v in state.phases.items() if predicted.get(k) != "skipped"}
     return shadow
+
+
+def _unfinished(dep: str, state: RunState, predicted: dict[str, str]) -> bool:
+    if dep in predicted:
+        return predicted[dep] == "wait"
+    st = state.phases.get(dep)
+    return st is None or not st.status.terminal
 
 
 def _satisfied(dep: str, state: RunState, predicted: dict[str, str], specs: dict) -> bool:

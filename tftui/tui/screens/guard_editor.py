@@ -27,8 +27,9 @@ from tftui.engine.state import RunState
 from tftui.flow.model import Flow
 from tftui.tui.screens.modals import MODAL_CSS
 
-RUN_MARK = {"run": "✓ run ", "skip": "✗ skip"}
-RUN_MARK_ASCII = {"run": "+ run ", "skip": "- skip"}
+RUN_MARK = {"run": "✓ run ", "skip": "✗ skip", "wait": "… wait"}
+RUN_MARK_ASCII = {"run": "+ run ", "skip": "- skip", "wait": "? wait"}
+MARK_STYLE = {"run": "green", "skip": "red", "wait": "yellow"}
 
 
 @dataclass(frozen=True)
@@ -130,7 +131,7 @@ class GuardEditorScreen(ModalScreen[GuardEdit | None]):
         for i, row in enumerate(preview):
             if i:
                 reach.append("\n")
-            reach.append(self.marks.get(row.outcome, row.outcome), style="green" if row.outcome == "run" else "red")
+            reach.append(self.marks.get(row.outcome, row.outcome), style=MARK_STYLE.get(row.outcome, "red"))
             reach.append(f" {row.phase_id}", style="bold")
             why = row.why
             if why.startswith("Condition not met: ") and " — " in why:
