@@ -46,6 +46,16 @@ def _header(app) -> str:
 
 
 # -- gate tab ------------------------------------------------------------------------------
+async def test_gate_tab_on_an_agent_phase_says_it_has_no_verdict(h):
+    app = h.make_app(SAMPLES / "validate.json")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _run_and_show(pilot, h, app, "generate", "gate")
+        left = str(app.query_one("#gate-report").render())
+        # not "not evaluated yet — r re-runs this gate" after the run completed
+        assert "generate is a phase of type agent: it has no gate verdict" in left.replace("\n", " ")
+        assert "not evaluated yet" not in left
+
+
 async def test_gate_tab_weighted_judge_decides(h):
     app = h.make_app(SAMPLES / "validate_judge.json")
     async with app.run_test(size=(120, 40)) as pilot:

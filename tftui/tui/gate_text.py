@@ -14,6 +14,7 @@ from tftui.engine.gate_history import GateRecord
 from tftui.lang.values import js_number_str
 
 KEYS_HINT = ", . history · r re-run · w what-if"
+VERDICT_TYPES = ("gate", "approval")  # the phase types whose evaluations emit a gate verdict
 NAME_WIDTH = 22
 TYPE_WIDTH = 12
 NARROW = 56  # pane width under which the scorer table drops its type/pass columns
@@ -114,8 +115,14 @@ def model_call(rec: GateRecord) -> Text:
     return out
 
 
-def panes(pid: str, records: list[GateRecord], index: int | None, width: int = 80) -> tuple[Text, Text]:
+def panes(
+    pid: str, records: list[GateRecord], index: int | None, width: int = 80, phase_type: str | None = None
+) -> tuple[Text, Text]:
     """(left, right) for the gate tab; `index` None shows the latest evaluation."""
+    if not records and phase_type is not None and phase_type not in VERDICT_TYPES:
+        # "not evaluated yet … r re-runs this gate" on an agent phase sent people looking for a gate run
+        return Text(f"{pid} is a phase of type {phase_type}: it has no gate verdict. Select a gate "
+                    "(or approval) phase to see its scorers, judge and evaluation history.\n", style="italic"), Text("")
     if not records:
         left = Text(f"{pid}: not evaluated yet — c runs the flow, r re-runs this gate.\n", style="italic")
         left.append(KEYS_HINT, style="dim")

@@ -62,7 +62,9 @@ class GateToolsMixin:
 
     # -- what the detail tabs show (PhaseDetail asks the app) -------------------------
     def gate_tab_panes(self, pid: str, width: int = 80) -> tuple[Text, Text]:
-        return gate_text.panes(pid, self.gate_records(pid), self._gate_index.get(pid), width)
+        spec = self.flow.phase(pid) if self.flow is not None else None  # type: ignore[attr-defined]
+        kind = getattr(spec, "type", None)
+        return gate_text.panes(pid, self.gate_records(pid), self._gate_index.get(pid), width, kind)
 
     def calls_tab_text(self, pid: str) -> Text:
         self._tools()
