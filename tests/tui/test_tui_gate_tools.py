@@ -309,3 +309,18 @@ def test_gate_tab_snapshot(h, snap_compare, size):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+async def test_what_if_buttons_and_hint_fit_at_80x24(h):
+    app = h.make_app(SAMPLES / "validate.json")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _run_and_show(pilot, h, app, GATE, "gate")
+        screen = await _open_what_if(pilot, h, app)
+        await pilot.pause()
+        # each of these is what a user needs to leave or save: on screen, not clipped off the box
+        for selector in ("#close", "#write", ".modal-hint", ".modal-title"):
+            widget = screen.query_one(selector)
+            region = widget.region
+            assert region.height > 0 and region.bottom <= 24, selector
+            hit, _ = screen.get_widget_at(region.x + 1, region.y + region.height // 2)
+            assert hit is widget or widget in hit.ancestors, selector

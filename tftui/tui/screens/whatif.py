@@ -119,6 +119,10 @@ class WhatIfScreen(ModalScreen[None]):
     WhatIfScreen .whatif-row Input { width: 1fr; height: 1; border: none; padding: 0 1; }
     WhatIfScreen #whatif-result { height: auto; }
     WhatIfScreen #whatif-status { height: auto; }
+    /* the buttons and the key hint stay on screen at 80x24; the result scrolls above them */
+    WhatIfScreen #whatif-foot { dock: bottom; height: auto; }
+    WhatIfScreen .modal-box { overflow-y: auto; }
+    WhatIfScreen .modal-title { dock: top; }
     """
     BINDINGS = [
         Binding("ctrl+w", "write", "Write to file", priority=True),
@@ -150,10 +154,11 @@ class WhatIfScreen(ModalScreen[None]):
                         yield Input(value=text, id=f"wi-{key}")
             yield Static(id="whatif-result", markup=False)
             yield Static(id="whatif-status", markup=False)
-            with Horizontal(classes="modal-buttons"):
-                yield Button("Write to file", id="write")
-                yield Button("Close", id="close")
-            yield Static("ctrl+w writes the changed values into the flow file · esc closes", classes="modal-hint")
+            with Vertical(id="whatif-foot"):
+                with Horizontal(classes="modal-buttons"):
+                    yield Button("Write to file", id="write")
+                    yield Button("Close", id="close")
+                yield Static("ctrl+w writes the changed values into the flow file · esc closes", classes="modal-hint")
 
     def on_mount(self) -> None:
         inputs = self.query(Input)
