@@ -82,3 +82,30 @@ def test_long_lines_are_checked_field_by_field_without_missing_a_secret() -> Non
     assert json.loads(encode_line(clean))["output"] == clean.output
     leaky_dict = {"kind": "x", "note": prose, "password": "hunter2"}  # a plain dict: arbitrary keys
     assert json.loads(encode_line(leaky_dict))["password"] == "[redacted]"
+
+
+def test_fast_lines_are_byte_identical_to_the_generic_encoding() -> None:
+    from tftui.engine.jsonl import _FAST_LINES
+
+    events = [
+        ev.AttemptStarted(phase_id="p—\"", node_path="p#item-0", attempt=1, prompt="a\nb\u2028é", agent="x", seq=2, ts=1.5e9 + 0.125),
+        ev.AgentReturned(phase_id="p", node_path="p#item-3", output="ok ✓", error="boom", duration_ms=2.5,
+                         usage={"input": 3, "output": 4, "costUSD": 0.0125}, timed_out=True, exit_code=2, seq=3, ts=2.0),
+        ev.AgentReturned(phase_id="p", node_path="p", output="", seq=4, ts=1700000000.0),
+    ]
+    for event in events:
+        generic = json.dumps(ev.event_to_json(event), ensure_ascii=False, separators=(",", ":")) + "\n"
+        assert _FAST_LINES[type(event)](event) == generic
+        assert encode_line(event) == generic
+
+
+def test_long_lines_are_byte_identical_to_the_generic_encoding() -> None:
+    prose = "### [1/2] a\n\n“ok” " * 600
+    events = [
+        ev.PhaseFinished(phase_id="m", output=prose, json=[{"id": 1, "n": None}], warnings=["w"], attempts=2,
+                         usage={"input": 1, "output": 2}, duration_ms=0.5, extra={"optional": True}, seq=5, ts=1.5),
+        ev.RunFinished(status="completed", final_output=prose, usage={"input": 1}, seq=6, ts=2.0),
+    ]
+    for event in events:
+        generic = json.dumps(ev.event_to_json(event), ensure_ascii=False, separators=(",", ":")) + "\n"
+        assert encode_line(event) == generic

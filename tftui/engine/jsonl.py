@@ -77,12 +77,15 @@ else:  # pragma: no cover
 
 
 def _attempt_started_line(e: AttemptStarted) -> str | None:
+    ts = e.ts
+    if type(e.seq) is not int or type(ts) is not float or type(e.attempt) is not int or not isfinite(ts):
+        return None
     if might_contain_text_secret("\n".join((e.phase_id, e.node_path, e.prompt, e.agent))):
         return None
     return (
-        f'{{"kind":"attempt_started","seq":{e.seq},"ts":{e.ts!r},"phase_id":{_encode_str(e.phase_id)},'
+        f'{{"kind":"attempt_started","seq":{e.seq},"ts":{ts!r},"phase_id":{_encode_str(e.phase_id)},'
         f'"node_path":{_encode_str(e.node_path)},"attempt":{e.attempt},"prompt":{_encode_str(e.prompt)},'
-        f'"agent":{_encode_str(e.agent)}}}'
+        f'"agent":{_encode_str(e.agent)}}}\n'
     )
 
 
@@ -91,7 +94,17 @@ _USAGE_KEYS = frozenset({"input", "output", "costUSD", "cacheRead", "cacheWrite"
 
 
 def _agent_returned_line(e: AgentReturned) -> str | None:
-    usage = e.usage
+    ts, duration, usage = e.ts, e.duration_ms, e.usage
+    if (
+        type(e.seq) is not int
+        or type(ts) is not float
+        or type(e.attempt) is not int
+        or type(duration) is not float
+        or type(e.exit_code) is not int
+        or not isfinite(ts)
+        or not isfinite(duration)
+    ):
+        return None
     if usage is not None and not all(
         k in _USAGE_KEYS and (type(v) is int or (type(v) is float and isfinite(v))) for k, v in usage.items()
     ):
@@ -102,35 +115,20 @@ def _agent_returned_line(e: AgentReturned) -> str | None:
     error = "null" if e.error is None else _encode_str(e.error)
     usage = "null" if usage is None else _dumps(usage)
     return (
-        f'{{"kind":"agent_returned","seq":{e.seq},"ts":{e.ts!r},"phase_id":{_encode_str(e.phase_id)},'
+        f'{{"kind":"agent_returned","seq":{e.seq},"ts":{ts!r},"phase_id":{_encode_str(e.phase_id)},'
         f'"node_path":{_encode_str(e.node_path)},"attempt":{e.attempt},"output":{_encode_str(e.output)},'
-        f'"error":{error},"usage":{usage},"duration_ms":{e.duration_ms!r},'
-        f'"timed_out":{"true" if e.timed_out else "false"},"exit_code":{e.exit_code}}}'
+        f'"error":{error},"usage":{usage},"duration_ms":{duration!r},'
+        f'"timed_out":{"true" if e.timed_out else "false"},"exit_code":{e.exit_code}}}\n'
     )
 
 
-# Hand-written lines for the per-call events (two per model call, i.e. most of a journal):
-# same keys, order and values as event_to_json + the C encoder, about three times cheaper.
-# Only for plain field types; anything unexpected takes the generic path.
-_FAST_LINES: dict[type, Any] = {AttemptStarted: _attempt_started_line, AgentReturned: _agent_returned_line}
-
-
-def _fast_line(event: Any) -> str | None:
-    make = _FAST_LINES.get(type(event))
-    if make is None or _c_make_encoder is None:
-        return None
-    if type(event.seq) is not int or type(event.ts) is not float or type(event.attempt) is not int:
-        return None
-    if type(event) is AgentReturned and (
-        type(event.duration_ms) is not float or type(event.exit_code) is not int or not isfinite(event.duration_ms)
-    ):
-        return None
-    if not isfinite(event.ts):
-        return None
-    try:
-        return make(event)
-    except (TypeError, AttributeError):  # a non-str text field: the generic encoder (default=str) handles it
-        return None
+# Hand-written lines (with their newline) for the per-call events (two per model call, i.e.
+# most of a journal): same keys, order and values as event_to_json + the C encoder, about
+# three times cheaper. Only for plain field types and text without credential-like
+# fragments; anything else returns None and takes the generic path.
+_FAST_LINES: dict[type, Any] = (
+    {AttemptStarted: _attempt_started_line, AgentReturned: _agent_returned_line} if _c_make_encoder is not None else {}
+)
 
 
 # Top-level keys of a known event's JSON (its field names): fixed and, checked here, not
@@ -144,35 +142,55 @@ _FIELD_KEYS = frozenset(
 )
 
 
-def _might_need_redaction(event: Any, data: dict[str, Any], line: str) -> bool:
-    """False guarantees `redact(data) == data`. A long model output under a field such as
-    `output` is scanned for the three free-text needles only; keys and values of nested
-    containers still get the full check (they may hold secret-named keys)."""
-    if not isinstance(event, Event) or isinstance(event, UnknownEvent) or len(line) < 4096:
-        return might_contain_secret(line)  # arbitrary top-level keys, or too short to matter
-    rest: dict[str, Any] = {}
+_LONG_TEXT = 4096  # chars of output above which a line is built and checked field by field
+
+
+def _long_line(event: Any, data: dict[str, Any]) -> tuple[str, bool] | None:
+    """A known event carrying long text (a merged fan-out output, a final output): its line
+    built field by field, each value serialized once, and whether it might need redaction.
+    Top-level strings only need the three free-text needles (their keys are field names,
+    never secret); containers get the full check (they may hold secret-named keys).
+    None: not such an event, take the whole-line path."""
+    text = data.get("output") or data.get("final_output")  # where long text lives (checked first: cheap)
+    if type(text) is not str or len(text) < _LONG_TEXT:
+        return None
+    if not isinstance(event, Event) or isinstance(event, UnknownEvent):
+        return None
+    parts: list[str] = []
+    suspect = False
     for key, value in data.items():
         if key not in _FIELD_KEYS:
-            return might_contain_secret(line)
+            return None
         if type(value) is str:
-            if might_contain_text_secret(value):
-                return True
-        elif value is not None and type(value) is not bool and type(value) is not int and type(value) is not float:
-            rest[key] = value
-    return bool(rest) and might_contain_secret(_dumps(rest))
+            text = _encode_str(value)
+            suspect = suspect or might_contain_text_secret(value)
+        else:
+            text = _dumps(value)
+            if not suspect and value is not None and type(value) not in (bool, int, float):
+                suspect = might_contain_secret(text)
+        parts.append(f"{_encode_str(key)}:{text}")
+    return "{" + ",".join(parts) + "}", suspect
 
 
 def encode_line(event: Any) -> str:
     """One journal line (with its newline) for an engine Event or a plain dict, secrets redacted."""
-    line = _fast_line(event)
-    if line is not None:
-        return line + "\n"
+    make = _FAST_LINES.get(type(event))
+    if make is not None:
+        try:
+            line = make(event)
+        except (TypeError, AttributeError):  # a non-str text field: the generic encoder (default=str) handles it
+            line = None
+        if line is not None:
+            return line
     try:
         data = _encode(event, plain=False)
-        line = _dumps(data)
+        built = _long_line(event, data)
+        line, suspect = (_dumps(data), None) if built is None else built
     except _HasMissing:  # rare: a parsed value holding MISSING; walk it (MISSING -> omitted / null)
         data = plain_json(_encode(event))
-        line = _dumps(data)
-    if _might_need_redaction(event, data, line):
+        line, suspect = _dumps(data), None
+    if suspect is None:
+        suspect = might_contain_secret(line)
+    if suspect:
         line = _dumps(redact(data))
     return line + "\n"
