@@ -110,6 +110,11 @@ def test_unknown_type_uses_spec_message():
     assert (d.line, d.col) == (1, 46) == where(text, '"wat"')
 
 
+def test_unknown_type_near_miss_suggests_the_type():
+    d = only(load_flow_text('{"name": "n", "phases": [{"id": "x", "type": "mapp", "task": "t"}]}'))
+    assert d.message == "Phase 'x': unknown type 'mapp' — did you mean 'map'?"
+
+
 def test_top_level_typo_is_a_warning_with_suggestion():
     result = load_flow_text('{"name": "n", "phases": [{"id": "a", "task": "t"}],\n "concurency": 2}')
     d = only(result)

@@ -107,7 +107,8 @@ class PhaseChecker:
         pid, ptype = self.id, self.type
         known_type = ptype in PHASE_CLASSES
         if not known_type:
-            self.err(f"Phase '{pid}': unknown type '{ptype}'", "type")
+            # SPEC message, plus a hint for a near miss ("mapp" -> "map") like unknown fields get
+            self.err(f"Phase '{pid}': unknown type '{ptype}'" + suggestion(str(ptype), PHASE_CLASSES), "type")
         if self.p.task is not None and not isinstance(self.p.task, str):
             self.err(f"Phase '{pid}': 'task' must be a string, got {json_type(self.p.task)}", "task")
         self._branch_tasks()
