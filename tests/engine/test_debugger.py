@@ -177,11 +177,41 @@ async def test_break_on_failure_and_abort():
     dbg.break_on_failure = True
     task, _ = start(f, {"p": {"error": "bad request", "exitCode": 1}, "q": "Q"}, dbg)
     paused = await dbg.wait_paused(TIMEOUT)
-    assert (paused.phase_id, paused.why) == ("q", "failure")
+    # stops on the failed phase itself, before q starts
+    assert (paused.point, paused.phase_id, paused.why) == ("after-failure", "p", "failure")
     dbg.abort()
     result = await asyncio.wait_for(task, TIMEOUT)
     assert result.status == "paused"
     assert str(result.phases["q"].status) == "pending"
+
+
+async def test_break_on_failure_stops_even_when_the_rest_is_skipped():
+    # sample_flows/side_effect: deploy fails, announce (its only dependent) is skipped, the run
+    # ends; with no later pause point the run used to finish without ever stopping
+    f = flow({"id": "deploy", "task": "d", "idempotent": False}, {"id": "announce", "task": "a", "dependsOn": ["deploy"]})
+    dbg = Debugger()
+    dbg.break_on_failure = True
+    task, _ = start(f, {"deploy": {"error": "503 service unavailable", "exitCode": 1}}, dbg)
+    paused = await dbg.wait_paused(TIMEOUT)
+    assert (paused.point, paused.phase_id, paused.why) == ("after-failure", "deploy", "failure")
+    dbg.continue_()
+    result = await asyncio.wait_for(task, TIMEOUT)
+    assert result.status == "failed" and str(result.phases["announce"].status) == "skipped"
+    assert sum(isinstance(e, ev.Paused) for e in result.events) == 1
+
+
+async def test_stepping_does_not_add_a_stop_after_a_failure():
+    f = flow({"id": "p", "task": "p"}, {"id": "q", "task": "q", "dependsOn": ["p"]})
+    dbg = Debugger(start_paused=True)
+    task, _ = start(f, {"p": {"error": "bad", "exitCode": 1}}, dbg)
+    points = []
+    paused = await dbg.wait_paused(TIMEOUT)
+    while paused is not None:
+        points.append(paused.point)
+        dbg.step()
+        paused = await dbg.wait_paused(TIMEOUT)
+    await asyncio.wait_for(task, TIMEOUT)
+    assert points == ["before-phase", "before-attempt"]  # p only: q is skipped, no stop after the failure
 
 
 async def test_approver_hook_and_headless_reject():

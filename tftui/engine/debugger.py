@@ -1,7 +1,8 @@
 """The debugger: pause points, stepping, breakpoints, guard overrides, gate and phase re-runs.
 
 Pause points (DESIGN §4): `before-phase`, `before-attempt`, `before-round` (onBlock) and
-`after-verdict` (gates). The engine awaits `checkpoint(...)` at each; the debugger decides
+`after-verdict` (gates), plus `after-failure` (a phase just failed), where only
+break-on-failure stops (not stepping or breakpoints). The engine awaits `checkpoint(...)` at each; the debugger decides
 whether to pause (step mode, a breakpoint on the phase, a pending failure/block with
 break-on-failure/block, a data breakpoint, or a `pause()` request) and, if so, emits
 `Paused`, calls `on_pause`, waits for `step()` / `continue_()`, then emits `Resumed`.
@@ -26,7 +27,7 @@ from tftui.engine.state import PhaseState, PhaseStatus
 if TYPE_CHECKING:
     from tftui.engine.run import Run
 
-POINTS = ("before-phase", "before-attempt", "before-round", "after-verdict")
+POINTS = ("before-phase", "before-attempt", "before-round", "after-verdict", "after-failure")
 
 
 class DebuggerError(RuntimeError):
@@ -121,6 +122,11 @@ class Debugger:
         run.emit(ev.Resumed())
 
     def _why(self, run: Run, point: str, phase_id: str | None, info: dict[str, Any]) -> str | None:
+        if point == "after-failure":
+            if self._pending != "failure":
+                return None
+            self._pending = None
+            return "failure"
         if self._pause_requested:
             self._pause_requested = False
             return "pause"

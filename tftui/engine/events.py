@@ -216,7 +216,7 @@ class PhaseReset(Event):
 @dataclass(slots=True, kw_only=True)
 class Paused(Event):
     kind: ClassVar[str] = "paused"
-    point: str = ""  # before-phase | before-attempt | before-round | after-verdict
+    point: str = ""  # before-phase | before-attempt | before-round | after-verdict | after-failure
     phase_id: str | None = None
     node_path: str | None = None
     attempt: int | None = None

@@ -244,6 +244,10 @@ class Run:
         handler = HANDLERS.get(phase.type, unsupported)
         outcome = await handler(self, pr)
         self.finish(pr, outcome)
+        if outcome.status == "failed":
+            # break-on-failure stops on the failed phase itself: waiting for the next pause point
+            # never stopped when the failure skips everything after it (the run just ended)
+            await self.debug_point("after-failure", pid, depth=depth, round=round)
         if self.journal is not None and has_side_effects(phase):
             self.sync()  # a finished side effect must never be repeated on resume
 

@@ -210,5 +210,6 @@ def pause_text(paused: object) -> str:
         "before-attempt": f"attempt {attempt + 1}" if isinstance(attempt, int) else "attempt",
         "before-round": f"onBlock round {rnd}" if rnd else "onBlock round",
         "after-verdict": "verdict",
+        "after-failure": "failed",
     }.get(point, point)
     return f"paused at {where}: {what} ({getattr(paused, 'why', '')})"
