@@ -109,3 +109,9 @@ def test_long_lines_are_byte_identical_to_the_generic_encoding() -> None:
     for event in events:
         generic = json.dumps(ev.event_to_json(event), ensure_ascii=False, separators=(",", ":")) + "\n"
         assert encode_line(event) == generic
+
+
+def test_precheck_and_patterns_agree_on_unicode_case_folding() -> None:
+    for text in ("Authorızation: Basic abcdefgh12345678", "AUTHORİZATION: Basic abcdefgh12345678"):
+        if not might_contain_secret(text):
+            assert redact(text) == text

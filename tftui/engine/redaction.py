@@ -46,9 +46,11 @@ _SECRET_KEYS = frozenset(
 _SECRET_SUFFIXES = ("_api_key", "_apikey", "_secret", "_password")
 _CAMEL_RE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 # Credential-looking fragments inside free text (an error message quoting a header, a key).
+# ASCII-only case folding (`a`): Unicode folding would also match e.g. a dotless `ı`, which
+# `str.lower()` in the pre-check below does not turn into `i`.
 _TEXT_SECRET_RES = (
-    re.compile(r"(?i)(\bauthorization\s*[:=]\s*(?:bearer|basic|token)\s+)[A-Za-z0-9._~+/=-]{8,}"),
-    re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{16,}"),
+    re.compile(r"(?ai)(\bauthorization\s*[:=]\s*(?:bearer|basic|token)\s+)[A-Za-z0-9._~+/=-]{8,}"),
+    re.compile(r"(?ai)(\bbearer\s+)[A-Za-z0-9._~+/=-]{16,}"),
     re.compile(r"()\bsk-[A-Za-z0-9_-]{16,}"),
 )
 
