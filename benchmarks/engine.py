@@ -5,7 +5,8 @@ Usage: .venv/bin/python benchmarks/engine.py [--runs 5] [--only a,b]
 Each flow runs with an instant MarkerRunner (conformance contract: key = first
 `[[KEY]]`, scripted replies, else `default_output`) and an instant clock, with the
 journal on (tftui.engine.journal, in a temp dir) and off. Prints the median wall time
-of N runs and the peak traced memory of one extra run (tracemalloc), then the time of a
+of N runs and the peak traced memory of one extra run (tracemalloc; also how many fsyncs
+its journal made: one before each layer that depends on new results, plus the end), then the time of a
 generated 1,000- vs 4,000-phase chain to show the cost grows linearly.
 """
 
@@ -60,8 +61,11 @@ async def _once(spec: dict[str, Any], flow: Flow, journal: Any) -> tuple[float, 
     return elapsed, (time.process_time() - cpu) * 1000, result, runner
 
 
-def measure(spec: dict[str, Any], runs: int, make_journal: Any) -> tuple[float, float, float, Any, MarkerRunner]:
-    """Median wall ms, median CPU ms (this process), peak traced MB, last result, last runner."""
+def measure(
+    spec: dict[str, Any], runs: int, make_journal: Any
+) -> tuple[float, float, float, Any, MarkerRunner, int | None]:
+    """Median wall ms, median CPU ms (this process), peak traced MB, last result, last runner,
+    and the fsyncs of the journal of the traced run (None without a journal)."""
     flow = Flow.model_validate(spec["flow"])
     times, cpus = [], []
     result = runner = None
@@ -77,7 +81,8 @@ def measure(spec: dict[str, Any], runs: int, make_journal: Any) -> tuple[float, 
     asyncio.run(_once(spec, flow, journal))
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    return statistics.median(times), statistics.median(cpus), peak / 1e6, result, runner
+    fsyncs = getattr(journal, "syncs", None)  # shown to explain journal-on times, not measured
+    return statistics.median(times), statistics.median(cpus), peak / 1e6, result, runner, fsyncs
 
 
 def check(letter: str, result: Any, runner: MarkerRunner) -> str:
@@ -106,24 +111,24 @@ def main() -> int:
     make_journal = _journal_factory()
     wanted = {x.strip() for x in opts.only.split(",") if x.strip()}
     print("median of", opts.runs, "runs; wall ms (CPU ms of this process, which machine load distorts less)")
-    print(f"{'flow':<20} {'journal off':>18} {'journal on':>18} {'target':>7} {'peak MB':>8}  check")
+    print(f"{'flow':<20} {'journal off':>18} {'journal on':>18} {'target':>7} {'peak MB':>8} {'fsyncs':>6}  check")
     for path in sorted((ROOT / "flows").glob("*.json")):
         letter = path.name[0]
         if wanted and letter not in wanted:
             continue
         spec = json.loads(path.read_text(encoding="utf-8"))
-        off, off_cpu, _, result, runner = measure(spec, opts.runs, None)
-        on, on_cpu, peak, _, _ = measure(spec, opts.runs, make_journal)
+        off, off_cpu, _, result, runner, _ = measure(spec, opts.runs, None)
+        on, on_cpu, peak, _, _, fsyncs = measure(spec, opts.runs, make_journal)
         verdict = check(letter, result, runner)
         target = TARGETS_MS.get(letter)
         flag = "" if target is None or on <= target else " (over target)"
         print(
             f"{path.stem:<20} {off:>8.1f} ({off_cpu:>6.1f}) {on:>8.1f} ({on_cpu:>6.1f}) {target:>5}ms {peak:>8.1f}"
-            f"  {verdict}{flag}"
+            f" {fsyncs if fsyncs is not None else '-':>6}  {verdict}{flag}"
         )
     if not wanted:
-        small, small_cpu, _, _, _ = measure(chain(1000), 3, None)
-        big, big_cpu, _, _, _ = measure(chain(4000), 3, None)
+        small, small_cpu, _, _, _, _ = measure(chain(1000), 3, None)
+        big, big_cpu, _, _, _, _ = measure(chain(4000), 3, None)
         print(
             f"chain 1,000 phases: {small:.1f}ms ({small_cpu:.1f} CPU); 4,000 phases: {big:.1f}ms ({big_cpu:.1f} CPU);"
             f" CPU ratio {big_cpu / small_cpu:.2f} (linear = 4)"
