@@ -9,9 +9,11 @@ the parser and the headless paths stay fast and never pull in the UI.
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from tftui import __version__
 
@@ -63,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         module.add_arguments(cmd)
-        cmd.set_defaults(handler=module.run)
+        cmd.set_defaults(handler=module.run, subparser=cmd)
     return parser
 
 
@@ -71,12 +73,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     # `tftui FLOW ...` is shorthand for `tftui open FLOW ...`.
     if args_list and not args_list[0].startswith("-") and args_list[0] not in SUBCOMMANDS:
+        first = args_list[0]
+        if not Path(first).exists() and not any(c in first for c in "./\\"):
+            # `tftui chek x.json` is a typo'd command, not a flow file named "chek"
+            guess = difflib.get_close_matches(first, list(SUBCOMMANDS), n=1)
+            hint = f" — did you mean '{guess[0]}'?" if guess else ""
+            print(f"tftui: unknown command '{first}'{hint} (commands: {', '.join(SUBCOMMANDS)}; "
+                  "or give a flow file's path to open it)", file=sys.stderr)
+            return 2
         args_list.insert(0, "open")
     parser = build_parser()
     if not args_list:
         parser.print_help()
         return 2
-    args = parser.parse_args(args_list)
+    args, extra = parser.parse_known_args(args_list)
+    if extra:  # name the subcommand and show its usage, not the top-level one
+        (getattr(args, "subparser", None) or parser).error(f"unrecognized arguments: {' '.join(extra)}")
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help()
