@@ -40,3 +40,10 @@ def test_bad_arg_is_refused(tmp_path, capsys):
     flow.write_text('{"name": "ok", "phases": [{"id": "a", "task": "x"}]}')
     assert open_flow.run(_args(flow, "--arg", "oops")) == 2
     assert "--arg expects KEY=VALUE" in capsys.readouterr().err
+
+
+def test_rules_help_names_the_flow_stem_default():
+    # the Trace tab looks for FLOW.rules.toml first (sample_flows/validate.rules.toml)
+    parser = argparse.ArgumentParser()
+    open_flow.add_arguments(parser)
+    assert "FLOW.rules.toml, else rules.toml" in " ".join(parser.format_help().split())

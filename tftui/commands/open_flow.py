@@ -64,7 +64,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--runs-dir", metavar="DIR", help="journal runs here (default: .tftui/runs beside the flow; env TFTUI_RUNS_DIR)"
     )
     parser.add_argument(
-        "--rules", metavar="FILE", help="trace rule set for the Trace tab (default: rules.toml beside the flow)"
+        "--rules", metavar="FILE", help="trace rule set for the Trace tab (default: FLOW.rules.toml, else rules.toml, beside the flow)"
     )
     parser.add_argument(
         "--from",

@@ -147,7 +147,7 @@ def rules_text(report: GateReport | None, rules: RuleSetLoad | None, rules_path:
     """Each rule's result: PASS/FAIL (WARN for a failing warning), rule id, severity, message, evidence."""
     text = Text()
     if rules_path is None:
-        text.append("No rule set: put rules.toml beside the flow or open it with --rules FILE.\n", style="dim")
+        text.append("No rule set: put FLOW.rules.toml (or rules.toml) beside the flow, or open it with --rules FILE.\n", style="dim")
         return text
     if rules is not None and rules.error:
         text.append(f"Rules {rules_path}: {rules.error}\n", style="red")
