@@ -41,3 +41,17 @@ async def test_flow_file_warnings_show_in_log_and_overview(h, tmp_path):
         await pilot.pause()
         assert any("only meaningful on loop phases" in e.text for e in app.query_one("#log").entries)
         assert "Flow file warnings:" in app.query_one(PhaseDetail).text("overview")
+
+
+async def test_ascii_tree_guides_and_expand_icons_are_ascii(h):
+    from tftui.tui.widgets.dag_tree import DagTree
+
+    app = h.make_app(h.FIXTURES / "gate_block.json", ascii=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        tree = app.query_one(DagTree)
+        lines = [tree.render_line(y).text for y in range(tree.size.height)]
+        drawn = [line for line in lines if line.strip()]
+        assert len(drawn) >= 4  # nested children: guides and expand icons are drawn
+        assert all(line.isascii() for line in drawn), drawn  # was ▼ ├ └ │ under --ascii

@@ -33,6 +33,9 @@ class DagTree(Tree[str]):
         self.guide_depth = 2
         self.auto_expand = False
         self.glyphs = glyphs
+        if glyphs is present.ASCII:  # --ascii: Textual's tree guides and expand arrows are Unicode too
+            self.ICON_NODE, self.ICON_NODE_EXPANDED = "> ", "v "
+            self.LINES = {style: ("  ", "| ", "`-", "+-") for style in Tree.LINES}
         self.show_times = show_times
         self.colours: dict[str, str] = {}
         self.flow: Flow | None = None
