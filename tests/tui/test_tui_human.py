@@ -55,3 +55,25 @@ async def test_reject_with_note_blocks_the_run(h):
         assert h.statuses(app)["ok"] == "blocked"
         assert app.state.phases["ok"].gate == {"verdict": "block", "reason": "not this one"}
         assert h.statuses(app)["ship"] == "skipped"
+
+
+async def test_approval_does_not_repeat_output_the_message_already_quotes(h):
+    holder = {}
+    runner = HumanRunner(lambda request: holder["app"].ask_human(request))
+    app = h.make_app(h.FIXTURES / "human.json", runner=runner)
+    holder["app"] = app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("c")
+        await h.settle(pilot, lambda: isinstance(app.screen, AnswerScreen))
+        app.screen.query_one(TextArea).insert("teal")
+        await pilot.press("ctrl+s")
+        await h.settle(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        screen = app.screen
+        assert "Ship the colour teal" in screen.message
+        # the task quotes {steps.idea.output}: the output is not shown a second time below it
+        from textual.widgets import Static
+
+        shown = [str(w.render()) for w in screen.query(Static)]
+        assert sum("teal" in text for text in shown) == 1, shown
+        await pilot.press("ctrl+r")
+        await h.run_to_end(pilot, app)

@@ -125,8 +125,10 @@ class ApprovalScreen(ModalScreen[tuple[str, str | None] | None]):
         with Vertical(classes="modal-box"):
             yield Static(f"Approval — {self.phase_id}", classes="modal-title", markup=False)
             yield Static(self.message, markup=False)
-            if self.previous_output:
-                with VerticalScroll(classes="modal-scroll"):
+            # The message usually quotes the upstream output ({steps.x.output}): do not show it twice.
+            if self.previous_output and self.previous_output.strip() not in self.message:
+                yield Static("Previous output:", classes="modal-hint", markup=False)
+                with VerticalScroll(classes="modal-scroll", id="approval-previous"):
                     yield Static(self.previous_output, markup=False)
             yield TextArea(id="approval-note")
             yield Static("note (optional) · ctrl+a approve · ctrl+r reject · ctrl+e edit", classes="modal-hint")
