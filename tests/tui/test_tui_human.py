@@ -77,3 +77,27 @@ async def test_approval_does_not_repeat_output_the_message_already_quotes(h):
         assert sum("teal" in text for text in shown) == 1, shown
         await pilot.press("ctrl+r")
         await h.run_to_end(pilot, app)
+
+
+async def test_approval_buttons_fit_at_80x24_with_a_long_output(h, tmp_path):
+    from tftui.agents.scripted import ScriptedRunner
+
+    flow = tmp_path / "ap.json"
+    flow.write_text('{"name": "ap", "phases": [{"id": "draft", "task": "Write."},'
+                    ' {"id": "ok", "type": "approval", "dependsOn": ["draft"], "task": "Ship the draft?"}]}')
+    long_output = "\n".join(f"line {i}" for i in range(30))
+    app = h.make_app(flow, runner=ScriptedRunner({"draft": [long_output]}))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("c")
+        await h.settle(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await pilot.pause()
+        screen = app.screen
+        for selector in ("#approve", "#reject", "#approval-note", ".modal-title"):
+            widget = screen.query_one(selector)
+            region = widget.region
+            assert region.height > 0 and region.bottom <= 24, selector
+            hit, _ = screen.get_widget_at(region.x + 1, region.y + region.height // 2)
+            assert hit is widget or widget in hit.ancestors, selector
+        await pilot.press("ctrl+a")
+        await h.run_to_end(pilot, app)
+        assert app.state.status == "completed"

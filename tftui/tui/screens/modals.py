@@ -107,6 +107,11 @@ class ApprovalScreen(ModalScreen[tuple[str, str | None] | None]):
 
     CSS = MODAL_CSS + """
     ApprovalScreen TextArea { height: 4; }
+    /* the note, hint and buttons stay on screen at 80x24; a long message/output scrolls above */
+    ApprovalScreen #approval-foot { dock: bottom; height: auto; }
+    ApprovalScreen .modal-box { overflow-y: auto; }
+    ApprovalScreen .modal-title { dock: top; }
+    ApprovalScreen.-short .modal-scroll { max-height: 6; }
     """
     BINDINGS = [
         Binding("ctrl+a", "decide('approve')", "Approve", priority=True),
@@ -130,12 +135,13 @@ class ApprovalScreen(ModalScreen[tuple[str, str | None] | None]):
                 yield Static("Previous output:", classes="modal-hint", markup=False)
                 with VerticalScroll(classes="modal-scroll", id="approval-previous"):
                     yield Static(self.previous_output, markup=False)
-            yield TextArea(id="approval-note")
-            yield Static("note (optional) · ctrl+a approve · ctrl+r reject · ctrl+e edit", classes="modal-hint")
-            with Horizontal(classes="modal-buttons"):
-                yield Button("Approve", id="approve", variant="success")
-                yield Button("Edit", id="edit")
-                yield Button("Reject", id="reject", variant="error")
+            with Vertical(id="approval-foot"):
+                yield TextArea(id="approval-note")
+                yield Static("note (optional) · ctrl+a approve · ctrl+r reject · ctrl+e edit", classes="modal-hint")
+                with Horizontal(classes="modal-buttons"):
+                    yield Button("Approve", id="approve", variant="success")
+                    yield Button("Edit", id="edit")
+                    yield Button("Reject", id="reject", variant="error")
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()
