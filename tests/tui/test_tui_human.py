@@ -101,3 +101,29 @@ async def test_approval_buttons_fit_at_80x24_with_a_long_output(h, tmp_path):
         await pilot.press("ctrl+a")
         await h.run_to_end(pilot, app)
         assert app.state.status == "completed"
+
+
+async def test_answer_box_and_hint_fit_at_80x24_with_a_long_prompt(h, tmp_path):
+    import json
+
+    flow = tmp_path / "lp.json"
+    flow.write_text(json.dumps({"name": "lp", "phases": [{"id": "a", "task": "\n".join(f"req {i}" for i in range(40))}]}))
+    holder = {}
+    runner = HumanRunner(lambda request: holder["app"].ask_human(request))
+    app = h.make_app(flow, runner=runner)
+    holder["app"] = app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("c")
+        await h.settle(pilot, lambda: isinstance(app.screen, AnswerScreen))
+        await pilot.pause()
+        screen = app.screen
+        for selector in ("#answer-text", ".modal-hint", ".modal-title"):
+            widget = screen.query_one(selector)
+            region = widget.region
+            assert region.height > 0 and region.bottom <= 24, selector
+            hit, _ = screen.get_widget_at(region.x + 1, region.y + region.height // 2)
+            assert hit is widget or widget in hit.ancestors, selector
+        screen.query_one(TextArea).insert("done")
+        await pilot.press("ctrl+s")
+        await h.run_to_end(pilot, app)
+        assert app.state.phases["a"].output == "done"

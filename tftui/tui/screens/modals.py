@@ -69,6 +69,10 @@ class AnswerScreen(ModalScreen[str | None]):
 
     CSS = MODAL_CSS + """
     AnswerScreen TextArea { height: 8; }
+    AnswerScreen.-short TextArea { height: 5; }
+    /* the answer box and its key hint stay on screen at 80x24; a long prompt scrolls above */
+    AnswerScreen #answer-foot { dock: bottom; height: auto; }
+    AnswerScreen .modal-title { dock: top; }
     """
     BINDINGS = [
         Binding("ctrl+s", "submit", "Submit", priority=True),
@@ -89,8 +93,9 @@ class AnswerScreen(ModalScreen[str | None]):
             yield Static(title, classes="modal-title", markup=False)
             with VerticalScroll(classes="modal-scroll"):
                 yield Static(self.prompt_text, markup=False, id="answer-prompt")
-            yield TextArea(id="answer-text")
-            yield Static("ctrl+s submits · esc cancels (the call fails)", classes="modal-hint")
+            with Vertical(id="answer-foot"):
+                yield TextArea(id="answer-text")
+                yield Static("ctrl+s submits · esc cancels (the call fails)", classes="modal-hint")
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()
