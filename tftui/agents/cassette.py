@@ -36,6 +36,7 @@ class RecordedCall:
     exit_code: int = 0
     timed_out: bool = False
     aborted: bool = False
+    phase_id: str = ""
 
     def to_reply(self) -> Any:
         """As a scripted replies entry (DESIGN §3)."""
@@ -57,14 +58,25 @@ def _as_events(items: Iterable[Any]) -> list[Any]:
 
 
 def recorded_calls(events: Iterable[Any]) -> list[RecordedCall]:
-    """Every finished model call of a recording, in call order (cancelled calls left out)."""
+    """Every finished model call of a recording, in call order (cancelled calls left out).
+
+    A journal may hold an interrupted run followed by its resume (`tftui run --resume`): the
+    resume re-runs every phase that had not finished, so the calls those phases made before
+    the interruption are not part of what the finished run did and are dropped.
+    """
     from tftui.engine import events as ev
 
     calls: list[RecordedCall] = []
     open_calls: dict[tuple[str, int], RecordedCall] = {}
+    finished: set[str] = set()
     for e in _as_events(events):
-        if isinstance(e, ev.AttemptStarted):
-            call = RecordedCall(e.node_path, e.attempt, e.prompt)
+        if isinstance(e, ev.RunStarted) and e.resumed:
+            calls = [c for c in calls if not c.phase_id or c.phase_id in finished]
+            open_calls.clear()
+        elif isinstance(e, ev.PhaseFinished):
+            finished.add(e.phase_id)
+        elif isinstance(e, ev.AttemptStarted):
+            call = RecordedCall(e.node_path, e.attempt, e.prompt, phase_id=e.phase_id)
             open_calls[(e.node_path, e.attempt)] = call
         elif isinstance(e, ev.AgentReturned):
             call = open_calls.pop((e.node_path, e.attempt), None)
