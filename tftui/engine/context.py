@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import glob
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,11 +33,18 @@ def step_view(status: PhaseStatus, output: str | None, json_value: Any, error: s
 
 
 def previous_output(run: Run, phase: PhaseBase) -> str | None:
-    """SPEC §4.3: the last `done` dependency's output; reduce aggregates its `from` entries."""
-    phases = run.state.phases
+    """SPEC §4.3 for a live run."""
+    return previous_output_of(phase, run.state.phases, run.edges[phase.id])
+
+
+def previous_output_of(phase: PhaseBase, phases: Mapping[str, Any], edges: Sequence[str]) -> str | None:
+    """SPEC §4.3: the last `done` dependency's output; reduce aggregates its `from` entries.
+
+    `phases` maps ids to phase states (anything with `.status` and `.output`), `edges` are the
+    phase's dependencies in order; shared by the live engine and contexts rebuilt from a RunState."""
     if phase.type == "reduce":
         parts: list[tuple[str, str]] = []
-        for dep in dict.fromkeys(phase.from_ or ()):
+        for dep in dict.fromkeys(getattr(phase, "from_", None) or ()):
             st = phases.get(dep)
             if st is not None and st.status == PhaseStatus.DONE and st.output:
                 parts.append((dep, st.output))
@@ -45,7 +53,7 @@ def previous_output(run: Run, phase: PhaseBase) -> str | None:
         if len(parts) == 1:
             return parts[0][1]
         return "\n\n---\n\n".join(f"### {dep}\n\n{out}" for dep, out in parts)
-    for dep in reversed(run.edges[phase.id]):
+    for dep in reversed(edges):
         st = phases.get(dep)
         if st is not None and st.status == PhaseStatus.DONE:
             return st.output or ""

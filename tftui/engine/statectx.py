@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tftui.engine.context import step_view
+from tftui.engine.context import previous_output_of, step_view
 from tftui.engine.state import PhaseStatus, RunState
 from tftui.flow.graph import Dag
 from tftui.flow.model import Flow
@@ -33,24 +33,8 @@ def previous_output_from_state(flow: Flow | None, state: RunState, phase_id: str
     phase = next((p for p in flow.phases if p.id == phase_id), None)
     if phase is None:
         return None
-    phases = state.phases
-    if phase.type == "reduce":
-        parts: list[tuple[str, str]] = []
-        for dep in dict.fromkeys(getattr(phase, "from_", None) or ()):
-            st = phases.get(dep)
-            if st is not None and st.status == PhaseStatus.DONE and st.output:
-                parts.append((dep, st.output))
-        if not parts:
-            return None
-        if len(parts) == 1:
-            return parts[0][1]
-        return "\n\n---\n\n".join(f"### {dep}\n\n{out}" for dep, out in parts)
     edges = (dag or Dag.from_flow(flow)).deps.get(phase_id, [])
-    for dep in reversed(edges):
-        st = phases.get(dep)
-        if st is not None and st.status == PhaseStatus.DONE:
-            return st.output or ""
-    return None
+    return previous_output_of(phase, state.phases, edges)
 
 
 def context_from_state(
