@@ -181,13 +181,15 @@ async def _run_child(
     return PhaseOutcome(status="failed", output=result.final_output, error=error, extra={"subflow": sub})
 
 
-class _Nester:
-    """on_event of a nested child: calls become this phase's attempts, the rest is wrapped."""
+class _ChildEvents:
+    """Base of a child run's on_event: child ids are renamed `<parent><separator><child>`."""
+
+    separator = "/"
 
     def __init__(self, run: Run, pr: PhaseRun) -> None:
         self.run = run
         self.pr = pr
-        self.prefix = f"{pr.phase.id}/"
+        self.prefix = f"{pr.phase.id}{self.separator}"
         self.child: Any = None
 
     def rename_phase(self, phase_id: str) -> str:
@@ -195,6 +197,10 @@ class _Nester:
 
     def rename_node(self, node_path: str) -> str:
         return self.prefix + node_path
+
+
+class _Nester(_ChildEvents):
+    """on_event of a nested child: calls become this phase's attempts, the rest is wrapped."""
 
     def __call__(self, event: ev.Event) -> None:
         run, pr = self.run, self.pr
@@ -210,20 +216,10 @@ class _Nester:
         run.emit(ev.SubflowEvent(phase_id=pr.phase.id, event=ev.event_to_json(event)))
 
 
-class _Grafter:
+class _Grafter(_ChildEvents):
     """on_event of a grafted child: every phase event is re-emitted as a top-level `<id>-<child>` phase."""
 
-    def __init__(self, run: Run, pr: PhaseRun) -> None:
-        self.run = run
-        self.pr = pr
-        self.prefix = f"{pr.phase.id}-"
-        self.child: Any = None
-
-    def rename_phase(self, phase_id: str) -> str:
-        return self.prefix + phase_id
-
-    def rename_node(self, node_path: str) -> str:
-        return self.prefix + node_path
+    separator = "-"
 
     def __call__(self, event: ev.Event) -> None:
         run = self.run
