@@ -103,11 +103,35 @@ def trace_to_json(trace: AgentTrace) -> dict[str, Any]:
 
 def dump_trace(trace: AgentTrace) -> str:
     """The trace file text: one step per line, so diffs of reviewed fixtures stay readable."""
-    data = trace_to_json(trace)
-    steps = ",\n".join("    " + json.dumps(s, ensure_ascii=False) for s in data["steps"])
-    head = {k: v for k, v in data.items() if k != "steps"}
-    head_text = ",\n".join(f"  {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in head.items())
-    body = f'  "steps": [\n{steps}\n  ]' if steps else '  "steps": []'
+    return dump_columns(TraceColumns.from_trace(trace))
+
+
+_STEP_ENCODER = json.JSONEncoder(ensure_ascii=False)  # built once: json.dumps(kwargs) builds one per call
+
+
+def dump_columns(cols: TraceColumns) -> str:
+    """`dump_trace` straight from columns (no model objects): what a run writes as trace.json."""
+    encode = _STEP_ENCODER.encode
+    lines: list[str] = []
+    for i, p, q, n, k, st, a, it, ot, d, m in zip(
+        cols.ids, cols.parent_ids, cols.sequences, cols.names, cols.kinds, cols.statuses, cols.attempts,
+        cols.input_tokens, cols.output_tokens, cols.durations, cols.metadata, strict=True,
+    ):
+        out: dict[str, Any] = {"id": i, "parentId": p, "sequence": q, "name": n, "kind": k, "status": st}
+        if a is not None:
+            out["attempt"] = a
+        if it is not None:
+            out["inputTokens"] = it
+        if ot is not None:
+            out["outputTokens"] = ot
+        if d is not None:
+            out["durationMs"] = d
+        if m is not None:
+            out["metadata"] = m
+        lines.append("    " + encode(out))
+    head = {"schemaVersion": SCHEMA_VERSION, "fixture": cols.fixture, "status": cols.status}
+    head_text = ",\n".join(f"  {json.dumps(k)}: {encode(v)}" for k, v in head.items())
+    body = '  "steps": [\n' + ",\n".join(lines) + "\n  ]" if lines else '  "steps": []'
     return "{\n" + head_text + ",\n" + body + "\n}\n"
 
 

@@ -2,6 +2,7 @@
 
     trace = trace_from_events(events, fixture="validate")     # AgentTrace, normalized
     write_trace(run_dir, trace)                               # <run_dir>/trace.json
+    cols = trace_columns_from_events(events, "validate")      # the same, as columns (cheaper)
 
 Mapping (one recorder counter gives every step its sequence when it starts; policy and
 fallback steps when they are decided):
@@ -31,7 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tftui.trace.model import FAKE_CLOCK_KEY, AgentTrace, TraceStep, dump_trace, normalize
+from tftui.trace.model import FAKE_CLOCK_KEY, AgentTrace, TraceColumns, dump_columns, dump_trace
+from tftui.trace.normalize import columns_to_trace, normalize_columns
 
 TRACE_FILE = "trace.json"
 RUN_STATUS = {"completed": "ok", "failed": "error", "blocked": "blocked", "paused": "cancelled"}
@@ -201,7 +203,7 @@ class _Recorder:
         self.run_status = e.status
 
     # ---- result ---------------------------------------------------------------------------------
-    def trace(self) -> AgentTrace:
+    def trace(self) -> TraceColumns:
         root = self.ensure_root()
         run_status = self.run_status or "interrupted"
         root.status = RUN_STATUS.get(run_status, "cancelled")
@@ -211,24 +213,32 @@ class _Recorder:
         }
         if self.fake_clock:
             root.metadata[FAKE_CLOCK_KEY] = True
-        steps = [
-            TraceStep.model_construct(
-                id=f"s{s.sequence}",
-                parent_id=None if s.parent is None else f"s{s.parent}",
-                sequence=s.sequence,
-                name=s.name,
-                kind=s.kind,
-                status=s.status,
-                attempt=s.attempt,
-                input_tokens=s.input_tokens,
-                output_tokens=s.output_tokens,
-                duration_ms=s.duration_ms,
-                metadata=dict(s.metadata),
-            )
-            for s in self.steps
-        ]
-        raw = AgentTrace.model_construct(schema_version=1, fixture=self.fixture, status=root.status, steps=steps)
-        return normalize(raw, fake_clock=self.fake_clock)
+        steps = self.steps
+        raw = TraceColumns(
+            fixture=self.fixture,
+            status=root.status,
+            ids=[f"s{s.sequence}" for s in steps],
+            parent_ids=[None if s.parent is None else f"s{s.parent}" for s in steps],
+            sequences=[s.sequence for s in steps],
+            names=[s.name for s in steps],
+            kinds=[s.kind for s in steps],
+            statuses=[s.status for s in steps],
+            attempts=[s.attempt for s in steps],
+            input_tokens=[s.input_tokens for s in steps],
+            output_tokens=[s.output_tokens for s in steps],
+            durations=[s.duration_ms for s in steps],
+            metadata=[dict(s.metadata) for s in steps],
+        )
+        return normalize_columns(raw, fake_clock=self.fake_clock)
+
+
+def trace_columns_from_events(events: Iterable[Any], fixture: str, *, fake_clock: bool = False) -> TraceColumns:
+    """`trace_from_events` as columns, with no model object per step: the cheap form for writing
+    trace.json at the end of a run (`write_trace` takes either) and for rules."""
+    recorder = _Recorder(fixture, fake_clock)
+    for event in events:
+        recorder.feed(event)
+    return recorder.trace()
 
 
 def trace_from_events(events: Iterable[Any], fixture: str, *, fake_clock: bool = False) -> AgentTrace:
@@ -238,30 +248,35 @@ def trace_from_events(events: Iterable[Any], fixture: str, *, fake_clock: bool =
     and kept. Never raises on odd streams (unknown events are ignored, unfinished steps are
     `cancelled`, a stream without RunFinished gives a `cancelled` root with runStatus `interrupted`).
     """
-    recorder = _Recorder(fixture, fake_clock)
-    for event in events:
-        recorder.feed(event)
-    return recorder.trace()
+    return columns_to_trace(trace_columns_from_events(events, fixture, fake_clock=fake_clock))
 
 
-def write_trace(run_dir: str | Path, trace: AgentTrace, name: str = TRACE_FILE) -> Path:
+def write_trace(run_dir: str | Path, trace: AgentTrace | TraceColumns, name: str = TRACE_FILE) -> Path:
     """Write `trace.json` beside the journal (one step per line) and return its path."""
     path = Path(run_dir) / name
-    path.write_text(dump_trace(trace), encoding="utf-8")
+    text = dump_columns(trace) if isinstance(trace, TraceColumns) else dump_trace(trace)
+    path.write_text(text, encoding="utf-8")
     return path
+
+
+def _run_dir_events(run_dir: str | Path, fixture: str | None) -> tuple[list[Any] | None, str, list[str]]:
+    """The decoded events of `<run_dir>/events.jsonl`, the fixture name to use, and warnings."""
+    from tftui.engine.journal import decode_events, read_journal
+
+    rows, meta, warnings = read_journal(run_dir)
+    if not rows:
+        return None, "", [*warnings, f"{Path(run_dir)}: no events to trace"]
+    events, more = decode_events(rows)
+    warnings.extend(more)
+    return events, fixture or _fixture_name(meta, events), warnings
 
 
 def trace_of_run_dir(run_dir: str | Path, *, fixture: str | None = None,
                      fake_clock: bool = False) -> tuple[AgentTrace | None, list[str]]:
     """The trace of a journaled run (`<run_dir>/events.jsonl`), and warnings. Never raises on bad data."""
-    from tftui.engine.journal import decode_events, read_journal
-
-    rows, meta, warnings = read_journal(run_dir)
-    if not rows:
-        return None, [*warnings, f"{Path(run_dir)}: no events to trace"]
-    events, more = decode_events(rows)
-    warnings.extend(more)
-    name = fixture or _fixture_name(meta, events)
+    events, name, warnings = _run_dir_events(run_dir, fixture)
+    if events is None:
+        return None, warnings
     return trace_from_events(events, name, fake_clock=fake_clock), warnings
 
 
@@ -270,16 +285,17 @@ def trace_run_dir(run_dir: str | Path, *, fixture: str | None = None, fake_clock
     """Read `<run_dir>/events.jsonl`, write the trace (default `<run_dir>/trace.json`).
 
     Returns (path written or None, warnings/errors). For the engine: call this at the end of a
-    journaled run, or `write_trace(run_dir, trace_from_events(events, fixture))` with live events.
+    journaled run, or `write_trace(run_dir, trace_columns_from_events(events, fixture))` with live events.
     """
-    trace, warnings = trace_of_run_dir(run_dir, fixture=fixture, fake_clock=fake_clock)
-    if trace is None:
+    events, name, warnings = _run_dir_events(run_dir, fixture)
+    if events is None:
         return None, warnings
+    cols = trace_columns_from_events(events, name, fake_clock=fake_clock)
     if out is None:
-        return write_trace(run_dir, trace), warnings
+        return write_trace(run_dir, cols), warnings
     target = Path(out)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(dump_trace(trace), encoding="utf-8")
+    target.write_text(dump_columns(cols), encoding="utf-8")
     return target, warnings
 
 

@@ -104,10 +104,10 @@ def close_journal(opened: OpenedJournal) -> list[str]:
         journal.close()
     except OSError as exc:
         notes.append(f"journal {journal.run_id}: closing failed ({exc})")
-    from tftui.trace.record import trace_from_events, write_trace
+    from tftui.trace.record import trace_columns_from_events, write_trace
 
     try:
-        write_trace(journal.run_dir, trace_from_events(opened.events, opened.fixture))
+        write_trace(journal.run_dir, trace_columns_from_events(opened.events, opened.fixture))
     except Exception as exc:  # a trace problem must never turn a finished run into a crash
         notes.append(f"trace: could not write trace.json: {exc}")
     return notes
