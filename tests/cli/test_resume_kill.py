@@ -184,3 +184,51 @@ def test_interrupt_exits_130_with_a_resume_hint(tmp_path: Path, tftui, sig: sign
     resumed = tftui("run", str(flow), "--resume", run_dir.name, "--json")
     assert resumed.code == 0, resumed.stderr
     assert resumed.json()["final_output"] == "publish-result"
+
+
+def test_kill9_mid_map_resume_reuses_the_answered_items(tmp_path: Path, tftui) -> None:
+    """A map killed part-way: the resume re-runs the map phase, but the items the killed run
+    already got answers for are answered from the journal, not paid for again."""
+    flow = FLOWS / "slow_map.json"
+    proc = _start(tmp_path, flow)
+
+    def items_answered(rows: list[dict]) -> list[str]:
+        return [r["node_path"] for r in rows if r.get("kind") == "agent_returned" and r["node_path"].startswith("each#")]
+
+    run_dir = _wait_for(proc, tmp_path, lambda rows: len(items_answered(rows)) >= 3)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=10)
+    before = _rows(run_dir)
+    answered_before = set(items_answered(before))
+    assert 3 <= len(answered_before) < 6  # killed mid-map
+
+    resumed = _resume(tmp_path, flow, run_dir.name)
+    assert resumed.returncode == 0, resumed.stderr
+    out = json.loads(resumed.stdout)
+    assert out["status"] == "completed"
+    assert f"its {len(answered_before)} answered call(s) are reused" in resumed.stderr
+    assert any(f"{len(answered_before)} call(s) answered from the journal" in n for n in out["notes"])
+
+    new = _rows(run_dir)[len(before) :]
+    returned = {r["node_path"]: r for r in new if r["kind"] == "agent_returned"}
+    # Every item is answered in the resumed run; the ones answered before cost nothing now.
+    assert {p for p in returned if p.startswith("each#")} == {f"each#item-{i}" for i in range(6)}
+    for path, row in returned.items():
+        if path in answered_before:
+            assert row["usage"] is None and row["output"] == f"review of m{path[-1]}"
+        else:
+            assert row["usage"] == {"input": 20 if path.startswith("each#") else 30, "output": 7 if path.startswith("each#") else 9}
+
+    fresh = subprocess.run(
+        [sys.executable, "-m", "tftui", "run", str(flow), "--json", "--no-journal"],
+        cwd=tmp_path,
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    reference = json.loads(fresh.stdout)
+    assert _comparable(out) == _comparable(reference)
+    assert out["final_output"] == reference["final_output"] == "merged report"
+    # Over both processes every call was paid exactly once: the totals equal an uninterrupted run's.
+    assert out["totals"]["tokens"] == reference["totals"]["tokens"]

@@ -44,3 +44,44 @@ async def test_replaying_a_resumed_run_takes_as_many_attempts_as_it_did():
     assert first.error == "429 too many requests"
     assert second.error is None and second.output == "data"
     assert runner.replayed == 2 and runner.live == 0
+
+
+def _item(phase: str, i: int, attempt: int = 0, output: str = "", error: str | None = None) -> list[ev.Event]:
+    path = f"{phase}#item-{i}"
+    return [
+        ev.AttemptStarted(phase_id=phase, node_path=path, attempt=attempt, prompt=f"review {i}", agent="a"),
+        ev.AgentReturned(phase_id=phase, node_path=path, attempt=attempt, output=output, error=error,
+                         usage={"input": 5, "output": 1}),
+    ]
+
+
+def test_in_flight_answers_keep_the_successful_calls_since_the_phase_last_started():
+    from tftui.agents.cassette import in_flight_answers
+
+    events: list[ev.Event] = [ev.RunStarted(run_id="r1", flow_name="f", phase_ids=["list", "each"])]
+    events += _call("list", 0, output="[1,2,3]")
+    events.append(ev.PhaseFinished(phase_id="list", status="done", output="[1,2,3]"))
+    events.append(ev.PhaseStarted(phase_id="each", phase_type="map"))
+    events += _item("each", 0, output="stale: an earlier start of the phase")
+    events.append(ev.PhaseStarted(phase_id="each", phase_type="map", depth=1, round=1))  # re-run: starts over
+    events += _item("each", 0, output="r0")
+    events += _item("each", 1, error="429 too many requests")  # failed: the re-run must retry it
+    events += _item("each", 1, attempt=1, output="r1")
+    events.append(ev.AttemptStarted(phase_id="each", node_path="each#item-2", attempt=0, prompt="review 2", agent="a"))
+    # killed here: item 2 never returned
+
+    answers = in_flight_answers(events, ["each"])
+    assert [(c.node_path, c.output) for c in answers] == [("each#item-0", "r0"), ("each#item-1", "r1")]
+    assert in_flight_answers(events, []) == []  # phases that finished are never re-run, so never asked
+
+    runner = CassetteRunner(None, None, calls=answers)
+    served = await_run(runner, AgentRequest(node_path="each#item-1", phase_id="each", task="review 1", agent="a"))
+    assert served.output == "r1" and served.usage is None  # no new tokens
+    missing = await_run(runner, AgentRequest(node_path="each#item-2", phase_id="each", task="review 2", agent="a"))
+    assert missing.failed and "each#item-2" in (missing.error or "")
+
+
+def await_run(runner: CassetteRunner, request: AgentRequest):
+    import asyncio
+
+    return asyncio.run(runner.run(request))

@@ -93,6 +93,34 @@ def recorded_calls(events: Iterable[Any]) -> list[RecordedCall]:
     return [c for c in calls if not c.aborted]
 
 
+def in_flight_answers(events: Iterable[Any], phase_ids: Iterable[str]) -> list[RecordedCall]:
+    """The answers an interrupted run already got for phases still in flight when it stopped.
+
+    For each top-level phase in `phase_ids`: its successful calls (nested ones included) since
+    it last started, in call order. A resume re-runs such a phase from its start; its calls
+    with unchanged prompts can take these answers instead of paying the model again (a map
+    killed at item 900 of 1,000 does not repeat 900 calls). Failed, aborted and timed-out
+    calls are left out: a retry after them is what the re-run should do.
+    """
+    from tftui.engine import events as ev
+
+    wanted = set(phase_ids)
+    per_phase: dict[str, list[RecordedCall]] = {pid: [] for pid in wanted}
+    open_calls: dict[tuple[str, int], RecordedCall] = {}
+    for e in _as_events(events):
+        if isinstance(e, ev.PhaseStarted) and e.phase_id in per_phase:
+            per_phase[e.phase_id] = []  # a new start (resume, onBlock round): older answers had other inputs
+        elif isinstance(e, ev.AttemptStarted) and e.phase_id.split("/")[0] in per_phase:
+            open_calls[(e.node_path, e.attempt)] = RecordedCall(e.node_path, e.attempt, e.prompt, phase_id=e.phase_id)
+        elif isinstance(e, ev.AgentReturned):
+            call = open_calls.pop((e.node_path, e.attempt), None)
+            if call is None or e.error is not None or e.timed_out:
+                continue
+            call.output, call.usage = e.output, e.usage
+            per_phase[call.phase_id.split("/")[0]].append(call)
+    return [call for pid in per_phase for call in per_phase[pid]]
+
+
 def _load(source: Any) -> list[Any]:
     if isinstance(source, (str, os.PathLike)):
         from tftui.engine.replay import load_recording
@@ -102,11 +130,19 @@ def _load(source: Any) -> list[Any]:
 
 
 class CassetteRunner:
-    def __init__(self, recorded: Any, live_runner: Any = None, *, replay_usage: bool = False) -> None:
+    def __init__(
+        self,
+        recorded: Any,
+        live_runner: Any = None,
+        *,
+        replay_usage: bool = False,
+        calls: list[RecordedCall] | None = None,
+    ) -> None:
+        """`recorded`: a run directory, bundle or events; or pass the `calls` themselves (recorded=None)."""
         self.live_runner = live_runner
         self.replay_usage = replay_usage
         self._tapes: dict[tuple[str, str], list[RecordedCall]] = {}
-        for call in recorded_calls(_load(recorded)):
+        for call in calls if calls is not None else recorded_calls(_load(recorded)):
             self._tapes.setdefault((call.node_path, call.prompt), []).append(call)
         self._used: dict[tuple[str, str], int] = {}
         self.replayed = 0

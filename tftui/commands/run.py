@@ -20,9 +20,11 @@ type, status, attempts, duration, tokens) and, on a terminal, a live status line
 The final output goes to stdout, then a summary line to stderr. Every run is
 journaled under .tftui/runs/<run-id>/ beside the flow (events.jsonl, meta.json,
 flow.json; --runs-dir or $TFTUI_RUNS_DIR move it) so a killed run can be resumed:
---resume RUN_ID keeps every finished phase, re-runs phases that were in flight,
-and never repeats an in-flight `idempotent: false` phase (it is reported and
-marked failed instead). The flow file must be unchanged since the run started.
+--resume RUN_ID keeps every finished phase, re-runs phases that were in flight
+(calls they had already got answers for, e.g. the done items of a map, are
+answered from the journal, not paid for again), and never repeats an in-flight
+`idempotent: false` phase (it is reported and marked failed instead). The flow
+file must be unchanged since the run started.
 
 examples:
   tftui run sample_flows/map_reduce.json

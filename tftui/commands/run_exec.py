@@ -37,6 +37,9 @@ class Plan:
     resume_state: RunState | None = None
     run_id: str | None = None
     prior_calls: int = 0
+    # Resume: successful calls that phases in flight at the interruption already made (served
+    # again from the journal when the re-run asks the same thing; see cassette.in_flight_answers).
+    journal_answers: list[Any] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
@@ -151,6 +154,7 @@ def _plan_resume(args: argparse.Namespace, cli_args: dict[str, Any]) -> Plan | i
     plan.notes.append(
         f"resuming run {plan.run_id}: {len(finished)}/{len(state.phases)} phases already finished"
     )
+    rerun: list[str] = []
     for phase in flow.phases:
         st = state.phases.get(phase.id)
         if st is None or st.status != PhaseStatus.RUNNING:
@@ -161,7 +165,14 @@ def _plan_resume(args: argparse.Namespace, cli_args: dict[str, Any]) -> Plan | i
                 "it is NOT repeated — it is marked failed so you can check its side effect"
             )
         else:
-            plan.notes.append(f"phase '{phase.id}' was in flight when the run stopped; it runs again")
+            rerun.append(phase.id)
+    from tftui.agents.cassette import in_flight_answers
+
+    plan.journal_answers = in_flight_answers(events, rerun)
+    for pid in rerun:
+        kept = sum(1 for call in plan.journal_answers if call.phase_id.split("/")[0] == pid)
+        reuse = f"; its {kept} answered call(s) are reused from the journal when asked again" if kept else ""
+        plan.notes.append(f"phase '{pid}' was in flight when the run stopped; it runs again{reuse}")
     return plan
 
 
@@ -246,10 +257,10 @@ async def _drive(plan: Plan, runner: Any, journal: Any, progress: Progress, cloc
         await progress.stop()
         from tftui.agents.select import close_runner
 
-        await close_runner(runner)
-        live = getattr(runner, "live_runner", None)  # cassette mode: the wrapped runner pools connections
-        if live is not None and not hasattr(runner, "aclose"):
-            await close_runner(live)
+        # Cassette and resume answers wrap the real runner (which may pool connections): close the chain.
+        while runner is not None:
+            await close_runner(runner)
+            runner = None if hasattr(runner, "aclose") else getattr(runner, "live_runner", None)
         try:
             loop.remove_signal_handler(signal.SIGTERM)
         except (NotImplementedError, RuntimeError):
@@ -292,6 +303,12 @@ def execute(args: argparse.Namespace) -> int:
         if problem:
             _err(f"tftui run: {problem}")
             return EXIT_USAGE
+
+    answers = None
+    if plan.journal_answers:
+        from tftui.agents.cassette import CassetteRunner
+
+        answers = runner = CassetteRunner(None, runner, calls=plan.journal_answers)
 
     progress = Progress(phase_types={p.id: p.type for p in plan.flow.phases}, quiet=args.quiet or args.json)
     if plan.resume_state is not None:
@@ -346,6 +363,16 @@ def execute(args: argparse.Namespace) -> int:
     state = result.state or progress.state
     plan.run_id = plan.run_id or result.run_id
     calls = plan.prior_calls + progress.calls
+    if answers is not None:
+        calls -= answers.replayed  # counted once already, in the interrupted run
+        if answers.replayed:
+            saved = answers.saved_usage.input + answers.saved_usage.output
+            plan.notes.append(
+                f"resume: {answers.replayed} call(s) answered from the journal instead of the agent "
+                f"({saved} tokens not spent again)"
+            )
+            if not args.quiet:
+                progress.message(plan.notes[-1])
     _report(plan, args, state, result.status, result.final_output, calls, duration_ms)
     if cassette_from and not args.quiet:
         saved = runner.saved_usage.input + runner.saved_usage.output
