@@ -11,12 +11,15 @@ Environment: `TFTUI_<PATH>` with `__` between levels, e.g. `TFTUI_DEFAULT_PROVID
 
 Every effective leaf value remembers where it came from (`Config.source(path)`), which is what
 `tftui config` prints. Bad files never raise here: they land in `Config.errors` with file, line
-and message, and the file is skipped.
+and message, and the file is skipped. An invalid display setting (`ui.*`, `keys.*`: wrong type,
+unknown theme or verb, bad key string) is dropped from its layer and noted in `Config.ignored`
+(file + key + problem), so the layer below (in the end the default) applies and runs go on.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 import os
 import re
 import shlex
@@ -27,9 +30,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tftui.config_schema import Path_, coerce_env, env_path, is_open, schema_type, type_problem
+from tftui.config_schema import (
+    Path_,
+    coerce_env,
+    drop_invalid,
+    env_path,
+    is_open,
+    schema_type,
+    setting_problems,
+    type_problem,
+    unknown_setting_hint,
+)
 
 SOURCE_KINDS = ("default", "user", "project", "env", "flag")
+# Settings that only change how the TUI looks and which keys it binds: an invalid value there is
+# reported and ignored (the lower layer's value applies) instead of stopping a run.
+DISPLAY_ROOTS = ("ui", "keys")
 
 DEFAULTS: dict[str, Any] = {
     "default_provider": "",
@@ -107,6 +123,7 @@ class Config:
     files: list[str] = field(default_factory=list)  # files actually read, in precedence order
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)  # invalid ui/keys values, dropped (see module doc)
     user_file: str = ""
 
     def get(self, path: str | Path_, default: Any = None) -> Any:
@@ -227,6 +244,12 @@ def load_config(
     sources: dict[Path_, Source] = {}
     cfg = Config(data=data, sources=sources, user_file=str(user_config_path(env)))
     _merge(data, sources, copy.deepcopy(DEFAULTS), Source("default"))
+    dropped: list[tuple[Path_, Source, str]] = []
+
+    def layer(tree: dict[str, Any], source: Source) -> None:
+        kept, problems = drop_invalid(_normalize(tree), DISPLAY_ROOTS)
+        dropped.extend((path, source, problem) for path, problem in problems)
+        _merge(data, sources, kept, source)
 
     layers: list[tuple[Path, str]] = [(user_config_path(env), "user")]
     layers += [(p, "project") for p in project_config_paths(flow_path, cwd)]
@@ -234,23 +257,31 @@ def load_config(
         parsed = _read_toml(path, cfg.errors)
         if parsed is not None:
             cfg.files.append(str(path))
-            _merge(data, sources, _normalize(parsed), Source(kind, str(path)))
+            layer(parsed, Source(kind, str(path)))
 
     for name in sorted(env):
         key_path = env_path(name)
         if key_path is None:
             continue
-        value = coerce_env(key_path, env[name])
-        _merge(data, sources, _normalize(_nest(key_path, value)), Source("env", name))
+        layer(_nest(key_path, coerce_env(key_path, env[name])), Source("env", name))
 
     for key, value in (flags or {}).items():
-        if value is None:
-            continue
-        key_path = _split(key)
-        _merge(data, sources, _normalize(_nest(key_path, value)), Source("flag", key))
+        if value is not None:
+            layer(_nest(_split(key), value), Source("flag", key))
 
+    cfg.ignored = [_ignored_message(cfg, *item) for item in dropped]
     _validate(cfg)
     return cfg
+
+
+def _ignored_message(cfg: Config, path: Path_, source: Source, problem: str) -> str:
+    """`<file>: ui.theme: unknown theme 'x' (…) — ignored (using "default" from default)`."""
+    where = source.origin if source.kind in ("user", "project") else f"{source.kind} {source.origin}"
+    used = cfg.source(path)
+    if used is None:
+        return f"{where}: {'.'.join(path)}: {problem} — ignored"
+    shown = json.dumps(cfg.get(path), ensure_ascii=False)
+    return f"{where}: {'.'.join(path)}: {problem} — ignored (using {shown} from {used.describe()})"
 
 
 def _read_toml(path: Path, errors: list[str]) -> dict[str, Any] | None:
@@ -324,6 +355,8 @@ def _merge(dst: dict[str, Any], sources: dict[Path_, Source], src: Mapping[str, 
                 dst[key] = {}
             if not value:
                 sources.setdefault(path, source)  # an explicitly empty table still shows up
+            elif sources.get(path) is not None:
+                del sources[path]  # it has entries now: they show up instead of the empty table
             _merge(dst[key], sources, value, source, path)
             continue
         _drop_sources(sources, path)
@@ -336,6 +369,15 @@ def _drop_sources(sources: dict[Path_, Source], path: Path_) -> None:
         del sources[p]
 
 
+def flag_problems(key: str, value: Any) -> list[str]:
+    """What is wrong with setting dotted `key` to `value` (`tftui config --set`): unknown
+    settings (with a "did you mean"), wrong types, unknown themes/verbs, bad key strings."""
+    path = _split(key)
+    if not all(part.strip() for part in path):
+        return [f"'{key}' is not a setting name (dotted, e.g. ui.theme)"]
+    return setting_problems(_normalize(_nest(path, value)))
+
+
 def _validate(cfg: Config) -> None:
     def where(path: Path_) -> str:
         src = cfg.sources.get(path) or next((s for p, s in cfg.sources.items() if p[: len(path)] == path), None)
@@ -344,7 +386,8 @@ def _validate(cfg: Config) -> None:
     def walk(node: Any, path: Path_) -> None:
         kind = schema_type(path)
         if kind is None:
-            cfg.warnings.append(f"unknown setting '{'.'.join(path)}'{where(path)} is ignored")
+            cfg.warnings.append(f"unknown setting '{'.'.join(path)}'{where(path)} is ignored"
+                                + unknown_setting_hint(path))
             return
         problem = type_problem(kind, node)
         if problem:

@@ -5,7 +5,9 @@ Used by `tftui.config` to check merged values and to read `TFTUI_*` variables.
 
 from __future__ import annotations
 
+import difflib
 import tomllib
+from functools import lru_cache
 from typing import Any
 
 Path_ = tuple[str, ...]
@@ -106,3 +108,215 @@ def type_problem(kind: str, value: Any) -> str | None:
     if kind == "argv" and (not isinstance(value, list) or not value or not all(isinstance(a, str) for a in value)):
         return "expected a non-empty list of strings (the command's argv)"
     return None
+
+
+# ── values beyond their type: theme names, verb ids, key strings ───────────────────────
+# `tftui config`, `tftui run` and the engine must not import textual (≈100 ms), so the names
+# below are checked copies; tests/cli/test_config_drift.py fails when they drift from
+# Textual's BUILTIN_THEMES, tftui.tui.keymap.THEME_ALIASES and tftui.tui.actions.VERBS.
+
+THEME_ALIASES = ("default", "dark", "light")  # short names for our themes (tftui.tui.keymap)
+TEXTUAL_THEMES = (
+    "ansi-dark", "ansi-light", "atom-one-dark", "atom-one-light", "catppuccin-frappe",
+    "catppuccin-latte", "catppuccin-macchiato", "catppuccin-mocha", "dracula", "flexoki",
+    "gruvbox", "monokai", "nord", "rose-pine", "rose-pine-dawn", "rose-pine-moon",
+    "solarized-dark", "solarized-light", "textual-dark", "textual-light", "tokyo-night",
+)
+VERB_IDS = (
+    "run", "step", "pause", "breakpoint", "break_on_failure", "rerun_gate", "edit_guard",
+    "what_if", "gate_prev", "gate_next", "toggle_diff", "data_breakpoint", "rerun_stale",
+    "fast_forward", "restart", "filter_log", "toggle_log", "toggle_detail", "next_tab",
+    "prev_tab", "trace_tab", "cycle_theme", "export_bundle", "help", "quit",
+)
+KEY_MODIFIERS = ("ctrl", "shift", "alt", "meta", "super", "hyper")
+NAMED_KEYS = (
+    "escape", "enter", "tab", "space", "backspace", "delete", "insert", "home", "end",
+    "pageup", "pagedown", "up", "down", "left", "right", *(f"f{n}" for n in range(1, 25)),
+)
+# Textual names a punctuation key after its Unicode name, with these friendlier replacements.
+KEY_NAME_REPLACEMENTS = {"solidus": "slash", "reverse_solidus": "backslash", "commercial_at": "at",
+                         "hyphen_minus": "minus", "plus_sign": "plus", "low_line": "underscore"}
+
+
+def character_key_name(char: str) -> str:
+    """Textual's key name for one typed character: letters and digits as is, `.` -> `full_stop`."""
+    import unicodedata
+
+    if char.isalnum():
+        return char
+    try:
+        name = unicodedata.name(char).lower().replace("-", "_").replace(" ", "_")
+    except ValueError:
+        return char
+    return KEY_NAME_REPLACEMENTS.get(name, name)
+
+
+@lru_cache(maxsize=1)
+def punctuation_key_names() -> tuple[str, ...]:
+    import string
+
+    return tuple(character_key_name(c) for c in string.punctuation)
+
+
+@lru_cache(maxsize=1)
+def package_theme_names() -> tuple[str, ...]:
+    """The `name` of every `tftui/themes/*.toml` (file stem when it has none); unreadable ones skipped."""
+    from importlib import resources
+
+    names: list[str] = []
+    try:
+        entries = sorted((resources.files("tftui") / "themes").iterdir(), key=lambda p: p.name)
+    except (FileNotFoundError, NotADirectoryError):
+        return ()
+    for entry in entries:
+        if entry.name.endswith(".toml"):
+            try:
+                name = tomllib.loads(entry.read_text(encoding="utf-8")).get("name")
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                continue  # the TUI reports a broken theme file when it loads themes
+            names.append(name if isinstance(name, str) else entry.name.removesuffix(".toml"))
+    return tuple(names)
+
+
+def theme_names() -> list[str]:
+    """Every value `ui.theme` accepts: our aliases and themes first, then Textual's built-ins."""
+    ours = [*THEME_ALIASES, *package_theme_names()]
+    return ours + [t for t in TEXTUAL_THEMES if t not in ours]
+
+
+def did_you_mean(word: str, choices: list[str] | tuple[str, ...], quote: str = "") -> str:
+    """` — did you mean 'x'?` for the closest choice, or "" when none is close."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" — did you mean '{quote}{close[0]}'?" if close else ""
+
+
+def known_children(parent: Path_) -> list[str]:
+    """The setting names the schema knows directly under `parent` (verb ids under `keys`)."""
+    if parent == ("keys",):
+        return list(VERB_IDS)
+    return [p[-1] for p in SCHEMA
+            if len(p) == len(parent) + 1 and matches(parent, p[:-1]) and p[-1] != "*"]
+
+
+def unknown_setting_hint(path: Path_) -> str:
+    parent = ".".join(path[:-1]) + "." if len(path) > 1 else ""
+    hint = did_you_mean(path[-1], known_children(path[:-1]), quote=parent)
+    if hint:
+        return hint
+    # Not a sibling: maybe the right name at another level (`theme` for `ui.theme`).
+    elsewhere = {p[-1]: ".".join(p) for p in SCHEMA if "*" not in p and len(p) > 1}
+    close = difflib.get_close_matches(path[-1], list(elsewhere), n=1, cutoff=0.8)
+    return f" — did you mean '{elsewhere[close[0]]}'?" if close else ""
+
+
+def key_problem(text: str) -> str | None:
+    """Why `text` is not a Textual key string (`ctrl+n`, `n,s`, `f5`, `full_stop`), or None."""
+    if not text.strip():
+        return 'empty (write a key such as "ctrl+n")'
+    alts = [a.strip() for a in text.split(",")]
+    for alt in alts:
+        problem = _key_alternative_problem(alt)
+        if problem:
+            return problem if len(alts) == 1 or not alt else f"in '{alt}': {problem}"
+    return None
+
+
+def _key_alternative_problem(alt: str) -> str | None:
+    if not alt:
+        return "an empty alternative (alternatives are separated by commas; the comma key is 'comma')"
+    if len(alt) == 1:
+        return None if alt.isprintable() and not alt.isspace() else "not a typeable key"
+    if any(c.isspace() for c in alt):
+        return f"spaces are not allowed (write '{''.join(alt.split())}')"
+    *mods, base = alt.split("+")
+    for mod in mods:
+        if mod not in KEY_MODIFIERS:
+            hint = did_you_mean(mod, KEY_MODIFIERS)
+            return f"'{mod}' is not a modifier{hint} (modifiers: {', '.join(KEY_MODIFIERS)})"
+    if not base:
+        return "ends with '+' (the plus key is 'plus')"
+    if len(base) == 1:
+        if base.isalnum():
+            return None
+        # Textual names punctuation keys ('ctrl+full_stop'); only a lone character is translated.
+        return f"write '{'+'.join([*mods, character_key_name(base)])}' (punctuation keys go by name)"
+    names = (*NAMED_KEYS, *punctuation_key_names())
+    if base in names:
+        return None
+    hint = did_you_mean(base, names)
+    return f"'{base}' is not a key name{hint} (e.g. a, 5, f5, enter, escape, tab, space, up, pagedown, comma)"
+
+
+def value_problem(path: Path_, value: Any) -> str | None:
+    """The type problem, or what is wrong with a well-typed value (`ui.theme`, `keys.<verb>`)."""
+    kind = schema_type(path)
+    if kind is None:
+        return None
+    problem = type_problem(kind, value)
+    if problem:
+        return f"{problem}, got {value!r}"
+    if path == ("ui", "theme"):
+        names = theme_names()
+        if value not in names:
+            return f"unknown theme {value!r}{did_you_mean(value, names)} (accepted: {', '.join(names)})"
+    if len(path) == 2 and path[0] == "keys":
+        if path[1] not in VERB_IDS:
+            hint = did_you_mean(path[1], VERB_IDS)
+            return f"unknown verb '{path[1]}'{hint} (verbs: {', '.join(VERB_IDS)})"
+        problem = key_problem(value)
+        if problem:
+            return f"bad key {value!r}: {problem}"
+    return None
+
+
+def setting_problems(tree: dict[str, Any], prefix: Path_ = ()) -> list[str]:
+    """Every unknown setting and invalid value in `tree` (a nested table of settings)."""
+    problems: list[str] = []
+    for key, value in tree.items():
+        path = prefix + (str(key),)
+        dotted = ".".join(path)
+        if schema_type(path) is None:
+            if not is_open(path):  # below prices/params anything goes
+                problems.append(f"unknown setting '{dotted}'{unknown_setting_hint(path)}")
+            continue
+        problem = value_problem(path, value)
+        if problem:
+            problems.append(f"{dotted}: {problem}")
+        elif isinstance(value, dict) and not is_open(path):
+            problems += setting_problems(value, path)
+    return problems
+
+
+_DROP = object()
+
+
+def drop_invalid(tree: dict[str, Any], roots: tuple[str, ...]) -> tuple[dict[str, Any], list[tuple[Path_, str]]]:
+    """`tree` (one settings layer) without the invalid values under `roots`, and (path, problem)
+    for each value dropped. Unknown settings are kept: the caller warns about them."""
+    out = dict(tree)
+    dropped: list[tuple[Path_, str]] = []
+    for root in roots:
+        if root in out:
+            kept = _keep_valid((root,), out[root], dropped)
+            if kept is _DROP:
+                del out[root]
+            else:
+                out[root] = kept
+    return out, dropped
+
+
+def _keep_valid(path: Path_, value: Any, dropped: list[tuple[Path_, str]]) -> Any:
+    if schema_type(path) is None:
+        return value
+    problem = value_problem(path, value)
+    if problem:
+        dropped.append((path, problem))
+        return _DROP
+    if not isinstance(value, dict) or is_open(path):
+        return value
+    kept = {}
+    for key, child in value.items():
+        child = _keep_valid(path + (str(key),), child, dropped)
+        if child is not _DROP:
+            kept[key] = child
+    return kept if kept or not value else _DROP  # nothing valid left: as if the table were absent

@@ -32,17 +32,17 @@ def test_defaults_only(layout):
 
 
 def test_precedence_and_provenance(layout):
-    layout["user"].write_text('default_provider = "user-p"\n[ui]\ntheme = "u"\nascii = true\nanimations = false\n'
+    layout["user"].write_text('default_provider = "user-p"\n[ui]\ntheme = "light"\nascii = true\nanimations = false\n'
                               '[providers.local]\nbase_url = "http://u/v1"\nmodel = "um"\n')
-    (layout["cwd"] / "tftui.toml").write_text('[ui]\ntheme = "cwd"\nascii = false\n')
-    (layout["flow"].parent / "tftui.toml").write_text('[ui]\ntheme = "flowdir"\n[providers.local]\nmodel = "pm"\n')
-    env = {**layout["env"], "TFTUI_UI__THEME": "envtheme", "TFTUI_PROVIDERS__LOCAL__STREAM": "yes",
+    (layout["cwd"] / "tftui.toml").write_text('[ui]\ntheme = "nord"\nascii = false\n')
+    (layout["flow"].parent / "tftui.toml").write_text('[ui]\ntheme = "gruvbox"\n[providers.local]\nmodel = "pm"\n')
+    env = {**layout["env"], "TFTUI_UI__THEME": "dracula", "TFTUI_PROVIDERS__LOCAL__STREAM": "yes",
            "TFTUI_PROVIDER": "local", "TFTUI_NODE_PATH": "not-a-setting"}
     cfg = load_config(layout["flow"], env=env, cwd=str(layout["cwd"]), flags={"ui.animations": True})
     assert cfg.errors == [] and cfg.warnings == []
     expect = {
         "default_provider": ("local", "env", "TFTUI_PROVIDER"),
-        "ui.theme": ("envtheme", "env", "TFTUI_UI__THEME"),
+        "ui.theme": ("dracula", "env", "TFTUI_UI__THEME"),
         "ui.ascii": (False, "project", str(layout["cwd"] / "tftui.toml")),
         "ui.animations": (True, "flag", "ui.animations"),
         "providers.local.base_url": ("http://u/v1", "user", str(layout["user"])),
@@ -104,12 +104,12 @@ def test_xdg_config_home_and_home_fallback(tmp_path):
 
 def test_save_user_setting_round_trip(layout):
     layout["user"].write_text('[ui]\nascii = true\n')
-    path = save_user_setting("ui.theme", "solarized", env=layout["env"])
+    path = save_user_setting("ui.theme", "solarized-dark", env=layout["env"])
     assert path == layout["user"]
-    assert tomllib.loads(path.read_text()) == {"ui": {"ascii": True, "theme": "solarized"}}
+    assert tomllib.loads(path.read_text()) == {"ui": {"ascii": True, "theme": "solarized-dark"}}
     assert [p.name for p in path.parent.iterdir()] == ["config.toml"]  # no temp file left behind
     cfg = load_config(env=layout["env"], cwd=str(layout["cwd"]))
-    assert cfg.get("ui.theme") == "solarized" and cfg.source("ui.theme").kind == "user"
+    assert cfg.get("ui.theme") == "solarized-dark" and cfg.source("ui.theme").kind == "user"
 
 
 def test_save_refuses_to_clobber_a_broken_file(layout):
@@ -161,7 +161,7 @@ def test_tftui_config_exits_2_on_bad_file(layout, monkeypatch, capsys):
 
 def test_tftui_config_env_names_the_user_file(tmp_path):
     path = tmp_path / "elsewhere.toml"
-    path.write_text('[ui]\ntheme = "x"\n')
+    path.write_text('[ui]\ntheme = "nord"\n')
     cfg = load_config(env={"TFTUI_CONFIG": str(path)}, cwd=str(tmp_path))
-    assert cfg.get("ui.theme") == "x" and cfg.source("ui.theme").origin == str(path)
+    assert cfg.get("ui.theme") == "nord" and cfg.source("ui.theme").origin == str(path)
     assert cfg.warnings == [] and cfg.errors == []

@@ -33,19 +33,40 @@ Example tftui.toml:
   argv = ["llm", "-m", "gpt-4o-mini"]
   timeout_s = 600
   [ui]
-  theme = "default"
+  theme = "default"                    # see "accepted values" below
+  ascii = false
+  animations = true
+  [keys]                               # remap TUI keys by verb id (the ? screen lists them)
+  step = "ctrl+n"
 
 API keys and Authorization/api-key header values are shown masked (sk-…abcd).
 Also listed: the agent definitions found (agents/NAME.md next to the flow, then
 ~/.config/tftui/agents/NAME.md, then the built-ins) and which file each comes from.
+
+Accepted values:
+  ui.theme     default, dark, light, tftui-dark, tftui-light, or a Textual theme
+               (textual-dark, nord, gruvbox, dracula, tokyo-night, … — a wrong name lists them all)
+  ui.ascii, ui.animations, providers.NAME.stream    true or false
+  keys.VERB    a key such as "x", "ctrl+n", "f5", "shift+tab", "comma", or alternatives "n,s";
+               VERB is a verb id (run, step, pause, breakpoint, quit, …)
+
+--set checks the key and the value and refuses (exit 2, nothing shown) an unknown setting,
+a wrong type, an unknown theme or verb, or a bad key string. --set only previews: it
+writes nothing (the TUI saves the theme you pick with `t` to the user file).
+
+An invalid ui/keys value in a file (or TFTUI_* variable) is reported with file, key and
+problem: here as an error (exit 2); `tftui FLOW` (event log) and `tftui run` (stderr) ignore
+it and carry on with the value below it (in the end the default). An invalid provider or
+agent command setting still stops a run. An unknown setting in a file is a warning.
 
 examples:
   tftui config                         the settings, one per line, with their source
   tftui config --json                  the same as JSON (value, source, origin per key)
   tftui config --flow flows/x.json     include the tftui.toml next to that flow
   tftui config --set ui.theme=light    preview a flag override
+  tftui config --set keys.step=ctrl+n  check a key remap before putting it in config.toml
 
-exit codes: 0 ok, 2 a config file or value is invalid
+exit codes: 0 ok (warnings included), 2 a config file or value is invalid, or --set refused
 """
 
 
@@ -53,21 +74,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.add_argument("--flow", metavar="FLOW", help="also read the tftui.toml next to this flow")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a setting as a flag would (VALUE read as TOML, else as text)")
+                        help="preview a setting as a flag would give it (VALUE read as TOML, else as text); "
+                             "checked against the schema, exit 2 when refused; nothing is written")
 
 
 def run(args: argparse.Namespace) -> int:
     from tftui.agents.redact import SECRET_HEADER_NAMES, mask, mask_header_value, redact
-    from tftui.config import load_config
+    from tftui.config import flag_problems, load_config
 
     flags: dict[str, Any] = {}
     for item in args.overrides:
         key, sep, raw = item.partition("=")
-        if not sep or not key.strip():
+        key = key.strip()
+        if not sep or not key:
             print(f"tftui config: --set expects KEY=VALUE, got {item!r}", file=sys.stderr)
             return 2
-        flags[key.strip()] = _parse_value(raw)
+        flags[key] = _parse_value(key, raw)
+        problems = flag_problems(key, flags[key])
+        if problems:
+            for problem in problems:
+                print(f"tftui config: --set {item} refused: {problem}", file=sys.stderr)
+            return 2
     cfg = load_config(args.flow, flags=flags)
+    errors = [*cfg.errors, *cfg.ignored]
 
     keys = _api_keys(cfg)
     secrets = [k["value"] for k in keys.values() if k["value"]]
@@ -91,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
             "files": cfg.files,
             "settings": {k: {"value": v, "source": s.kind, "origin": s.origin} for k, v, s in rows},
             "api_keys": keys,
-            "errors": cfg.errors,
+            "errors": errors,
             "warnings": cfg.warnings,
         }
         print(json.dumps(doc, indent=2, ensure_ascii=False))
@@ -114,9 +143,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"agent {name}: {info['source']} ({info['path']})")
         for warning in cfg.warnings:
             print(f"tftui config: warning: {warning}", file=sys.stderr)
-    for error in cfg.errors:
+    for error in errors:
         print(f"tftui config: error: {error}", file=sys.stderr)
-    return 2 if cfg.errors else 0
+    return 2 if errors else 0
 
 
 def _api_keys(cfg: Any) -> dict[str, dict[str, Any]]:
@@ -129,11 +158,19 @@ def _api_keys(cfg: Any) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _parse_value(raw: str) -> Any:
+def _parse_value(key: str, raw: str) -> Any:
+    """TOML when it parses (`true`, `120`, `["a"]`, `"x"`), else the text; a string setting keeps
+    unquoted text as typed (`keys.step=1` is the key "1"), and booleans take yes/no/on/off too."""
+    from tftui.config_schema import coerce_env, schema_type
+
+    path = tuple(key.split("."))
     try:
-        return tomllib.loads(f"v = {raw}")["v"]
+        value = tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:
+        return coerce_env(path, raw)
+    if schema_type(path) == "str" and not isinstance(value, str):
         return raw
+    return value
 
 
 def _show(value: Any) -> str:

@@ -159,6 +159,7 @@ def run(args: argparse.Namespace) -> int:
         initial_diagnostics=result.warnings,
         runs_root=None if args.no_journal else runs_root(flow_path, args.runs_dir),
     )
+    app.config_problems = [*cfg.ignored, *cfg.warnings]  # shown in the event log; the app goes on
     app.rules_path = args.rules  # the Trace tab's rule set (default: beside the flow)
     code = app.run()
     return int(code or 0)

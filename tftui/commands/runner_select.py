@@ -10,6 +10,7 @@ flags, then config.toml / env, then the replies file next to the flow
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from tftui.agents.base import AgentRunner
@@ -33,6 +34,8 @@ def select_runner(args: argparse.Namespace, flow_path: str | Path | None) -> Age
             f"replies file not found: {replies}\n(--replies names a JSON file mapping node paths to replies)"
         )
     config = load_config(flow_path)
+    for problem in [*config.ignored, *config.warnings]:  # ignored ui/keys values: the run goes on
+        print(f"tftui run: warning: {problem}", file=sys.stderr)
     try:
         runner = build_runner(
             config,

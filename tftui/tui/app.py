@@ -121,7 +121,7 @@ class TftuiApp(VerbsMixin, ReloadMixin, GateToolsMixin, TraceTabMixin, App[int])
         for theme in themes:
             self.register_theme(theme)
         if self.settings is not None:
-            data, cfg_problems = self.settings, []
+            data, cfg_problems = self.settings, list(self.config_problems)
         else:
             data, cfg_problems = read_config(self.config_path)
         keymap, key_problems = keymap_from_config(data)
