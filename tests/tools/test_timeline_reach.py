@@ -131,3 +131,29 @@ async def test_reachability_guard_removed_only_when_there_was_one(tools):
     flow, result, _ = await tools.run_dict(FLOW, REPLIES)
     assert reachability_preview(flow, result.state, "report", None)[0].why == "no guard"
     assert reachability_preview(flow, result.state, "deep", None)[0].why == "no guard (guard removed)"
+
+
+async def test_calls_tab_of_a_big_map_shows_the_latest_attempts_and_says_so(tools):
+    from tftui.engine.timeline import TimelineBuilder
+    from tftui.tui.timeline_text import MAX_ATTEMPTS_SHOWN, calls
+
+    items = [f"m{i}" for i in range(MAX_ATTEMPTS_SHOWN + 25)]
+    data = {"phases": [{"id": "each", "type": "map", "over": items, "task": "review {item}"}]}
+    replies = {f"each#item-{i}": f"review of {name}" for i, name in enumerate(items)}
+    _, result, _ = await tools.run_dict(data, replies)
+
+    # Fed batch by batch (as the TUI does) or all at once: the same timeline.
+    builder = TimelineBuilder()
+    for start in range(0, len(result.events), 7):
+        for event in result.events[start : start + 7]:
+            builder.feed(event)
+    fed = builder.get("each")
+    assert [(r.node_path, r.output) for r in fed.attempts] == [
+        (r.node_path, r.output) for r in phase_timeline(result.events, "each").attempts
+    ]
+
+    text = calls(fed).plain
+    assert f"Attempts: {len(items)}" in text
+    assert f"25 earlier attempts not shown (the latest {MAX_ATTEMPTS_SHOWN} are" in text
+    assert "review of m24\n" not in text and f"review of m{len(items) - 1}" in text  # the latest, not the first
+    assert text.count("attempt 1") == MAX_ATTEMPTS_SHOWN

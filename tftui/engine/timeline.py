@@ -89,79 +89,88 @@ def transient_reason(error: str | None, output: str | None = "", *, kind: str = 
     return found
 
 
-def _row_for(rows: list[AttemptRow], node_path: str, attempt: int) -> AttemptRow | None:
-    for row in reversed(rows):
-        if row.node_path == node_path and row.attempt == attempt:
-            return row
-    return None
+class TimelineBuilder:
+    """Every phase's timeline, fed one event at a time (the TUI feeds each batch once, so
+    showing the Calls tab never re-reads the whole run)."""
 
+    def __init__(self) -> None:
+        self.phases: dict[str, PhaseTimeline] = {}
+        self._current_round: dict[str, int] = {}
+        self._pending_round: dict[str, ev.OnBlockRound] = {}
+        self._rows: dict[tuple[str, str, int], AttemptRow] = {}  # (phase, node path, attempt) -> latest row
 
-def timelines(events: Iterable[ev.Event]) -> dict[str, PhaseTimeline]:
-    """Every phase's timeline, keyed by phase id."""
-    out: dict[str, PhaseTimeline] = {}
-    current_round: dict[str, int] = {}
-    pending_round: dict[str, ev.OnBlockRound] = {}
+    def get(self, phase_id: str) -> PhaseTimeline:
+        return self.phases.get(phase_id) or PhaseTimeline(phase_id)
 
-    def tl(pid: str) -> PhaseTimeline:
-        item = out.get(pid)
+    def _tl(self, pid: str) -> PhaseTimeline:
+        item = self.phases.get(pid)
         if item is None:
-            item = out[pid] = PhaseTimeline(pid)
+            item = self.phases[pid] = PhaseTimeline(pid)
         return item
 
-    for e in events:
+    def feed_all(self, events: Iterable[ev.Event]) -> TimelineBuilder:
+        for e in events:
+            self.feed(e)
+        return self
+
+    def feed(self, e: ev.Event) -> None:
         pid = getattr(e, "phase_id", None)
         if not isinstance(pid, str):
-            continue
+            return
         if isinstance(e, ev.PhaseStarted):
-            t = tl(pid)
+            t = self._tl(pid)
             t.runs += 1
-            current_round[pid] = e.round
+            self._current_round[pid] = e.round
             if e.phase_type == "gate" and e.round == 0:
-                pending_round.pop(pid, None)
+                self._pending_round.pop(pid, None)
         elif isinstance(e, ev.AttemptStarted):
-            t = tl(pid)
-            t.attempts.append(
-                AttemptRow(e.node_path, e.attempt, max(0, t.runs - 1), current_round.get(pid, 0),
-                           prompt=e.prompt, agent=e.agent, seq=e.seq)
-            )
+            t = self._tl(pid)
+            row = AttemptRow(e.node_path, e.attempt, max(0, t.runs - 1), self._current_round.get(pid, 0),
+                             prompt=e.prompt, agent=e.agent, seq=e.seq)
+            t.attempts.append(row)
+            self._rows[(pid, e.node_path, e.attempt)] = row
         elif isinstance(e, ev.AgentReturned):
-            row = _row_for(tl(pid).attempts, e.node_path, e.attempt)
+            row = self._rows.get((pid, e.node_path, e.attempt))
             if row is not None:
                 row.output, row.error, row.usage, row.duration_ms = e.output, e.error, e.usage, e.duration_ms
                 row.status = "failed" if e.error is not None else "ok"
         elif isinstance(e, ev.AttemptFailed):
-            row = _row_for(tl(pid).attempts, e.node_path, e.attempt)
+            row = self._rows.get((pid, e.node_path, e.attempt))
             if row is not None:
                 row.status, row.error, row.transient, row.kind = "failed", e.error, e.transient, e.why
                 row.will_retry = e.will_retry
                 row.transient_why = transient_reason(e.error, row.output, kind=e.why, transient=e.transient)
         elif isinstance(e, ev.BackoffStarted):
-            row = _row_for(tl(pid).attempts, e.node_path, e.attempt)
+            row = self._rows.get((pid, e.node_path, e.attempt))
             if row is not None:
                 row.backoff_ms = e.delay_ms
         elif isinstance(e, ev.OnBlockRound):
-            pending_round[pid] = e
-            current_round[pid] = e.round
+            self._pending_round[pid] = e
+            self._current_round[pid] = e.round
         elif isinstance(e, ev.GateVerdict):
-            t = tl(pid)
-            started = pending_round.pop(pid, None)
-            run = max(0, t.runs - 1)
-            number = sum(1 for r in t.rounds if r.run == run) + 1
-            t.rounds.append(
-                RoundInfo(number, e.round, e.verdict, started.reason if started else None,
-                          list(started.rerun) if started else [], e.output, run)
-            )
-        elif isinstance(e, ev.PhaseFinished) and e.status == "failed" and pid in pending_round:
-            t = tl(pid)
-            started = pending_round.pop(pid)
-            run = max(0, t.runs - 1)
-            number = sum(1 for r in t.rounds if r.run == run) + 1
-            t.rounds.append(RoundInfo(number, started.round, None, started.reason, list(started.rerun), e.output or "", run))
-    return out
+            self._add_round(pid, self._pending_round.pop(pid, None), e.round, e.verdict, e.output)
+        elif isinstance(e, ev.PhaseFinished) and e.status == "failed" and pid in self._pending_round:
+            started = self._pending_round.pop(pid)
+            self._add_round(pid, started, started.round, None, e.output or "")
+
+    def _add_round(self, pid: str, started: ev.OnBlockRound | None, round_: int, verdict: str | None,
+                   output: str) -> None:
+        t = self._tl(pid)
+        run = max(0, t.runs - 1)
+        number = sum(1 for r in t.rounds if r.run == run) + 1
+        t.rounds.append(
+            RoundInfo(number, round_, verdict, started.reason if started else None,
+                      list(started.rerun) if started else [], output, run)
+        )
+
+
+def timelines(events: Iterable[ev.Event]) -> dict[str, PhaseTimeline]:
+    """Every phase's timeline, keyed by phase id."""
+    return TimelineBuilder().feed_all(events).phases
 
 
 def phase_timeline(events: Iterable[ev.Event], phase_id: str) -> PhaseTimeline:
-    return timelines(events).get(phase_id, PhaseTimeline(phase_id))
+    return TimelineBuilder().feed_all(events).get(phase_id)
 
 
 def output_diff(a: str | None, b: str | None, *, label_a: str = "a", label_b: str = "b", context: int = 3) -> str:

@@ -14,7 +14,7 @@ from rich.text import Text
 
 from tftui.engine import events as ev
 from tftui.engine.gate_history import GateHistoryBuilder, GateRecord
-from tftui.engine.timeline import phase_timeline
+from tftui.engine.timeline import TimelineBuilder
 from tftui.tui import gate_text, timeline_text
 
 
@@ -28,6 +28,7 @@ class GateToolsMixin:
 
     _tool_events: list[ev.Event]
     _gate_builder: GateHistoryBuilder
+    _timeline_builder: TimelineBuilder
     _gate_index: dict[str, int]
     calls_diff: bool
 
@@ -36,22 +37,24 @@ class GateToolsMixin:
         if not hasattr(self, "_gate_builder"):
             self._tool_events = []
             self._gate_builder = GateHistoryBuilder(self.flow)
+            self._timeline_builder = TimelineBuilder()
             self._gate_index = {}
             self.calls_diff = False
 
     def record_tool_events(self, events: list[ev.Event]) -> None:
         self._tools()
-        builder = self._gate_builder
+        builder, timeline = self._gate_builder, self._timeline_builder
         builder.flow = self.flow  # after a reload, new evaluations are explained with the new file
         for event in events:
             self._tool_events.append(event)
             if isinstance(event, ev.GateVerdict) or (isinstance(event, ev.PhaseFinished) and event.status == "failed"):
                 self._gate_index.pop(event.phase_id, None)  # a new evaluation: show the latest
             builder.feed(event)
+            timeline.feed(event)
 
     def reset_tool_events(self) -> None:
         """A run from scratch: the history starts over (re-runs and resumes keep it)."""
-        for name in ("_gate_builder", "_tool_events", "_gate_index"):
+        for name in ("_gate_builder", "_timeline_builder", "_tool_events", "_gate_index"):
             if hasattr(self, name):
                 delattr(self, name)
         self._tools()
@@ -68,7 +71,7 @@ class GateToolsMixin:
 
     def calls_tab_text(self, pid: str) -> Text:
         self._tools()
-        return timeline_text.calls(phase_timeline(self._tool_events, pid), diff=self.calls_diff)
+        return timeline_text.calls(self._timeline_builder.get(pid), diff=self.calls_diff)
 
     def _selected_gate(self) -> str | None:
         pid = self.query_one("#tree").selected_phase()  # type: ignore[attr-defined]

@@ -16,6 +16,11 @@ from tftui.engine.timeline import AttemptRow, PhaseTimeline, RoundInfo, output_d
 PROMPT_LINES = 8  # the full prompt is in the Prompt tab
 
 
+# A 1,000-item map makes 1,000+ attempts: drawing them all (3,000+ lines, rebuilt ~10 times a
+# second during a run) would stall the keyboard; the latest ones are what a debugger shows.
+MAX_ATTEMPTS_SHOWN = 40
+
+
 def _block(label: str, text: str | None, out: Text, *, max_lines: int | None = None, style: str = "") -> None:
     if text is None:
         return
@@ -95,7 +100,18 @@ def calls(timeline: PhaseTimeline, *, diff: bool = False) -> Text:
             if info.run == latest:
                 out.append(_round_line(info))
     previous: dict[str, AttemptRow] = {}
-    for row in timeline.attempts:
+    rows = timeline.attempts
+    first_shown = max(0, len(rows) - MAX_ATTEMPTS_SHOWN)
+    if first_shown:
+        out.append(
+            f"… {first_shown} earlier attempts not shown (the latest {MAX_ATTEMPTS_SHOWN} are; "
+            "every call is in the run's events.jsonl)\n",
+            style="dim",
+        )
+    for index, row in enumerate(rows):
+        if index < first_shown:
+            previous[row.node_path] = row  # still the base of the next diff
+            continue
         out.append(_attempt_head(row), style="bold")
         before = previous.get(row.node_path)
         if diff and before is not None:
