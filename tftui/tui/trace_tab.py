@@ -11,6 +11,7 @@ the last build, and refreshed at most every `REFRESH_S` while the run goes.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from rich.text import Text
@@ -31,6 +32,7 @@ class TraceTabMixin:
 
     _trace_events: list[ev.Event]
     _trace_cache: tuple[tuple[Any, ...], tuple[Any, Any], dict[str | None, Text]] | None
+    _trace_built_at: float
     _trace_rules: trace_text.RulesCache | None
     _trace_timer: Any
 
@@ -38,6 +40,7 @@ class TraceTabMixin:
         if not hasattr(self, "_trace_events"):
             self._trace_events = []
             self._trace_cache = None
+            self._trace_built_at = 0.0
             self._trace_rules = None
             self._trace_timer = None
 
@@ -77,7 +80,15 @@ class TraceTabMixin:
         rules = rules_cache.get()
         key = (len(events), running, rules_cache.path, rules_cache.stamp)
         cache = self._trace_cache
-        if cache is None or cache[0] != key:
+        now = time.monotonic()
+        # While the run goes, every batch touching the selected phase asks for this tab again:
+        # rebuild at most every REFRESH_S (the timer in record_trace_events shows the rest).
+        fresh_enough = (
+            cache is not None and running and cache[0][1] and cache[0][2:] == key[2:]
+            and now - self._trace_built_at < REFRESH_S
+        )
+        if cache is None or (cache[0] != key and not fresh_enough):
+            self._trace_built_at = now
             from tftui.trace.record import trace_from_events
 
             trace = trace_from_events(events, trace_text.fixture_name(self.flow_path, self.flow.name))
