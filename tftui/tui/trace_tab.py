@@ -57,6 +57,7 @@ class TraceTabMixin:
     def _trace_refresh(self) -> None:
         self._trace_timer = None
         if self.query_one("#detail").active == "trace":  # type: ignore[attr-defined]
+            self._trace_built_at = 0.0  # due now: the throttle in trace_tab_text must not skip it
             self.show_selected()  # type: ignore[attr-defined]
 
     def trace_rules(self) -> trace_text.RulesCache:
@@ -83,8 +84,10 @@ class TraceTabMixin:
         now = time.monotonic()
         # While the run goes, every batch touching the selected phase asks for this tab again:
         # rebuild at most every REFRESH_S (the timer in record_trace_events shows the rest).
+        # Paused (stepping): always current.
+        paused = getattr(getattr(self, "state", None), "paused", None) is not None
         fresh_enough = (
-            cache is not None and running and cache[0][1] and cache[0][2:] == key[2:]
+            cache is not None and running and not paused and cache[0][1] and cache[0][2:] == key[2:]
             and now - self._trace_built_at < REFRESH_S
         )
         if cache is None or (cache[0] != key and not fresh_enough):
