@@ -19,13 +19,13 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Static, Tree
+from textual.widgets import Tree
 
 from tftui.engine import events as ev
 from tftui.engine.clock import Clock
 from tftui.engine.state import RunState, apply
 from tftui.flow.model import Flow
-from tftui.tui import actions, present
+from tftui.tui import actions, ascii_mode, present
 from tftui.tui.commands import VerbCommands
 from tftui.tui.gatetools import GateToolsMixin
 from tftui.tui.journaling import journaled_run
@@ -39,13 +39,15 @@ from tftui.tui.trace_tab import TraceTabMixin
 from tftui.tui.verbs import VerbsMixin
 from tftui.tui.widgets.dag_tree import DagTree
 from tftui.tui.widgets.event_log import EventLog
+from tftui.tui.widgets.folded import Folded
 from tftui.tui.widgets.phase_detail import PhaseDetail
 from tftui.tui.widgets.quiet_footer import QuietFooter
+from tftui.tui.widgets.run_header import RunHeader, header_parts
 
 EVENT_CHUNK = 250  # engine events applied per UI step
 
 
-class TftuiApp(VerbsMixin, ReloadMixin, GateToolsMixin, TraceTabMixin, App[int]):
+class TftuiApp(ascii_mode.AsciiModeMixin, VerbsMixin, ReloadMixin, GateToolsMixin, TraceTabMixin, App[int]):
     CSS_PATH = str(Path(__file__).parent / "styles" / "app.tcss")  # absolute: subclasses live elsewhere
     TITLE = "tftui"
     BINDINGS = [*actions.bindings(), Binding("ctrl+c", "quit", "Quit", show=False, priority=True)]
@@ -77,6 +79,8 @@ class TftuiApp(VerbsMixin, ReloadMixin, GateToolsMixin, TraceTabMixin, App[int])
         self.flow_path = flow_path
         self.flow_text = flow_text
         self.glyphs = present.ASCII if ascii else present.UNICODE
+        if ascii:
+            ascii_mode.enable(self)
         self.animations = animations
         self.show_times = show_times
         self.watch_enabled = watch and flow_path is not None
@@ -104,14 +108,14 @@ class TftuiApp(VerbsMixin, ReloadMixin, GateToolsMixin, TraceTabMixin, App[int])
 
     # -- composition ----------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Static(id="run-header", markup=False)
+        yield RunHeader(id="run-header")
         with Horizontal(id="main"):
             yield DagTree(glyphs=self.glyphs, show_times=self.show_times, id="tree")
             with Vertical(id="right"):
-                yield Static(id="diagnostics", markup=False)
-                yield Static(id="reload-note", markup=False)
-                yield PhaseDetail(show_times=self.show_times, id="detail")
-        yield EventLog(id="log")
+                yield Folded(id="diagnostics", markup=False)
+                yield Folded(id="reload-note", markup=False)
+                yield PhaseDetail(glyphs=self.glyphs, show_times=self.show_times, id="detail")
+        yield EventLog(glyphs=self.glyphs, id="log")
         yield QuietFooter()  # Textual's Footer, without its repeated start-up recomposes
 
     def on_mount(self) -> None:
@@ -269,39 +273,7 @@ class TftuiApp(VerbsMixin, ReloadMixin, GateToolsMixin, TraceTabMixin, App[int])
 
     # -- header / detail ------------------------------------------------------------
     def refresh_header(self) -> None:
-        state = self.state
-        ids = [p.id for p in self.flow.phases]
-        done, total = present.progress(state, ids)
-        status = state.status if state.status != "pending" else "ready"
-        parts = [self.flow.name, status.upper()]
-        if state.paused is not None:  # the most useful words while paused: keep them in view at 80 columns
-            parts.append(present.pause_text(state.paused))
-        parts.append(f"{done}/{total}")
-        if self.show_times and state.started_at is not None:
-            end = state.ended_at if state.ended_at is not None else self.ctl.clock.time()
-            parts.append(present.format_duration(max(0.0, end - state.started_at) * 1000) or "0ms")
-        usage = state.usage or {}
-        tokens = int(usage.get("input", 0) or 0) + int(usage.get("output", 0) or 0)
-        spend = f"{present.format_tokens(tokens)} tok"
-        if usage.get("cost"):
-            spend += f" {present.format_cost(usage['cost'])}"
-        budget = self.flow.budget
-        if budget is not None:
-            caps = []
-            if budget.max_tokens is not None:
-                caps.append(f"{present.format_tokens(budget.max_tokens)} tok")
-            if budget.max_usd is not None:
-                caps.append(f"${budget.max_usd:g}")
-            spend += " / " + " ".join(caps)
-        parts.append(spend)
-        if self.stale:
-            parts.append(f"{len(self.stale)} stale (u)")
-        if hasattr(self.ctl.runner, "replayed") and hasattr(self.ctl.runner, "live"):  # cassette mode (--from)
-            parts.append(f"cassette {self.ctl.runner.replayed} replayed/{self.ctl.runner.live} live")
-        data_bp = self.data_breakpoint_header()
-        if data_bp:
-            parts.append(data_bp)
-        self.query_one("#run-header", Static).update(" · ".join(parts))
+        self.query_one(RunHeader).show(header_parts(self))  # fitted to the width (widgets/run_header)
 
     def show_selected(self) -> None:
         tree = self.query_one(DagTree)

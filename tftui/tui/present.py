@@ -10,7 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rich.cells import cell_len
+from rich.text import Text
+
 from tftui.engine.state import PhaseState, RunState
+from tftui.tui.asciifold import fold_text, to_ascii
 
 # Display statuses (a superset of the engine's: blocked, stale and paused-here are views).
 DISPLAY_STATUSES = ("pending", "running", "done", "failed", "skipped", "blocked", "stale")
@@ -23,6 +27,16 @@ class Glyphs:
     here: str  # the phase the run is paused at
     ref: str  # a phase reached a second time in the tree
     spinner: tuple[str, ...]
+    sep: str = "·"  # between the items of one line (run header)
+    mark: str = "·"  # before a UI note in the event log
+    ascii: bool = False  # everything else shown is folded to ASCII too (asciifold)
+
+    def fold(self, text: str) -> str:
+        """Text as this glyph set shows it: unchanged, or folded to readable ASCII."""
+        return to_ascii(text) if self.ascii else text
+
+    def fold_text(self, text: Text) -> Text:
+        return fold_text(text) if self.ascii else text
 
 
 UNICODE = Glyphs(
@@ -55,7 +69,16 @@ ASCII = Glyphs(
     here=">",
     ref="->",
     spinner=("|", "/", "-", "\\"),
+    sep="|",
+    mark="*",
+    ascii=True,
 )
+
+
+def glyphs_for(app: object) -> Glyphs:
+    """The glyph set of a running app (screens pushed by any module ask the app)."""
+    glyphs = getattr(app, "glyphs", None)
+    return glyphs if isinstance(glyphs, Glyphs) else UNICODE
 
 
 def display_status(phase: PhaseState | None, *, stale: bool = False) -> str:
@@ -199,8 +222,8 @@ def plain_reason(phase: PhaseState | None) -> str:
     return ""
 
 
-def pause_text(paused: object) -> str:
-    """`paused at quality: attempt 2 (breakpoint)` — short enough for an 80-column header."""
+def _pause_bits(paused: object) -> tuple[str, str, str]:
+    """(where, what, why) of a pause point: (`quality`, `attempt 2`, `breakpoint`)."""
     point = getattr(paused, "point", "")
     where = getattr(paused, "node_path", None) or getattr(paused, "phase_id", None) or ""
     attempt = getattr(paused, "attempt", None)
@@ -212,4 +235,56 @@ def pause_text(paused: object) -> str:
         "after-verdict": "verdict",
         "after-failure": "failed",
     }.get(point, point)
-    return f"paused at {where}: {what} ({getattr(paused, 'why', '')})"
+    return where, what, str(getattr(paused, "why", ""))
+
+
+def pause_text(paused: object) -> str:
+    """`paused at quality: attempt 2 (breakpoint)` — short enough for an 80-column header."""
+    where, what, why = _pause_bits(paused)
+    return f"paused at {where}: {what} ({why})"
+
+
+def pause_variants(paused: object) -> tuple[str, ...]:
+    """`pause_text`, then shorter forms for a narrow header (the status already says RUNNING)."""
+    where, what, _why = _pause_bits(paused)
+    forms = (pause_text(paused), f"paused at {where}: {what}", f"at {where}: {what}", f"at {cut(where, 16)}")
+    return tuple(dict.fromkeys(forms))
+
+
+def cut(text: str, width: int) -> str:
+    """`text`, or its first `width - 1` characters and `…`."""
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+
+
+@dataclass(frozen=True)
+class HeaderPart:
+    """One item of the run header. `variants` go from the fullest to the shortest. A part with
+    a `drop` rank may go altogether; lower ranks give way first (the rightmost first on a tie).
+    A part without one (status, progress) is always shown whole."""
+
+    variants: tuple[str, ...]
+    drop: int | None = None
+
+    @classmethod
+    def keep(cls, text: str) -> HeaderPart:
+        return cls((text,))
+
+
+def fit_header(parts: list[HeaderPart], width: int, sep: str = "·") -> str:
+    """The header line for `width` cells: droppable parts are shortened, then dropped, in
+    rank order until the line fits; what must stay is never cut here (the widget may clip
+    it on a terminal too narrow even for that)."""
+    joiner = f" {sep} "
+    steps = [list(p.variants) + ([""] if p.drop is not None else []) for p in parts]
+    choice = [0] * len(parts)
+
+    def line() -> str:
+        return joiner.join(text for text in (steps[i][c] for i, c in enumerate(choice)) if text)
+
+    order = sorted((i for i, p in enumerate(parts) if p.drop is not None), key=lambda i: (parts[i].drop, -i))
+    for i in order:
+        while cell_len(line()) > width and choice[i] < len(steps[i]) - 1:
+            choice[i] += 1
+        if cell_len(line()) <= width:
+            break
+    return line()

@@ -16,15 +16,16 @@ from pathlib import Path
 from typing import Any
 
 from textual.binding import Binding
-from textual.widgets import Static
 
 from tftui.engine.replay import Replay
 from tftui.engine.state import RunState
 from tftui.flow.model import Flow
 from tftui.tui.actions import VERBS
 from tftui.tui.app import TftuiApp
+from tftui.tui.present import HeaderPart
 from tftui.tui.widgets.dag_tree import DagTree
 from tftui.tui.widgets.event_log import EventLog
+from tftui.tui.widgets.run_header import RunHeader, header_parts
 
 REPLAY_KEYS = "n next event · N previous · { } selected phase's start/end · g/G start/end · B seek a condition"
 READ_ONLY = "Replay is read-only: run controls are off (" + REPLAY_KEYS + "). To re-run it: tftui FLOW --from "
@@ -118,9 +119,8 @@ class ReplayApp(TftuiApp):
         self.show_selected()
 
     def refresh_header(self) -> None:
-        super().refresh_header()
-        header = self.query_one("#run-header", Static)
-        header.update(f"REPLAY event {self.position}/{len(self.replay)} · {header.content}")
+        where = HeaderPart.keep(f"REPLAY event {self.position}/{len(self.replay)}")  # never dropped at 80 columns
+        self.query_one(RunHeader).show([where, *header_parts(self)])
 
     # -- keys ---------------------------------------------------------------------------
     def action_step(self) -> None:

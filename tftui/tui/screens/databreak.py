@@ -14,6 +14,7 @@ from textual.widgets import Input, Static
 
 from tftui.lang.condition import syntax_error
 from tftui.tui.screens.modals import MODAL_CSS
+from tftui.tui.widgets.folded import Folded
 
 EXAMPLES = "{phase.attempt} >= 2 · {gate.verdict} == block · {run.costUSD} > 0.2 · {phase.id} == review"
 
@@ -44,12 +45,12 @@ class DataBreakpointScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="modal-box"):
-            yield Static("Data breakpoint — stop when this becomes true", classes="modal-title")
+            yield Folded("Data breakpoint — stop when this becomes true", classes="modal-title")
             yield Input(id="databreak-input", placeholder="{phase.attempt} >= 2")
-            yield Static(feedback("", self.current), id="databreak-feedback", markup=False)
+            yield Folded(feedback("", self.current), id="databreak-feedback", markup=False)
             listed = "\n".join(f"  • {e}" for e in self.current) if self.current else "  (none)"
-            yield Static(f"Set now (type one again to remove it):\n{listed}", id="databreak-list", markup=False)
-            yield Static(f"e.g. {EXAMPLES}\nenter adds · esc cancels", classes="modal-hint", markup=False)
+            yield Folded(f"Set now (type one again to remove it):\n{listed}", id="databreak-list", markup=False)
+            yield Folded(f"e.g. {EXAMPLES}\nenter adds · esc cancels", classes="modal-hint", markup=False)
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()

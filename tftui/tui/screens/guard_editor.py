@@ -26,6 +26,7 @@ from textual.widgets import Button, Input, Static
 from tftui.engine.state import RunState
 from tftui.flow.model import Flow
 from tftui.tui.screens.modals import MODAL_CSS
+from tftui.tui.widgets.folded import Folded
 
 RUN_MARK = {"run": "✓ run ", "skip": "✗ skip", "wait": "… wait"}
 RUN_MARK_ASCII = {"run": "+ run ", "skip": "- skip", "wait": "? wait"}
@@ -80,14 +81,14 @@ class GuardEditorScreen(ModalScreen[GuardEdit | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="modal-box"):
-            yield Static(f"Guard of {self.phase_id} — when", classes="modal-title", markup=False)
-            yield Static(id="guard-explain", markup=False)
+            yield Folded(f"Guard of {self.phase_id} — when", classes="modal-title", markup=False)
+            yield Folded(id="guard-explain", markup=False)
             yield Input(value=self.value, placeholder="empty = always run", id="guard-input")
-            yield Static(id="guard-feedback", markup=False)
+            yield Folded(id="guard-feedback", markup=False)
             with VerticalScroll(id="guard-reach-box"):
-                yield Static(id="guard-reach", markup=False)
-            yield Static(id="guard-status", markup=False)
-            yield Static("enter apply to this run · ctrl+s save to file · esc cancel", classes="modal-hint")
+                yield Folded(id="guard-reach", markup=False)
+            yield Folded(id="guard-status", markup=False)
+            yield Folded("enter apply to this run · ctrl+s save to file · esc cancel", classes="modal-hint")
             with Horizontal(classes="modal-buttons"):
                 yield Button("Apply", id="guard-apply", variant="primary")
                 yield Button("Save", id="guard-save")

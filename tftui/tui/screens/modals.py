@@ -8,9 +8,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Static, TextArea
+from textual.widgets import Button, Input, TextArea
 
 from tftui.tui.actions import VERBS, key_for
+from tftui.tui.widgets.folded import Folded
 
 MODAL_CSS = """
 .modal-box {
@@ -54,10 +55,10 @@ class HelpScreen(ModalScreen[None]):
         table.add_row("tab", "Move focus between tree, detail tabs and log.")
         table.add_row("ctrl+c", "Quit (as q).")
         with Vertical(classes="modal-box"):
-            yield Static("tftui keys", classes="modal-title")
+            yield Folded("tftui keys", classes="modal-title")
             with VerticalScroll(classes="modal-scroll"):
-                yield Static(table, id="help-table")
-            yield Static("Remap keys by verb id in config.toml [keys], e.g. step = \"f10\".  esc closes.",
+                yield Folded(table, id="help-table")
+            yield Folded("Remap keys by verb id in config.toml [keys], e.g. step = \"f10\".  esc closes.",
                          classes="modal-hint", markup=False)
 
     async def action_dismiss(self, result: None = None) -> None:
@@ -90,12 +91,12 @@ class AnswerScreen(ModalScreen[str | None]):
             title = f"Answer as the agent — {self.node_path}"
             if self.attempt:
                 title += f" (attempt {self.attempt + 1})"
-            yield Static(title, classes="modal-title", markup=False)
+            yield Folded(title, classes="modal-title", markup=False)
             with VerticalScroll(classes="modal-scroll"):
-                yield Static(self.prompt_text, markup=False, id="answer-prompt")
+                yield Folded(self.prompt_text, markup=False, id="answer-prompt")
             with Vertical(id="answer-foot"):
                 yield TextArea(id="answer-text")
-                yield Static("ctrl+s submits · esc cancels (the call fails)", classes="modal-hint")
+                yield Folded("ctrl+s submits · esc cancels (the call fails)", classes="modal-hint")
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()
@@ -133,16 +134,16 @@ class ApprovalScreen(ModalScreen[tuple[str, str | None] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="modal-box"):
-            yield Static(f"Approval — {self.phase_id}", classes="modal-title", markup=False)
-            yield Static(self.message, markup=False)
+            yield Folded(f"Approval — {self.phase_id}", classes="modal-title", markup=False)
+            yield Folded(self.message, markup=False)
             # The message usually quotes the upstream output ({steps.x.output}): do not show it twice.
             if self.previous_output and self.previous_output.strip() not in self.message:
-                yield Static("Previous output:", classes="modal-hint", markup=False)
+                yield Folded("Previous output:", classes="modal-hint", markup=False)
                 with VerticalScroll(classes="modal-scroll", id="approval-previous"):
-                    yield Static(self.previous_output, markup=False)
+                    yield Folded(self.previous_output, markup=False)
             with Vertical(id="approval-foot"):
                 yield TextArea(id="approval-note")
-                yield Static("note (optional) · ctrl+a approve · ctrl+r reject · ctrl+e edit", classes="modal-hint")
+                yield Folded("note (optional) · ctrl+a approve · ctrl+r reject · ctrl+e edit", classes="modal-hint")
                 with Horizontal(classes="modal-buttons"):
                     yield Button("Approve", id="approve", variant="success")
                     yield Button("Edit", id="edit")
@@ -173,9 +174,9 @@ class LineInputScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="modal-box"):
-            yield Static(self.title_text, classes="modal-title", markup=False)
+            yield Folded(self.title_text, classes="modal-title", markup=False)
             yield Input(value=self.value, id="line-input")
-            yield Static(self.hint, classes="modal-hint", markup=False)
+            yield Folded(self.hint, classes="modal-hint", markup=False)
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()

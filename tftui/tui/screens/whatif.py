@@ -20,6 +20,7 @@ from tftui.engine.whatif import REMOVE, ScoreOverrides, WhatIfResult, apply_scor
 from tftui.flow.save import save_edit
 from tftui.lang.values import js_number_str, js_to_number
 from tftui.tui.screens.modals import MODAL_CSS
+from tftui.tui.widgets.folded import Folded
 
 # The scorer fields the form offers, by scorer type (strings vs numbers).
 TEXT_FIELDS = {"contains": ("value",), "exact-match": ("value",), "regex": ("pattern",)}
@@ -144,21 +145,21 @@ class WhatIfScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="modal-box"):
-            yield Static(f"What-if — {self.phase.id} (no model call, zero tokens)", classes="modal-title", markup=False)
+            yield Folded(f"What-if — {self.phase.id} (no model call, zero tokens)", classes="modal-title", markup=False)
             with VerticalScroll(id="whatif-form"):
                 if not self.score:
-                    yield Static("This gate has no score block: nothing to change here.", markup=False)
+                    yield Folded("This gate has no score block: nothing to change here.", markup=False)
                 for key, label, text in form_fields(self.score):
                     with Horizontal(classes="whatif-row"):
                         yield Label(label, markup=False)
                         yield Input(value=text, id=f"wi-{key}")
-            yield Static(id="whatif-result", markup=False)
-            yield Static(id="whatif-status", markup=False)
+            yield Folded(id="whatif-result", markup=False)
+            yield Folded(id="whatif-status", markup=False)
             with Vertical(id="whatif-foot"):
                 with Horizontal(classes="modal-buttons"):
                     yield Button("Write to file", id="write")
                     yield Button("Close", id="close")
-                yield Static("ctrl+w writes the changed values into the flow file · esc closes", classes="modal-hint")
+                yield Folded("ctrl+w writes the changed values into the flow file · esc closes", classes="modal-hint")
 
     def on_mount(self) -> None:
         inputs = self.query(Input)

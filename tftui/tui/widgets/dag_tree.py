@@ -88,8 +88,9 @@ class DagTree(Tree[str]):
         status = present.display_status(phase, stale=phase_id in self.stale)
         colour = self.colours.get(status, "")
         text = Text(no_wrap=True, overflow="ellipsis")
+        shown_id = self.glyphs.fold(phase_id)  # ids are the user's: ASCII under --ascii too
         if ref:
-            text.append(f"{self.glyphs.ref} {phase_id}", style="dim")
+            text.append(f"{self.glyphs.ref} {shown_id}", style="dim")
             return text
         marker = " "
         marker_style = ""
@@ -103,7 +104,7 @@ class DagTree(Tree[str]):
             glyph = self.glyphs.spinner[self.spin % len(self.glyphs.spinner)]
         text.append(glyph, style=f"bold {colour}".strip())
         text.append(" ")
-        text.append(phase_id, style="bold" if status in ("running", "failed", "blocked") else "")
+        text.append(shown_id, style="bold" if status in ("running", "failed", "blocked") else "")
         text.append(f" {self._phase_types.get(phase_id, phase.type if phase else '')}", style="dim")
         if status == "blocked":
             text.append(" BLOCKED", style=f"bold {colour}".strip())

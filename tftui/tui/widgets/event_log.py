@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from textual.widgets import Log
 
 from tftui.engine import events as ev
+from tftui.tui import present
 
 MAX_ENTRIES = 5000
 
@@ -115,8 +116,9 @@ class EventLog(Log):
     EventLog { height: 6; border-top: solid $panel; background: $surface; }
     """
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, *, glyphs: present.Glyphs = present.UNICODE, **kwargs) -> None:
         super().__init__(max_lines=MAX_ENTRIES, auto_scroll=True, **kwargs)
+        self.glyphs = glyphs  # lines are folded to ASCII as they are written under --ascii
         self.entries: list[Entry] = []
         self.query_text = ""
 
@@ -125,24 +127,24 @@ class EventLog(Log):
         self.entries.extend(new)
         if len(self.entries) > MAX_ENTRIES:
             del self.entries[: len(self.entries) - MAX_ENTRIES]
-        lines = [e.text for e in new if matches(e, self.query_text)]
+        lines = [self.glyphs.fold(e.text) for e in new if matches(e, self.query_text)]
         if lines:
             self.write_lines(lines)
 
     def add_note(self, text: str) -> None:
         """A UI message (reload, diagnostics) that is not an engine event."""
-        entry = Entry(kind="note", phase_id=None, failed=False, text=f"· {text}")
+        entry = Entry(kind="note", phase_id=None, failed=False, text=f"{self.glyphs.mark} {text}")
         self.entries.append(entry)
         if matches(entry, self.query_text):
-            self.write_line(entry.text)
+            self.write_line(self.glyphs.fold(entry.text))
 
     def set_filter(self, query: str) -> None:
         self.query_text = query.strip()
         self.clear()
-        lines = [e.text for e in self.entries if matches(e, self.query_text)]
+        lines = [self.glyphs.fold(e.text) for e in self.entries if matches(e, self.query_text)]
         if lines:
             self.write_lines(lines)
-        self.border_title = f"filter: {self.query_text}" if self.query_text else None
+        self.border_title = self.glyphs.fold(f"filter: {self.query_text}") if self.query_text else None
 
     def reset(self) -> None:
         self.entries.clear()

@@ -18,7 +18,7 @@ from textual.widgets import Static, Tab, Tabs
 
 from tftui.engine.state import PhaseState
 from tftui.flow.model import PhaseBase
-from tftui.tui import detail_text
+from tftui.tui import detail_text, present
 
 TABS = ("overview", "prompt", "output", "gate", "attempts", "raw", "trace")
 # Short labels so all six tabs fit at 80 columns.
@@ -50,8 +50,9 @@ class PhaseDetail(Vertical):
     PhaseDetail #gate-report, PhaseDetail #gate-judge { width: 1fr; padding: 0 1; }
     """
 
-    def __init__(self, *, show_times: bool = True, **kwargs: Any) -> None:
+    def __init__(self, *, glyphs: present.Glyphs = present.UNICODE, show_times: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.glyphs = glyphs  # what a tab shows is folded to ASCII under --ascii (`text()` stays as built)
         self.show_times = show_times
         self.shown = _Shown()
 
@@ -153,11 +154,11 @@ class PhaseDetail(Vertical):
         gate_row = self.query_one("#gate-row")
         if tab == "gate" and self.shown.pid is not None:
             report, judge = self._gate_panes()
-            self.query_one("#gate-report", Static).update(report)
-            self.query_one("#gate-judge", Static).update(judge)
+            self.query_one("#gate-report", Static).update(self.glyphs.fold_text(report))
+            self.query_one("#gate-judge", Static).update(self.glyphs.fold_text(judge))
             body.display = False
             gate_row.add_class("-visible")
         else:
-            body.update(self._tab_text(tab))
+            body.update(self.glyphs.fold_text(self._tab_text(tab)))
             body.display = True
             gate_row.remove_class("-visible")

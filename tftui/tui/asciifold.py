@@ -1,0 +1,154 @@
+"""Folding text to plain ASCII for `--ascii` / `ui.ascii = true`.
+
+Two flavours, both pure and total (any input gives ASCII, nothing raises):
+- `to_ascii(s)`: readable, the length may change (`→` becomes `->`, `…` becomes `...`).
+  Used for the text our widgets display (tree, detail tabs, log, header, modals, toasts).
+- `cell_ascii(s)`: exactly as many characters as the text has terminal cells, so a
+  rendered line keeps its layout (`→` becomes `>`, a wide CJK character `??`). Used by
+  the line filter that is the last line of defence on every line drawn (ascii_mode).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from functools import lru_cache
+
+from rich.cells import cell_len
+from rich.text import Span, Text
+
+# One cell in, one ASCII character out. Box drawing first: the Unicode block U+2500..U+257F
+# is filled in below (anything not listed here is a corner or junction: "+").
+_SINGLE: dict[str, str] = {}
+for _chars, _out in (
+    ("─━═╌╍┄┅┈┉╴╶╸╺╼╾‒–—―−‐‑⁃▔", "-"),
+    ("▁", "_"),
+    ("│┃║╎╏┆┇┊┋╵╷╹╻╽╿▏▕¦", "|"),
+    ("╱", "/"),
+    ("╲", "\\"),
+    ("╳", "X"),
+    ("█▓▒░", "#"),
+    ("→⟶➜➔⇒▶►▸▷❯›↪↳⇥", ">"),
+    ("←⟵⇐◀◄◂◁‹↩↲", "<"),
+    ("↑▲▴△⇡", "^"),
+    ("↓▼▾▽⇣", "v"),
+    ("↔⇔", "-"),
+    ("·•‧∙⋅●◉◎◆◇★☆∗", "*"),
+    ("○◦◯", "o"),
+    ("◐◓◑◒", "*"),
+    ("✓✔☑", "+"),
+    ("✗✘✕✖×☒", "x"),
+    ("⊘∅", "-"),
+    ("■□▪▫", "#"),
+    ("…⋯", "."),
+    ("‘’‚‛′´", "'"),
+    ("“”„‟″«»", '"'),
+    ("≤", "<"),
+    ("≥", ">"),
+    ("≠", "#"),
+    ("≈∼", "~"),
+    ("±", "+"),
+    ("÷", "/"),
+    ("§", "S"),
+    ("°", "o"),
+    ("µ", "u"),
+    ("¡", "!"),
+    ("¿", "?"),
+    ("©", "c"),
+    ("®", "R"),
+    ("™", "T"),
+    ("⏎", "<"),
+    ("⌫", "<"),
+):
+    for _char in _chars:
+        _SINGLE[_char] = _out
+for _code in range(0x2500, 0x2580):
+    _SINGLE.setdefault(chr(_code), "+")
+for _code in range(0x2580, 0x25A0):  # partial blocks (scrollbar ends, "tall"/"outer" borders)
+    _SINGLE.setdefault(chr(_code), " ")
+
+# Where a longer spelling reads better than the one-cell one.
+_READABLE: dict[str, str] = {
+    "→": "->", "⟶": "->", "➜": "->", "⇒": "=>", "↪": "->", "↳": "->",
+    "←": "<-", "⟵": "<-", "⇐": "<=", "↩": "<-", "↔": "<->", "⇔": "<=>",
+    "…": "...", "⋯": "...", "≤": "<=", "≥": ">=", "≠": "!=", "±": "+/-",
+    "©": "(c)", "®": "(R)", "™": "(TM)", "«": "<<", "»": ">>",
+    "⏎": "enter", "⌫": "backspace", "⇥": "tab",
+    "ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ø": "o", "Ø": "O", "ł": "l", "Ł": "L",
+    "đ": "d", "Đ": "D", "þ": "th", "Þ": "Th",
+}
+
+# Textual's key names drawn as symbols (footer, palette): spelled out instead.
+KEY_NAMES = {"↑": "up", "↓": "down", "←": "left", "→": "right", "⏎": "enter", "⌫": "backspace", "⇥": "tab"}
+
+
+def _decomposed(char: str) -> str:
+    """`é` -> `e`, `ﬁ` -> `fi`, fullwidth `Ａ` -> `A`; '' when there is no ASCII form."""
+    folded = "".join(c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c))
+    return folded if folded.isascii() else ""
+
+
+@lru_cache(maxsize=4096)
+def _readable_char(char: str) -> str:
+    if char in _READABLE:
+        return _READABLE[char]
+    if char in _SINGLE:
+        return _SINGLE[char]
+    if unicodedata.category(char) in ("Zs", "Zl", "Zp"):
+        return " "
+    if unicodedata.combining(char) or unicodedata.category(char) == "Cf":
+        return ""  # zero-width marks and format characters
+    return _decomposed(char) or "?" * max(1, cell_len(char))
+
+
+@lru_cache(maxsize=4096)
+def _cell_char(char: str) -> str:
+    cells = cell_len(char)
+    if cells == 0:
+        return ""
+    if char in _SINGLE and cells == 1:
+        return _SINGLE[char]
+    if unicodedata.category(char) in ("Zs", "Zl", "Zp"):
+        return " " * cells
+    folded = _decomposed(char)
+    if folded:
+        return folded[:cells].ljust(cells)
+    return "?" * cells
+
+
+def to_ascii(text: str) -> str:
+    """Readable ASCII for display (the length may change)."""
+    if text.isascii():
+        return text
+    text = text.replace(" · ", " | ")  # a separator between items; elsewhere `·` is a product (`0.2·1`)
+    return "".join(c if c.isascii() else _readable_char(c) for c in text)
+
+
+def cell_ascii(text: str) -> str:
+    """ASCII with the same terminal width as `text`, character for cell."""
+    if text.isascii():
+        return text
+    text = text.replace(" · ", " | ")
+    return "".join(c if c.isascii() else _cell_char(c) for c in text)
+
+
+def fold_text(text: Text) -> Text:
+    """`to_ascii` over a rich Text, its styled spans moved with the characters they cover."""
+    plain = text.plain
+    if plain.isascii():
+        return text
+    plain = plain.replace(" · ", " | ")  # same length: the offsets below still hold
+    pieces = [c if c.isascii() else _readable_char(c) for c in plain]
+    offsets = [0]
+    for piece in pieces:
+        offsets.append(offsets[-1] + len(piece))
+    folded = Text(
+        "".join(pieces),
+        style=text.style,
+        justify=text.justify,
+        overflow=text.overflow,
+        no_wrap=text.no_wrap,
+        end=text.end,
+        tab_size=text.tab_size,
+    )
+    folded.spans = [Span(offsets[s.start], offsets[min(s.end, len(plain))], s.style) for s in text.spans]
+    return folded
