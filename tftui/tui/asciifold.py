@@ -16,6 +16,11 @@ from functools import lru_cache
 from rich.cells import cell_len
 from rich.text import Span, Text
 
+try:  # Rich >= 14: graphemes (an emoji and its modifiers) measured as the terminal draws them
+    from rich.cells import split_graphemes as _split_graphemes
+except ImportError:  # pragma: no cover - older Rich measures each character on its own
+    _split_graphemes = None  # type: ignore[assignment]
+
 # One cell in, one ASCII character out. Box drawing first: the Unicode block U+2500..U+257F
 # is filled in below (anything not listed here is a corner or junction: "+").
 _SINGLE: dict[str, str] = {}
@@ -115,12 +120,35 @@ def _cell_char(char: str) -> str:
     return "?" * cells
 
 
+def _clusters(text: str) -> list[tuple[int, int, int]]:
+    """(start, end, cells) of each grapheme: an emoji with a skin tone or a ZWJ family is one
+    cluster of two cells, `e` and a combining accent one of one cell."""
+    if _split_graphemes is not None:
+        return _split_graphemes(text)[0]
+    return [(i, i + 1, cell_len(c)) for i, c in enumerate(text)]  # older Rich measures per character
+
+
+def _readable_cluster(cluster: str) -> str:
+    if cluster.isascii():
+        return cluster
+    base = cluster[0]  # the rest of a cluster (accents, joiners, variation selectors) goes
+    return base if base.isascii() else _readable_char(base)
+
+
+def _cell_cluster(cluster: str, cells: int) -> str:
+    if cluster.isascii() or cells == 0:
+        return cluster if cluster.isascii() else ""
+    base = cluster[0]
+    folded = base if base.isascii() else _cell_char(base)
+    return folded[:cells].ljust(cells, "?")
+
+
 def to_ascii(text: str) -> str:
     """Readable ASCII for display (the length may change)."""
     if text.isascii():
         return text
     text = text.replace(" · ", " | ")  # a separator between items; elsewhere `·` is a product (`0.2·1`)
-    return "".join(c if c.isascii() else _readable_char(c) for c in text)
+    return "".join(_readable_cluster(text[start:end]) for start, end, _cells in _clusters(text))
 
 
 def cell_ascii(text: str) -> str:
@@ -128,7 +156,7 @@ def cell_ascii(text: str) -> str:
     if text.isascii():
         return text
     text = text.replace(" · ", " | ")
-    return "".join(c if c.isascii() else _cell_char(c) for c in text)
+    return "".join(_cell_cluster(text[start:end], cells) for start, end, cells in _clusters(text))
 
 
 def fold_text(text: Text) -> Text:
@@ -137,10 +165,16 @@ def fold_text(text: Text) -> Text:
     if plain.isascii():
         return text
     plain = plain.replace(" · ", " | ")  # same length: the offsets below still hold
-    pieces = [c if c.isascii() else _readable_char(c) for c in plain]
-    offsets = [0]
-    for piece in pieces:
-        offsets.append(offsets[-1] + len(piece))
+    pieces: list[str] = []
+    offsets = [0] * (len(plain) + 1)  # old character index -> new index
+    length = 0
+    for start, end, _cells in _clusters(plain):
+        offsets[start] = length
+        piece = _readable_cluster(plain[start:end])
+        pieces.append(piece)
+        length += len(piece)
+        for k in range(start + 1, end + 1):
+            offsets[k] = length
     folded = Text(
         "".join(pieces),
         style=text.style,
@@ -150,5 +184,5 @@ def fold_text(text: Text) -> Text:
         end=text.end,
         tab_size=text.tab_size,
     )
-    folded.spans = [Span(offsets[s.start], offsets[min(s.end, len(plain))], s.style) for s in text.spans]
+    folded.spans = [Span(offsets[min(s.start, len(plain))], offsets[min(s.end, len(plain))], s.style) for s in text.spans]
     return folded

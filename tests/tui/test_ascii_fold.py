@@ -1,0 +1,95 @@
+"""Pure parts of --ascii and of the run header: folding text to ASCII, fitting the header."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rich.cells import cell_len
+from rich.text import Text
+
+from tftui.tui import present
+from tftui.tui.asciifold import cell_ascii, fold_text, to_ascii
+from tftui.tui.present import HeaderPart, fit_header
+
+# Characters that turn up in our text, Textual's chrome and users' flows, mixed with anything.
+TRICKY = list("ab ·→←…—–✓✗•○◐■↪⊘§×≥中文é\u0301\u200d\ufe0f👨👩❤─│╭━╸▌▏▂\x85\u00a0")
+ANY_TEXT = st.text(alphabet=st.sampled_from(TRICKY) | st.characters())
+
+
+def test_readable_folds():
+    assert to_ascii("a → b") == "a -> b"
+    assert to_ascii("wait…") == "wait..."
+    assert to_ascii("run · 3/4 · 0.2·1") == "run | 3/4 | 0.2*1"  # separator vs product
+    assert to_ascii("skipped — no") == "skipped - no"
+    assert to_ascii("✓ ok ✗ bad") == "+ ok x bad"
+    assert to_ascii("café ≥ 2") == "cafe >= 2"
+    assert to_ascii("中") == "??"  # two cells, no ASCII form
+    assert to_ascii("plain") == "plain"
+
+
+@settings(max_examples=400)
+@given(ANY_TEXT)
+def test_every_fold_is_ascii_and_the_cell_fold_keeps_the_width(text):
+    assert to_ascii(text).isascii()
+    folded = cell_ascii(text)
+    assert folded.isascii()
+    assert cell_len(folded) == cell_len(text)  # the line filter must not move anything on screen
+    rich = Text(text)
+    assert fold_text(rich).plain == to_ascii(rich.plain)
+
+
+def test_fold_text_moves_spans_with_their_characters():
+    text = Text("x → y … z")
+    text.stylize("bold", 4, 5)  # y
+    text.stylize("red", 8, 9)  # z
+    folded = fold_text(text)
+    assert folded.plain == "x -> y ... z"
+    styled = {str(span.style): folded.plain[span.start : span.end] for span in folded.spans}
+    assert styled == {"bold": "y", "red": "z"}
+
+
+def test_glyph_sets():
+    assert present.ASCII.fold("a → b") == "a -> b"
+    assert present.UNICODE.fold("a → b") == "a → b"
+    fields = [*present.ASCII.status.values(), present.ASCII.breakpoint, present.ASCII.here, present.ASCII.ref,
+              *present.ASCII.spinner, present.ASCII.sep, present.ASCII.mark]
+    assert all(g.isascii() for g in fields)
+
+
+class _Paused:
+    point, node_path, phase_id, attempt, round, why = "before-attempt", "review-each#item-12", "review-each", 1, None, "breakpoint"
+
+
+def _parts(paused: bool = True) -> list[HeaderPart]:
+    parts = [HeaderPart(("a-rather-long-flow-name", "a-rather-long-f…"), 5), HeaderPart.keep("RUNNING")]
+    if paused:
+        parts.append(HeaderPart(present.pause_variants(_Paused()), 6))
+    parts += [HeaderPart.keep("1/3"), HeaderPart(("4.6s",), 2), HeaderPart(("489 tok $0.0018 / 10k tok", "489 tok $0.0018"), 1)]
+    return parts
+
+
+def test_header_fits_by_dropping_the_least_important_first():
+    full = fit_header(_parts(), 200)
+    assert full == ("a-rather-long-flow-name · RUNNING · paused at review-each#item-12: attempt 2 (breakpoint)"
+                    " · 1/3 · 4.6s · 489 tok $0.0018 / 10k tok")
+    at80 = fit_header(_parts(), 78)
+    assert cell_len(at80) <= 78
+    assert "RUNNING" in at80 and "1/3" in at80 and "paused at review-each#item-12: attempt 2" in at80
+    assert "tok" not in at80  # spend went first, then the elapsed time, before the pause point shrank
+    # Narrower: the flow name shortens and goes before the pause point does.
+    at50 = fit_header(_parts(), 50)
+    assert cell_len(at50) <= 50 and "a-rather" not in at50 and "review-each#item-12" in at50
+
+
+def test_status_and_progress_are_never_cut():
+    for width in range(0, 120, 7):
+        line = fit_header(_parts(), width)
+        assert "RUNNING" in line and "1/3" in line
+        assert cell_len(line) <= max(width, cell_len("RUNNING · 1/3"))
+
+
+def test_pause_variants_get_shorter():
+    forms = present.pause_variants(_Paused())
+    assert forms[0] == present.pause_text(_Paused()) == "paused at review-each#item-12: attempt 2 (breakpoint)"
+    assert [len(f) for f in forms] == sorted((len(f) for f in forms), reverse=True)
+    assert forms[-1] == "at review-each#ite…"  # the node path cut to 16 characters
