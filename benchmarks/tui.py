@@ -171,7 +171,7 @@ async def input_latency_threaded(runs: int = 5, *, journal: bool = False) -> tup
                 while app.last_result is None:
                     await asyncio.sleep(0.005)
                 done.set()
-                sender.join()
+                await asyncio.to_thread(sender.join)  # not on the UI loop: a blocking join would stall the keys
                 if index == 0:
                     first_run_keys = len(app.sent)
                 await pilot.pause()

@@ -126,7 +126,7 @@ VERB_IDS = (
     "run", "step", "pause", "breakpoint", "break_on_failure", "rerun_gate", "edit_guard",
     "what_if", "gate_prev", "gate_next", "toggle_diff", "data_breakpoint", "rerun_stale",
     "fast_forward", "restart", "filter_log", "toggle_log", "toggle_detail", "next_tab",
-    "prev_tab", "trace_tab", "cycle_theme", "export_bundle", "help", "quit",
+    "prev_tab", "full_text", "trace_tab", "cycle_theme", "export_bundle", "help", "quit",
 )
 KEY_MODIFIERS = ("ctrl", "shift", "alt", "meta", "super", "hyper")
 NAMED_KEYS = (

@@ -68,6 +68,7 @@ VERBS: tuple[Verb, ...] = (
     Verb("toggle_detail", "d", "Detail", "Show or hide the detail panel.", "toggle_detail", footer=False),
     Verb("next_tab", "right_square_bracket", "Next tab", "Show the next detail tab.", "next_tab", footer=False),
     Verb("prev_tab", "left_square_bracket", "Prev tab", "Show the previous detail tab.", "prev_tab", footer=False),
+    Verb("full_text", "o", "Open", "Show the detail tab's whole text in a scrollable viewer (long outputs are cut in the panel).", "full_text", footer=False),
     Verb("trace_tab", "T", "Trace", "Show the run's trace and rule results (Trace tab); again: back.", "trace_tab", footer=False),
     Verb("cycle_theme", "t", "Theme", "Switch to the next colour theme (saved to config.toml).", "cycle_theme", footer=False),
     Verb("export_bundle", "x", "Export", "Export the last run as a repro bundle (.tftui.zip: flow, journal, trace, answers).", "export_bundle", footer=False),

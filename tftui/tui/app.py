@@ -11,6 +11,7 @@ import asyncio
 import contextvars
 import gc
 import signal
+import time
 from collections import deque
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.widgets import Tree
 
 from tftui.engine import events as ev
@@ -45,6 +47,7 @@ from tftui.tui.widgets.quiet_footer import QuietFooter
 from tftui.tui.widgets.run_header import RunHeader, header_parts
 
 EVENT_CHUNK = 250  # engine events applied per UI step
+DETAIL_REFRESH_S = 0.2  # while a run goes: the selected phase's detail is redrawn at most this often
 
 
 class TftuiApp(ascii_mode.AsciiModeMixin, VerbsMixin, ReloadMixin, GateToolsMixin, TraceTabMixin, App[int]):
@@ -102,6 +105,8 @@ class TftuiApp(ascii_mode.AsciiModeMixin, VerbsMixin, ReloadMixin, GateToolsMixi
         self.file_warnings: dict[str, list[str]] = {}
         self.requested_theme = theme
         self.keymap: dict[str, str] = {}
+        self._detail_timer: Any = None
+        self._detail_shown_at = 0.0
         self.config_problems: list[str] = []
         if not animations:
             self.animation_level = "none"
@@ -132,6 +137,7 @@ class TftuiApp(ascii_mode.AsciiModeMixin, VerbsMixin, ReloadMixin, GateToolsMixi
         self.keymap = keymap
         if keymap:
             self.set_keymap(keymap)
+        self.query_one(PhaseDetail).open_key = actions.key_for(actions.VERBS_BY_ID["full_text"], keymap)
         wanted = configured_theme({"ui": {"theme": self.requested_theme}}) or configured_theme(data) or DEFAULT_THEME
         if wanted not in self.available_themes:
             problems.append(f"unknown theme '{wanted}' (available: {', '.join(sorted(self.available_themes))})")
@@ -250,7 +256,28 @@ class TftuiApp(ascii_mode.AsciiModeMixin, VerbsMixin, ReloadMixin, GateToolsMixi
         self.refresh_header()
         selected = tree.selected_phase()
         if selected in touched or (selected and selected.split("/")[0] in touched):  # nested: via its parent
+            self._show_selected_soon()
+
+    def _show_selected_soon(self) -> None:
+        """The selected phase's detail, redrawn at most every DETAIL_REFRESH_S while a run streams
+        events (a 1,000-item map touches it with every batch); at once when paused or idle."""
+        if self.state.paused is not None or not self.ctl.running:
             self.show_selected()
+            return
+        if self._detail_timer is not None:
+            return  # a redraw is already due
+        wait = DETAIL_REFRESH_S - (time.monotonic() - self._detail_shown_at)
+        if wait <= 0:
+            self.show_selected()
+        else:
+            self._detail_timer = self.set_timer(wait, self._detail_due)
+
+    def _detail_due(self) -> None:
+        self._detail_timer = None
+        try:
+            self.show_selected()
+        except NoMatches:  # the app is closing: its widgets are already gone
+            pass
 
     def on_run_ended(self, message: RunEnded) -> None:
         self._event_queue.extend(self.batcher.take())  # the run's last events, not yet flushed
@@ -276,6 +303,7 @@ class TftuiApp(ascii_mode.AsciiModeMixin, VerbsMixin, ReloadMixin, GateToolsMixi
         self.query_one(RunHeader).show(header_parts(self))  # fitted to the width (widgets/run_header)
 
     def show_selected(self) -> None:
+        self._detail_shown_at = time.monotonic()
         tree = self.query_one(DagTree)
         pid = tree.selected_phase()
         spec = self.flow.phase(pid) if pid else None

@@ -87,6 +87,19 @@ class VerbsMixin:
     def action_prev_tab(self) -> None:
         self.query_one(PhaseDetail).cycle(-1)
 
+    def action_full_text(self) -> None:
+        from tftui.tui.screens.full_text import FullTextScreen
+        from tftui.tui.widgets.phase_detail import LABELS
+
+        detail = self.query_one(PhaseDetail)
+        tab = detail.active
+        text = detail.text(tab)
+        if not text.strip():
+            self.notify("Nothing to show in this tab.")
+            return
+        where = detail.phase_id if tab != "trace" else "run"
+        self.push_screen(FullTextScreen(f"{where or 'tftui'} · {LABELS.get(tab, tab)}", self.glyphs.fold(text)))
+
     def action_cycle_theme(self) -> None:
         names = sorted(self.available_themes)
         ours = [n for n in names if n.startswith("tftui-")] or names

@@ -25,7 +25,37 @@ TABS = ("overview", "prompt", "output", "gate", "attempts", "raw", "trace")
 LABELS = {"overview": "Info", "prompt": "Prompt", "output": "Output", "gate": "Gate", "attempts": "Calls", "raw": "Raw",
           "trace": "Trace"}
 
+# A tab draws at most this much: a Static lays out every line on each update, and a 1,000-item
+# map's output or raw state (thousands of lines) re-drawn ~10 times a second would stall the
+# keyboard. `o` (full_text) shows all of it in a viewer that draws only what is visible.
+BODY_MAX_LINES = 300
+BODY_MAX_CHARS = 30_000  # also one huge line (minified JSON) wraps into thousands of rows
+
 GATE_SIDE_BY_SIDE = 110  # detail width from which the gate tab shows scorers and judge side by side
+
+
+def capped(text: Text, open_key: str = "o") -> Text:
+    """`text` cut to BODY_MAX_LINES lines / BODY_MAX_CHARS characters, with a note saying how
+    much is left and which key shows it all; unchanged when it fits."""
+    plain = text.plain
+    end = min(len(plain), BODY_MAX_CHARS)
+    newline = -1
+    for _ in range(BODY_MAX_LINES):
+        newline = plain.find("\n", newline + 1, end)
+        if newline < 0:
+            break
+    else:
+        end = newline + 1
+    if end >= len(plain):
+        return text
+    rest = plain.count("\n", end) + (0 if plain.endswith("\n") else 1)
+    head = text[:end]
+    if not head.plain.endswith("\n"):
+        head.append("\n")
+    lines = f"{rest:,} more line{'s' if rest != 1 else ''}"
+    head.append(f"… {lines} ({len(plain) - end:,} characters) not drawn here — {open_key} shows the whole text\n",
+                style="dim italic")
+    return head
 
 
 @dataclass
@@ -49,6 +79,8 @@ class PhaseDetail(Vertical):
     PhaseDetail #gate-row.-visible { display: block; }
     PhaseDetail #gate-report, PhaseDetail #gate-judge { width: 1fr; padding: 0 1; }
     """
+
+    open_key = "o"  # the key of the full_text verb, named in the note under a cut tab (the app sets it)
 
     def __init__(self, *, glyphs: present.Glyphs = present.UNICODE, show_times: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -159,6 +191,6 @@ class PhaseDetail(Vertical):
             body.display = False
             gate_row.add_class("-visible")
         else:
-            body.update(self.glyphs.fold_text(self._tab_text(tab)))
+            body.update(self.glyphs.fold_text(capped(self._tab_text(tab), self.open_key)))
             body.display = True
             gate_row.remove_class("-visible")

@@ -1,0 +1,77 @@
+"""A phase with a long output (a big map): the detail panel draws a bounded part and says how
+much is left; `o` shows the whole text in a viewer; the panel stays current after the run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from textual.widgets import Static, TextArea
+
+from tftui.agents.scripted import ScriptedRunner
+from tftui.tui.screens.full_text import FullTextScreen
+from tftui.tui.widgets.phase_detail import BODY_MAX_LINES, PhaseDetail
+
+ITEMS = 400
+
+
+def _map_flow(tmp_path: Path) -> tuple[Path, ScriptedRunner]:
+    flow = {
+        "name": "long-map",
+        "phases": [
+            {"id": "each", "type": "map", "over": [f"m{i}" for i in range(ITEMS)], "task": "review {item}"},
+        ],
+    }
+    path = tmp_path / "long_map.json"
+    path.write_text(json.dumps(flow), encoding="utf-8")
+    replies = {f"each#item-{i}": f"review of m{i}" for i in range(ITEMS)}
+    return path, ScriptedRunner(replies)
+
+
+def _body(app) -> str:
+    return str(app.query_one("#detail-body", Static).render())
+
+
+async def test_long_output_is_cut_in_the_panel_and_whole_in_the_viewer(h, tmp_path: Path) -> None:
+    path, runner = _map_flow(tmp_path)
+    app = h.make_app(path, runner=runner)
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.query_one("#tree").select_phase("each")
+        detail = app.query_one(PhaseDetail)
+        detail.active = "output"
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        await pilot.pause()
+
+        whole = detail.text("output")
+        assert f"review of m{ITEMS - 1}" in whole  # the tab's text is complete...
+        body = _body(app)
+        drawn = body.splitlines()
+        assert len(drawn) <= BODY_MAX_LINES + 1  # ...the panel draws a bounded part (after the run, too)
+        assert "review of m0" in body and f"review of m{ITEMS - 1}" not in body
+        assert drawn[-1].startswith("… ") and "more lines" in drawn[-1] and drawn[-1].endswith("o shows the whole text")
+
+        await pilot.press("o")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, FullTextScreen)
+        area = screen.query_one(TextArea)
+        assert area.read_only and area.text == whole
+        assert f"each · Output — {whole.count(chr(10)) + 1:,} lines" in str(screen.query_one(".modal-title").render())
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, FullTextScreen)
+
+
+async def test_short_tabs_are_not_cut_and_the_viewer_key_is_remappable(h, tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[keys]\nfull_text = "ctrl+o"\n', encoding="utf-8")
+    app = h.make_app(h.FIXTURES / "review.json", config_path=config)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        assert "shows the whole text" not in _body(app)  # a short overview is drawn whole
+        assert app.query_one(PhaseDetail).open_key == "ctrl+o"
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert isinstance(app.screen, FullTextScreen)
