@@ -315,3 +315,32 @@ async def test_export_verb_writes_a_bundle_of_the_tui_run(h, tmp_path: Path):
     assert len(recording.events) > 10
     assert [e.kind for e in recording.events] == [e.kind for e in journaled]
     assert recording.flow_text == (h.FIXTURES / "guarded.json").read_text(encoding="utf-8")
+
+
+async def test_replay_screen_honours_ascii(h, recorded: Path):
+    """`tftui replay --ascii` (or ui.ascii): the replay screen draws plain ASCII like `tftui FLOW --ascii`."""
+    import html
+    import re
+
+    from tftui.tui.replay_app import open_replay_app
+
+    app, problem = open_replay_app(recorded, ascii=True)
+    assert problem is None and app is not None
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.ascii_filter.enabled = False  # the glyph tables and styles must do it, not the safety net
+        app.refresh(repaint=True)
+        await pilot.pause()
+        assert _header(app).startswith("REPLAY event ") and " | guarded | COMPLETED" in _header(app)
+        drawn = [html.unescape(t).replace("\xa0", " ") for t in re.findall(r"<text[^>]*>(.*?)</text>", app.export_screenshot())]
+        assert drawn and all(text.isascii() for text in drawn), [t for t in drawn if not t.isascii()]
+
+
+def test_replay_command_documents_ascii(capsys):
+    import pytest
+
+    from tftui.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["replay", "--help"])
+    assert "--ascii" in capsys.readouterr().out

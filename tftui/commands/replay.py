@@ -28,6 +28,7 @@ examples:
   tftui replay .tftui/runs/20240501-120000-ab12 --print
   tftui replay .tftui/runs/20240501-120000-ab12 --export repro.tftui.zip
   tftui replay repro.tftui.zip --print
+  tftui replay 20240501-120000-ab12 --ascii      (plain terminals; ui.ascii in config.toml works too)
 
 exit codes:
   0  replayed (or bundle written)
@@ -39,6 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("source", metavar="RUN_DIR|BUNDLE", help="a run directory, run id, or .tftui.zip bundle")
     parser.add_argument("--print", dest="print_", action="store_true", help="step through the events headless")
     parser.add_argument("--export", metavar="FILE", help="write a repro bundle of RUN_DIR to FILE and exit")
+    parser.add_argument("--ascii", action="store_true", help="plain ASCII glyphs instead of Unicode symbols (as `tftui FLOW --ascii`)")
 
 
 def _resolve(source: str) -> Path | None:
@@ -105,6 +107,11 @@ def run(args: argparse.Namespace) -> int:
             print("tftui replay: the replay screen is not available in this build; printing the events instead",
                   file=sys.stderr)
         else:
-            result = module.run_replay(source)
+            from tftui.config import load_config
+
+            ui = load_config().get("ui") or {}  # ui.ascii / ui.animations apply to the replay screen too
+            result = module.run_replay(
+                source, ascii=bool(args.ascii or ui.get("ascii", False)), animations=bool(ui.get("animations", True))
+            )
             return result if isinstance(result, int) else 0
     return print_replay(source)

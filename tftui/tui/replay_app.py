@@ -208,8 +208,9 @@ for _name in BLOCKED_ACTIONS:
     setattr(ReplayApp, f"action_{_name}", _blocked)
 
 
-def open_replay_app(source: Path) -> tuple[ReplayApp | None, str | None]:
-    """The replay app for a recording, or an error message (unreadable source, no flow)."""
+def open_replay_app(source: Path, **app_options: Any) -> tuple[ReplayApp | None, str | None]:
+    """The replay app for a recording, or an error message (unreadable source, no flow).
+    `app_options`: TftuiApp display options (`ascii`, `animations`)."""
     from tftui.engine.replay import ReplayError
     from tftui.flow.load import load_flow_text
 
@@ -223,11 +224,11 @@ def open_replay_app(source: Path) -> tuple[ReplayApp | None, str | None]:
     loaded = load_flow_text(text)
     if loaded.flow is None:
         return None, f"{source}: the recorded flow does not load (use --print)"
-    return ReplayApp(replay, loaded.flow, source=str(source)), None
+    return ReplayApp(replay, loaded.flow, source=str(source), **app_options), None
 
 
-def run_replay(source: Path) -> int:
-    app, problem = open_replay_app(source)
+def run_replay(source: Path, **app_options: Any) -> int:
+    app, problem = open_replay_app(source, **app_options)
     if app is None:
         print(f"tftui replay: {problem}", file=sys.stderr)
         return 2
