@@ -133,3 +133,44 @@ async def test_eval_pass_unresolved_target_and_task_fallback(tools):
     fail = what_if_gate(flow.phase("t"), ctx("t"), ScoreOverrides(scorers={0: {"value": "zz"}}), previous=prev)
     assert fail.needs_llm and fail.llm_node_path == "t" and fail.flips is None
     assert fail.llm_prompt.startswith("judge ok then\n\n---\n\n## Deterministic scorer report\n- [FAIL]")
+
+
+async def test_combine_mode_what_if_keeps_the_block_valid_and_writes_it(tools):
+    import json
+
+    from tftui.engine.whatif import apply_score_edit_to_source
+    from tftui.tui.screens.whatif import form_fields, overrides_from_form
+
+    flow, result = await _weighted_run(tools)  # "alpha only": 1 of 2 scorers passes
+    phase = flow.phase("g")
+    score = phase.score
+    previous = gate_records(result.events, "g", flow)[-1]
+    ctx = context_from_state(flow, result.state, "g")
+    assert ("combine", "combine (all/any/weighted)", "weighted") in form_fields(score)
+
+    # weighted -> all: every scorer must pass now, and weights/threshold leave the block.
+    ov, errors = overrides_from_form(score, {"combine": "all", "threshold": "0.9"})
+    assert errors == [] and ov.removed == ("weights", "threshold") and ov.threshold is None
+    out = what_if_gate(phase, ctx, ov, previous=previous)
+    assert out.errors == [] and (out.before_verdict, out.after_verdict) == ("pass", "block")
+    text = json.dumps(WEIGHTED, indent=2)
+    written = json.loads(apply_score_edit_to_source(text, "g", ov).text)["phases"][1]["score"]
+    assert written["combine"] == "all" and "weights" not in written and "threshold" not in written
+
+    # any: one passing scorer is enough.
+    ov, _ = overrides_from_form(score, {"combine": "any"})
+    assert what_if_gate(phase, ctx, ov, previous=previous).after_verdict == "pass"
+
+    # all -> weighted on a block without weights: equal weights are filled in (and written whole).
+    plain = {**score, "combine": "all"}
+    plain.pop("weights"), plain.pop("threshold")
+    ov, errors = overrides_from_form(plain, {"combine": "weighted"})
+    assert errors == [] and ov.new_weights == [1, 1]
+    assert ov.apply(plain)["weights"] == [1, 1]
+    edited = {**WEIGHTED, "phases": [WEIGHTED["phases"][0], {**WEIGHTED["phases"][1], "score": plain}]}
+    rewritten = json.loads(apply_score_edit_to_source(json.dumps(edited, indent=2), "g", ov).text)
+    assert rewritten["phases"][1]["score"]["weights"] == [1, 1]
+    assert rewritten["phases"][1]["score"]["combine"] == "weighted"
+
+    ov, errors = overrides_from_form(score, {"combine": "most"})
+    assert errors == ["combine: 'most' must be one of all|any|weighted"] and ov.empty

@@ -55,10 +55,30 @@ class ScoreOverrides:
     combine: str | None = None
     weights: dict[int, float] = field(default_factory=dict)  # index in score.weights -> value
     scorers: dict[int, dict[str, Any]] = field(default_factory=dict)  # scorer index -> {field: value}
+    # A combine-mode change keeps the block valid (SPEC §6.5 shape rules): leaving "weighted"
+    # removes `weights`/`threshold` (only valid with it); entering it without weights gives
+    # every scorer (and the judge) weight 1.
+    removed: tuple[str, ...] = ()
+    new_weights: list[float] | None = None
 
     @property
     def empty(self) -> bool:
-        return self.threshold is None and self.combine is None and not self.weights and not self.scorers
+        return (
+            self.threshold is None and self.combine is None and not self.weights and not self.scorers
+            and not self.removed and self.new_weights is None
+        )
+
+    def _weights(self, current: Any) -> list[Any] | None:
+        """The weights array after the overrides (None: unchanged)."""
+        if self.new_weights is None and not self.weights:
+            return None
+        base = self.new_weights if self.new_weights is not None else current
+        weights = list(base) if isinstance(base, list) else []
+        for index, value in sorted(self.weights.items()):
+            while len(weights) <= index:
+                weights.append(1)
+            weights[index] = value
+        return weights
 
     def apply(self, score: Any) -> Any:
         """A copy of `score` with the overrides applied (the original is never touched)."""
@@ -67,14 +87,12 @@ class ScoreOverrides:
         out = copy.deepcopy(dict(score))
         if self.combine is not None:
             out["combine"] = self.combine
+        for key in self.removed:
+            out.pop(key, None)
         if self.threshold is not None:
             out["threshold"] = self.threshold
-        if self.weights:
-            weights = list(out.get("weights") or []) if isinstance(out.get("weights"), list) else []
-            for index, value in sorted(self.weights.items()):
-                while len(weights) <= index:
-                    weights.append(1)
-                weights[index] = value
+        weights = self._weights(out.get("weights"))
+        if weights is not None:
             out["weights"] = weights
         scorers = out.get("scorers")
         for index, fields in self.scorers.items():
@@ -91,10 +109,15 @@ class ScoreOverrides:
         out: list[tuple[tuple[str | int, ...], Any]] = []
         if self.combine is not None:
             out.append((("score", "combine"), self.combine))
+        for key in self.removed:
+            out.append((("score", key), REMOVE))
         if self.threshold is not None:
             out.append((("score", "threshold"), self.threshold))
-        for index, value in sorted(self.weights.items()):
-            out.append((("score", "weights", index), value))
+        if self.new_weights is not None:  # a new array: written whole (source edits cannot add entries)
+            out.append((("score", "weights"), self._weights(None)))
+        else:
+            for index, value in sorted(self.weights.items()):
+                out.append((("score", "weights", index), value))
         for index, fields in sorted(self.scorers.items()):
             for key, value in fields.items():
                 out.append((("score", "scorers", index, key), value))

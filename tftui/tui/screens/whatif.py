@@ -25,6 +25,7 @@ from tftui.tui.widgets.folded import Folded
 # The scorer fields the form offers, by scorer type (strings vs numbers).
 TEXT_FIELDS = {"contains": ("value",), "exact-match": ("value",), "regex": ("pattern",)}
 NUMBER_FIELDS = {"length-range": ("min", "max")}
+COMBINE_MODES = ("all", "any", "weighted")  # SPEC §6.5
 
 
 def _shown(value: Any) -> str:
@@ -41,7 +42,10 @@ def form_fields(score: Mapping) -> list[tuple[str, str, str]]:
     """(key, label, initial text) for every editable value of a score block."""
     scorers = [s for s in score.get("scorers") or [] if isinstance(s, Mapping)]
     names = [str(s.get("name") or s.get("type") or f"scorer {i}") for i, s in enumerate(scorers)]
-    out = [("threshold", "threshold", _shown(score.get("threshold")))]
+    out = [
+        ("combine", "combine (all/any/weighted)", _shown(score.get("combine") or "all")),
+        ("threshold", "threshold", _shown(score.get("threshold"))),
+    ]
     weights = score.get("weights") if isinstance(score.get("weights"), list) else []
     for i, w in enumerate(weights):
         who = names[i] if i < len(names) else "judge" if score.get("judge") is not None else f"#{i}"
@@ -61,6 +65,13 @@ def overrides_from_form(score: Mapping, values: Mapping[str, str]) -> tuple[Scor
     labels = {key: label for key, label, _text in form_fields(score)}
     for key, text in values.items():
         if key not in initial or text == initial[key]:
+            continue
+        if key == "combine":
+            mode = text.strip().lower()
+            if mode not in COMBINE_MODES:
+                errors.append(f"combine: {text!r} must be one of {'|'.join(COMBINE_MODES)}")
+            elif mode != initial[key]:
+                ov.combine = mode
             continue
         field = key.split("-", 1)[1] if key.startswith("s") and "-" in key else ""
         wants_number = key == "threshold" or key.startswith("weight-") or field in ("min", "max")
@@ -84,7 +95,19 @@ def overrides_from_form(score: Mapping, values: Mapping[str, str]) -> tuple[Scor
             ov.weights[int(key.split("-")[1])] = value
         else:
             ov.scorers.setdefault(int(key[1:].split("-")[0]), {})[field] = value
+    if ov.combine is not None:
+        _fit_to_mode(ov, score)
     return ov, errors
+
+
+def _fit_to_mode(ov: ScoreOverrides, score: Mapping) -> None:
+    """Keep the score block valid across a combine change (see ScoreOverrides.removed)."""
+    if ov.combine != "weighted":
+        ov.removed = tuple(k for k in ("weights", "threshold") if k in score)
+        ov.threshold, ov.weights = None, {}
+    elif not isinstance(score.get("weights"), list):
+        scorers = score.get("scorers") if isinstance(score.get("scorers"), list) else []
+        ov.new_weights = [1] * (len(scorers) + (1 if score.get("judge") is not None else 0))
 
 
 def result_text(result: WhatIfResult | None, errors: list[str]) -> Text:
