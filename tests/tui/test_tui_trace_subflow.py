@@ -394,3 +394,20 @@ async def test_subtrees_survive_a_reload_that_rebuilds_the_tree(h, tmp_path):
         assert _children(tree, "research") == ["research/points", "research/each"]
         assert _children(tree, "fanout") == ["fanout-draft", "fanout-polish"]
         assert tree.selected_phase() == "research/each"
+
+
+async def test_rerun_on_a_nested_phase_says_how_it_can_run_again(h, tmp_path):
+    from tftui.tui.widgets.dag_tree import DagTree
+
+    app = h.make_app(_subflow_workdir(tmp_path))
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        app.query_one(DagTree).select_phase("research/points")
+        await pilot.pause()
+        calls = app.state.event_count
+        await pilot.press("r")
+        await pilot.pause()
+        shown = [n.message for n in app._notifications]
+        assert any("research/points runs inside 'research' and re-runs only with it" in m for m in shown), shown
+        assert app.state.event_count == calls and not app.ctl.running  # nothing was started

@@ -207,6 +207,12 @@ class VerbsMixin:
     def action_rerun_gate(self) -> None:
         pid = self.query_one(DagTree).selected_phase()
         spec = self.flow.phase(pid) if pid else None
+        if pid and spec is None and "/" in pid:
+            # The debugger re-runs top-level phases: a nested phase runs again with its parent.
+            parent = pid.split("/")[0]
+            self.notify(f"{pid} runs inside '{parent}' and re-runs only with it: "
+                        f"an edit to '{parent}' marks it stale for u; R restarts the whole run.")
+            return
         if spec is None or spec.type != "gate":
             self.notify("Select a gate to re-run it.")
             return
