@@ -132,3 +132,20 @@ def test_schema_describes_the_flow_format(tmp_path, capsys):
     assert main(["schema", "--output", str(target)]) == 0
     assert json.loads(target.read_text()) == schema
     assert main(["schema", "--output", str(tmp_path / "no" / "dir" / "s.json")]) == 2
+
+
+def test_diagnostics_are_printed_in_file_order(tmp_path, capsys):
+    """Several problems: listed top to bottom, as the reader scans the file (not in check order)."""
+    path = tmp_path / "many.json"
+    path.write_text(
+        '{\n  "name": "many",\n  "phases": [\n'
+        '    {"id": "a", "task": "x", "dependsOn": ["zz"]},\n'
+        '    {"id": "c", "type": "mapp", "task": "z"},\n'
+        '    {"id": "a", "task": "dup"}\n'
+        "  ]\n}\n"
+    )
+    assert main(["check", str(path)]) == 1
+    lines = capsys.readouterr().out.splitlines()[:-1]
+    positions = [tuple(int(n) for n in line[len(str(path)) + 1 :].split(":")[:2]) for line in lines]
+    assert len(positions) == 3 and positions == sorted(positions)
+    assert [p[0] for p in positions] == [4, 5, 6]

@@ -88,6 +88,9 @@ def run(args: argparse.Namespace) -> int:
         diags = result.diagnostics
         if args.strict:
             diags = [d if d.is_error else replace(d, severity="error") for d in diags]
+        # In file order, as a reader scans the file (stable: same-place messages keep the checks' order;
+        # file-level ones without a position come first).
+        diags = sorted(diags, key=lambda d: (d.line or 0, d.col or 0))
         for diag in diags:
             if diag.is_error:
                 errors += 1
