@@ -45,7 +45,8 @@ class ReloadMixin:
     # -- applying a change --------------------------------------------------------------
     def show_diagnostics(self, diagnostics: list[Any]) -> None:
         panel = self.query_one("#diagnostics", Static)  # type: ignore[attr-defined]
-        errors = [d for d in diagnostics if getattr(d, "is_error", True)]
+        errors = sorted((d for d in diagnostics if getattr(d, "is_error", True)),
+                        key=lambda d: (getattr(d, "line", None) or 0, getattr(d, "col", None) or 0))  # file order
         if not errors:
             panel.remove_class("-visible")
             return
