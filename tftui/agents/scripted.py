@@ -120,6 +120,12 @@ class ScriptedRunner:
     def has_reply(self, node_path: str) -> bool:
         return node_path in self._cursors
 
+    def rewind(self) -> None:
+        """Every node path back to its first reply: a run from scratch (the TUI's restart) then
+        gets the same answers as the first run. `calls` keeps the whole history."""
+        for cursor in self._cursors.values():
+            cursor.index = 0
+
     async def run(self, request: AgentRequest) -> AgentResult:
         self.calls.append(request)
         cursor = self._cursors.get(request.node_path)
@@ -152,6 +158,10 @@ class MarkerRunner:
         self.call_log: list[str] = []
         self.tasks_sent: dict[str, list[str]] = {}
         self.requests: list[AgentRequest] = []
+
+    def rewind(self) -> None:
+        """Every key back to its first scripted reply (see ScriptedRunner.rewind)."""
+        self._positions.clear()
 
     @property
     def call_counts(self) -> dict[str, int]:
