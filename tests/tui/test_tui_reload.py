@@ -82,3 +82,48 @@ async def test_save_by_rename_is_seen(h, workdir):
         tmp.replace(flow_path)
         await h.settle(pilot, lambda: bool(app.stale))
         assert app.stale == {"publish"}
+
+
+async def test_an_edit_saved_during_a_run_marks_what_ran_the_old_version_stale(h, workdir):
+    """The run in progress keeps the version it started with (no mixing); what it ran of the
+    changed part — the edited phase and everything after it — is stale when it ends, and `u`
+    re-runs exactly that with the saved file."""
+    flow_path = workdir / "review.json"
+    runner = ScriptedRunner.from_file(workdir / "review.replies.json")
+    app = h.make_app(flow_path, runner=runner, watch=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.query_one("#tree").select_phase("notes")
+        await pilot.press("b", "c")  # paused before `notes`: fetch, draft, review have run
+        await h.settle(pilot, lambda: app.state.paused is not None and app.state.paused.phase_id == "notes")
+        data = json.loads(flow_path.read_text())
+        data["phases"][3]["task"] = "Write SHORT notes on: {steps.fetch.output}"  # notes: not run yet
+        flow_path.write_text(json.dumps(data, indent=2))
+        await h.settle(pilot, lambda: "keeps the version it started with" in str(app.query_one("#reload-note").render()))
+        assert app.stale == set()  # nothing that ran is affected yet
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        sent = [r.task for r in runner.calls if r.node_path == "notes"]
+        assert sent == ["Write notes on: " + app.state.phases["fetch"].output]  # the run's own version
+        assert app.stale == {"notes", "publish"}  # ran the old notes, and what reads it
+        assert "stale now: notes, publish" in str(app.query_one("#reload-note").render())
+
+        before = len(runner.calls)
+        await pilot.press("b")  # the breakpoint off again (notes is still selected)
+        await pilot.press("u")
+        await h.run_to_end(pilot, app)
+        again = [r.node_path for r in runner.calls[before:]]
+        assert sorted(again) == ["notes", "publish"] and not app.stale
+        assert runner.calls[before].task.startswith("Write SHORT notes on: ")
+
+
+async def test_u_with_a_broken_file_says_so(h, workdir):
+    flow_path = workdir / "review.json"
+    app = h.make_app(flow_path, watch=True)
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        flow_path.write_text(flow_path.read_text().replace('"task": "Fetch the data."', '"task": '))
+        await h.settle(pilot, lambda: app.query_one("#diagnostics").has_class("-visible"))
+        await pilot.press("u")
+        await pilot.pause()
+        assert any("The saved flow has 1 error(s)" in n.message for n in app._notifications)

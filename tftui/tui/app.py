@@ -294,6 +294,7 @@ class TftuiApp(ascii_mode.AsciiModeMixin, VerbsMixin, ReloadMixin, GateToolsMixi
         if message.error:
             self.query_one(EventLog).add_note(f"run crashed: {message.error}")
             self.notify(message.error, title="Run crashed", severity="error")
+        self.mark_stale_after_run()  # edits saved while it ran (reload mixin)
         self.refresh_header()
         self.query_one(DagTree).refresh_all()
         self.show_selected()
@@ -358,6 +359,7 @@ class TftuiApp(ascii_mode.AsciiModeMixin, VerbsMixin, ReloadMixin, GateToolsMixi
         self.ctl.clock.skip_all = False
         self.ctl.running = True
         self.last_result = None
+        self.run_flow_version = self.flow  # what this run executes, whatever is saved meanwhile (reload)
         self._run_worker(self.flow, step_first, resume)
 
     @work(thread=True, group="run", exit_on_error=False)

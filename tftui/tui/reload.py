@@ -27,6 +27,8 @@ class ReloadMixin:
     state: Any
     stale: set[str]
     ctl: Any
+    run_flow_version: Any = None  # the flow the current/last run executes (set by start_run)
+    reload_errors: int = 0  # errors of the last saved version (0: it loaded)
 
     def start_watcher(self) -> None:
         self.watcher = FlowWatcher(self.flow_path, self._post_reload, last_text=self.flow_text)  # type: ignore[arg-type]
@@ -62,9 +64,11 @@ class ReloadMixin:
         log = self.query_one("#log")  # type: ignore[attr-defined]
         result = message.load_result
         if result.flow is None:
+            self.reload_errors = len(result.errors)
             self.show_diagnostics(result.diagnostics)
             log.add_note(f"reload: {len(result.errors)} error(s); keeping the last good flow")
             return
+        self.reload_errors = 0
         self.show_diagnostics([])
         self.set_file_warnings(result.warnings)  # type: ignore[attr-defined]
         old, new = self.flow, result.flow
@@ -99,11 +103,38 @@ class ReloadMixin:
             parts.append("removed " + ", ".join(diff.removed))
         summary = "; ".join(parts)
         stale_text = f" — stale: {', '.join(sorted(self.stale))} (u re-runs them)" if self.stale else ""
+        if self.ctl.running:
+            # The engine runs the flow object it started with; switching mid-run would mix versions.
+            stale_text += (" — the run in progress keeps the version it started with; "
+                           "what it runs of the changed part is marked stale when it ends")
         note.update(f"Reloaded: {summary}{stale_text}")
         note.add_class("-visible")
         log.add_note(f"reload: {summary}{stale_text}")
         self.refresh_header()  # type: ignore[attr-defined]
         self.show_selected()  # type: ignore[attr-defined]
+
+    def mark_stale_after_run(self) -> None:
+        """A run that ended after the file changed ran the old version of the changed phases (and
+        of what depends on them): mark those that ran stale, so `u` brings them up to date."""
+        from tftui.flow.graph import diff_flows
+
+        ran_version = self.run_flow_version
+        if ran_version is None or ran_version is self.flow:
+            return
+        diff = diff_flows(ran_version, self.flow)
+        ran = {pid for pid, st in self.state.phases.items() if str(st.status) != "pending"}
+        newly = {pid for pid in diff.stale if pid in ran} - self.stale
+        self.run_flow_version = self.flow
+        if not newly:
+            return
+        self.stale |= newly
+        self.query_one("#tree").refresh_phases(newly)  # type: ignore[attr-defined]
+        note = self.query_one("#reload-note", Static)  # type: ignore[attr-defined]
+        text = (f"The run used the version of the flow it started with; stale now: {', '.join(sorted(self.stale))} "
+                "(u re-runs them with the saved file)")
+        note.update(text)
+        note.add_class("-visible")
+        self.query_one("#log").add_note(f"reload: {text}")  # type: ignore[attr-defined]
 
     # -- partial re-runs ------------------------------------------------------------------
     def downstream_of(self, pid: str) -> set[str]:
@@ -127,7 +158,11 @@ class ReloadMixin:
 
     def action_rerun_stale(self) -> None:
         if not self.stale:
-            self.notify("Nothing is stale: edit the flow file and save to mark changed phases.")  # type: ignore[attr-defined]
+            if self.reload_errors:
+                self.notify(f"The saved flow has {self.reload_errors} error(s) (see the panel): "  # type: ignore[attr-defined]
+                            "fix and save it; the changed phases are then marked stale for u.")
+            else:
+                self.notify("Nothing is stale: edit the flow file and save to mark changed phases.")  # type: ignore[attr-defined]
             return
         self.rerun_phases(set(self.stale), why="re-running stale phases")
 
