@@ -280,3 +280,23 @@ async def test_break_on_block_and_on_pause_notification():
     assert result.state.paused is None
     kinds = [type(e).__name__ for e in result.events]
     assert kinds.count("Paused") == 1 and kinds.count("Resumed") == 1
+
+
+async def test_time_spent_paused_is_not_the_phases_duration():
+    """Stepping attempt by attempt takes as long as the person looking; the phase's duration
+    must show what the phase took (here: a 2 s backoff), not the minutes spent reading."""
+    f = flow({"id": "p", "task": "do", "retry": {"max": 1, "backoffMs": 2000}})
+    replies = {"p": [{"error": "boom", "exitCode": 1}, "fine"]}
+    clock = InstantClock()
+    dbg = Debugger(start_paused=True)
+    task, _ = start(f, replies, dbg, clock=clock)
+    await dbg.wait_paused(TIMEOUT)  # before-phase
+    for _ in range(2):  # before attempt 0, before attempt 1
+        dbg.step()
+        await dbg.wait_paused(TIMEOUT)
+        clock.now += 300.0  # five minutes reading the screen at this pause
+    dbg.continue_()
+    result = await asyncio.wait_for(task, TIMEOUT)
+    assert result.status == "completed"
+    assert result.phases["p"].duration_ms == 2000.0  # the backoff; the 600 s of pauses are left out
+    assert result.state.ended_at - result.state.started_at >= 600  # the run's wall time still has them

@@ -108,6 +108,8 @@ class Run:
         self._seq = self.state.last_seq
         # Top-level phases that ended (finished, failed or skipped) since the last fsync.
         self._unsynced: set[str] = set()
+        # Seconds each top-level phase has waited at debugger pause points (see debug_point).
+        self.paused_s: dict[str, float] = {}
         self.width = 1 if flow.budget is not None else flow.flow_concurrency
 
     # ---- events -------------------------------------------------------------------------
@@ -132,7 +134,17 @@ class Run:
 
     async def debug_point(self, point: str, phase_id: str | None, **info: Any) -> None:
         if self.debugger is not None:
+            before = self.clock.monotonic()
             await self.debugger.checkpoint(self, point, phase_id, **info)
+            if phase_id:  # time a person spent looking at a pause is not the phase's running time
+                waited = self.clock.monotonic() - before
+                top = phase_id.split("/")[0]  # a nested child's pause holds its parent too
+                self.paused_s[top] = self.paused_s.get(top, 0.0) + waited
+
+    def _running_ms(self, phase_id: str, pr: Any) -> float:
+        """Wall time since the phase started, minus the time it sat at its own debugger pauses."""
+        paused = self.paused_s.get(phase_id, 0.0) - pr.paused_before
+        return max(0.0, self.clock.monotonic() - pr.started - paused) * 1000
 
     def abort(self) -> None:
         """User cancel: stop before the next phase/attempt; the run ends `paused`."""
@@ -233,7 +245,8 @@ class Run:
         if not run_it:
             self.skip(pid, f"Condition not met: {expr}")
             return
-        pr = PhaseRun(phase=phase, depth=depth, round=round, started=self.clock.monotonic())
+        pr = PhaseRun(phase=phase, depth=depth, round=round, started=self.clock.monotonic(),
+                      paused_before=self.paused_s.get(phase.id, 0.0))
         self.active[pid] = pr
         self.emit(ev.PhaseStarted(phase_id=pid, phase_type=phase.type, depth=depth, round=round))
         if self.journal is not None and has_side_effects(phase):
@@ -281,7 +294,7 @@ class Run:
                 usage=dict(pr.usage) if pr.usage["turns"] else None,  # None: no call reported usage
                 attempts=outcome.attempts,
                 gate=outcome.gate,
-                duration_ms=(self.clock.monotonic() - pr.started) * 1000,
+                duration_ms=self._running_ms(phase.id, pr),
                 extra=extra,
             )
         )

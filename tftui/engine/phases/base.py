@@ -25,6 +25,7 @@ class PhaseRun:
     calls: int = 0  # model-call attempts made by this execution
     timed_out: bool = False
     started: float = 0.0
+    paused_before: float = 0.0  # Run.paused_s[phase] when it started (its duration leaves pauses out)
     call_config: Any = None  # tftui.engine.calls.CallConfig, built on the first call
 
     def warn(self, message: str) -> bool:
