@@ -84,6 +84,16 @@ async def test_restart_and_stale_rerun_get_new_journals(h, tmp_path):
         assert not warnings and from_disk is not None
         assert dump_trace(from_disk) == (run_dir / "trace.json").read_text()
 
+    # `tftui runs`: each line counts what that run spent; the re-run's copy of the first run's
+    # events is not counted twice (notes + publish were re-run: 2 calls, no usage in these replies
+    # except fetch's, which was not re-run).
+    from tftui.commands.runs import summarize
+
+    one, two = summarize(first), summarize(second)
+    assert two["seeded_from"] == first.name and one["seeded_from"] is None
+    assert two["tokens_with_seed"] == one["tokens"] + two["tokens"]
+    assert one["tokens"] > 0 and two["tokens"] == 0
+
 
 async def test_no_journal_when_runs_root_is_none(h, tmp_path):
     app = h.make_app(h.FIXTURES / "review.json")

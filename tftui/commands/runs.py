@@ -24,6 +24,11 @@ SIGTERM, "interrupted" when the journal has no RunFinished (the process was
 killed), or "running" while the process that writes it is still alive on this
 host. Paused and interrupted runs continue with `tftui run FLOW --resume RUN_ID`.
 
+Tokens and cost are what each run spent. A re-run started in the TUI (`u` after
+an edit, `r` on a gate) gets a line of its own: its journal starts with the
+earlier run's events so it is complete on its own, but those tokens are counted
+on the earlier run's line only (--json also gives `tokens_with_seed`).
+
 examples:
   tftui runs
   tftui runs sample_flows/map_reduce.json
@@ -74,6 +79,16 @@ def summarize(run_dir: Path) -> dict[str, Any]:
         status = "interrupted"
     statuses = [phase_display_status(p) for p in state.phases.values()]
     usage = state.usage
+    total_tokens = int(usage.get("input", 0) or 0) + int(usage.get("output", 0) or 0)
+    total_cost = float(usage.get("cost", 0.0) or 0.0)
+    # A TUI re-run (`u`, `r`) starts its journal with the earlier run's events (seeded): those
+    # tokens were spent by that run, listed on its own line; count them once.
+    seeded = meta.get("seededEvents")
+    tokens, cost = total_tokens, total_cost
+    if isinstance(seeded, int) and 0 < seeded <= len(events):
+        before = fold(events[:seeded]).usage
+        tokens -= int(before.get("input", 0) or 0) + int(before.get("output", 0) or 0)
+        cost -= float(before.get("cost", 0.0) or 0.0)
     return {
         "run_id": str(meta.get("runId") or run_dir.name),
         "flow": meta.get("flowName") or state.flow_name or "?",
@@ -82,8 +97,10 @@ def summarize(run_dir: Path) -> dict[str, Any]:
         "status": status,
         "phases_done": sum(1 for s in statuses if s in ("done", "blocked")),
         "phases_total": len(statuses),
-        "tokens": int(usage.get("input", 0) or 0) + int(usage.get("output", 0) or 0),
-        "cost_usd": round(float(usage.get("cost", 0.0) or 0.0), 6),
+        "tokens": tokens,
+        "cost_usd": round(cost, 6),
+        "seeded_from": meta.get("seededFrom"),  # the earlier run this re-run continues (its tokens are not counted)
+        "tokens_with_seed": total_tokens,
         "run_dir": str(run_dir),
         "warnings": warnings + decode_warnings,
     }

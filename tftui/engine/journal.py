@@ -213,6 +213,11 @@ class Journal:
 
     # -- writing ---------------------------------------------------------------------
 
+    def update_meta(self, **fields: Any) -> None:
+        """Add fields to meta.json (rewritten atomically), e.g. where a seeded journal came from."""
+        self.meta.update(fields)
+        _atomic_write(self.run_dir / META_FILE, json.dumps(self.meta, ensure_ascii=False, indent=2) + "\n")
+
     def append(self, event: Any) -> None:
         """Serialize one event (an engine Event or a plain dict), write it and flush it to the OS."""
         # One write call per line: a kill can tear only the line being written.

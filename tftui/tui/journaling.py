@@ -85,6 +85,8 @@ def _seed(opened: OpenedJournal, previous: Path) -> list[str]:
         for row in rows:
             journal.append(row)
         journal.sync()
+        # `tftui runs` counts only what this run spent: the copied events are the earlier run's.
+        journal.update_meta(seededFrom=previous.name, seededEvents=len(rows))
     except OSError as exc:
         return [f"journal {journal.run_id}: copying the previous run's events failed ({exc})"]
     events, decode_warnings = jr.decode_events(rows)
