@@ -6,6 +6,7 @@ Used by `tftui.config` to check merged values and to read `TFTUI_*` variables.
 from __future__ import annotations
 
 import difflib
+import json
 import tomllib
 from functools import lru_cache
 from typing import Any
@@ -122,12 +123,20 @@ TEXTUAL_THEMES = (
     "gruvbox", "monokai", "nord", "rose-pine", "rose-pine-dawn", "rose-pine-moon",
     "solarized-dark", "solarized-light", "textual-dark", "textual-light", "tokyo-night",
 )
-VERB_IDS = (
-    "run", "step", "pause", "breakpoint", "break_on_failure", "rerun_gate", "edit_guard",
-    "what_if", "gate_prev", "gate_next", "toggle_diff", "data_breakpoint", "rerun_stale",
-    "fast_forward", "restart", "filter_log", "toggle_log", "toggle_detail", "next_tab",
-    "prev_tab", "full_text", "trace_tab", "cycle_theme", "export_bundle", "help", "quit",
-)
+VERB_KEYS: dict[str, str] = {  # verb id -> default key(s), as tftui.tui.actions.VERBS binds them
+    "run": "c", "step": "n,s", "pause": "p", "breakpoint": "b", "break_on_failure": "f",
+    "rerun_gate": "r", "edit_guard": "e", "what_if": "w", "gate_prev": "comma",
+    "gate_next": "full_stop", "toggle_diff": "D", "data_breakpoint": "B", "rerun_stale": "u",
+    "fast_forward": "F", "restart": "R", "filter_log": "slash", "toggle_log": "l",
+    "toggle_detail": "d", "next_tab": "right_square_bracket", "prev_tab": "left_square_bracket",
+    "full_text": "o", "trace_tab": "T", "cycle_theme": "t", "export_bundle": "x",
+    "help": "question_mark", "quit": "q",
+}
+VERB_IDS = tuple(VERB_KEYS)
+# Keys Textual binds for the app itself (quit, command palette, focus): a verb moved there
+# would never fire, or would take the key from the app.
+RESERVED_KEYS = {"ctrl+c": "quit", "ctrl+q": "quit", "ctrl+p": "the command palette",
+                 "tab": "focus", "shift+tab": "focus"}
 KEY_MODIFIERS = ("ctrl", "shift", "alt", "meta", "super", "hyper")
 NAMED_KEYS = (
     "escape", "enter", "tab", "space", "backspace", "delete", "insert", "home", "end",
@@ -266,6 +275,59 @@ def value_problem(path: Path_, value: Any) -> str | None:
         problem = key_problem(value)
         if problem:
             return f"bad key {value!r}: {problem}"
+    return None
+
+
+def key_names(keys: str) -> list[str]:
+    """The Textual key names in a key string: `?` -> `question_mark`, `n, s` -> [n, s]."""
+    alts = (a.strip() for a in keys.split(","))
+    return [character_key_name(a) if len(a) == 1 else a for a in alts if a]
+
+
+def key_clashes(remaps: dict[str, Any]) -> tuple[dict[str, str], dict[str, str]]:
+    """Split `[keys]` remaps (verb id -> key string, in file order) into the ones that can apply
+    and, per refused verb, why (`x is already the key of export_bundle`; see key_clash_message): a key another verb keeps (its default, or an earlier remap) or a
+    key the app reserves. A refused remap leaves the verb on its default key, so no key does two
+    things. Swaps (`run = "n"` with `step = "c"`) apply. Unknown verbs and non-strings are skipped."""
+    order = [v for v, k in remaps.items() if v in VERB_KEYS and isinstance(k, str) and key_names(k)]
+    accepted = {v: remaps[v].strip() for v in order}
+    refused: dict[str, str] = {}
+    while True:  # each pass refuses at most one remap; its verb's default may clash anew
+        keys = {v: key_names(accepted.get(v, default)) for v, default in VERB_KEYS.items()}
+        clash = next(((v, k) for v in order if v in accepted for k in keys[v]
+                      if k in RESERVED_KEYS or _blocking_owner(v, k, keys, accepted, order)), None)
+        if clash is None:
+            return accepted, refused
+        verb, key = clash
+        owner = RESERVED_KEYS.get(key)
+        written = next((a.strip() for a in accepted[verb].split(",") if key_names(a) == [key]), key)
+        why = (f"{_char_of(written)} is reserved for {owner}" if owner
+               else f"{_char_of(written)} is already the key of {_blocking_owner(verb, key, keys, accepted, order)}")
+        refused[verb] = why
+        del accepted[verb]
+
+
+def key_clash_message(verb: str, remap: Any, why: str) -> str:
+    """`keys.run = "x": x is already the key of export_bundle — remap ignored, run stays on c`."""
+    default = " or ".join(_char_of(k) for k in key_names(VERB_KEYS.get(verb, "")))
+    return f"keys.{verb} = {json.dumps(remap, ensure_ascii=False)}: {why} — remap ignored, {verb} stays on {default}"
+
+
+def _char_of(name: str) -> str:
+    """`question_mark` -> `?` (what the key shows); other names as they are."""
+    import string
+
+    return next((c for c in string.punctuation if character_key_name(c) == name), name)
+
+
+def _blocking_owner(verb: str, key: str, keys: dict[str, list[str]], accepted: dict[str, str],
+                    order: list[str]) -> str | None:
+    """Another verb holding `key` that wins over `verb`'s remap: one on its default key, or one
+    remapped earlier in the file."""
+    for other, other_keys in keys.items():
+        if other != verb and key in other_keys and (
+                other not in accepted or order.index(other) < order.index(verb)):
+            return other
     return None
 
 

@@ -33,6 +33,7 @@ def test_theme_aliases_match_the_tui_and_name_our_themes():
 
 def test_verb_ids_match_the_registry():
     assert schema.VERB_IDS == tuple(v.id for v in VERBS)
+    assert schema.VERB_KEYS == {v.id: v.key for v in VERBS}
 
 
 def test_every_default_key_passes_the_key_check():

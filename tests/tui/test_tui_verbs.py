@@ -24,18 +24,18 @@ def test_registry_is_consistent():
 
 
 def test_keymap_from_config_reports_unknown_verbs():
-    keymap, problems = keymap_from_config({"keys": {"step": "x", "warp": "w", "quit": ""}})
-    assert keymap == {"tftui.step": "x"}
+    keymap, problems = keymap_from_config({"keys": {"step": "z", "warp": "w", "quit": ""}})
+    assert keymap == {"tftui.step": "z"}
     assert any("unknown verb 'warp'" in p for p in problems)
     assert any("'quit' must be a key string" in p for p in problems)
 
 
 async def test_remapped_key_steps(h, tmp_path):
     config = tmp_path / "config.toml"
-    config.write_text('[keys]\nstep = "x"\n')
+    config.write_text('[keys]\nstep = "z"\n')  # "x" would be export_bundle's key: refused
     app = h.make_app(h.FIXTURES / "review.json", config_path=config)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("x")
+        await pilot.press("z")
         await h.settle(pilot, lambda: app.state.paused is not None)
         assert app.state.paused.point == "before-phase"
         app.ctl.stop()

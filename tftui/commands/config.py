@@ -51,8 +51,14 @@ Accepted values:
                VERB is a verb id (run, step, pause, breakpoint, quit, …)
 
 --set checks the key and the value and refuses (exit 2, nothing shown) an unknown setting,
-a wrong type, an unknown theme or verb, or a bad key string. --set only previews: it
-writes nothing (the TUI saves the theme you pick with `t` to the user file).
+a wrong type, an unknown theme or verb, a bad key string, or a key another verb already
+uses. --set only previews: it writes nothing (the TUI saves the theme you pick with `t`
+to the user file).
+
+A remap onto a key another verb keeps (its default, or a remap earlier in the file) or onto
+ctrl+c, ctrl+q, ctrl+p, tab or shift+tab is a clash: reported here as an error (exit 2) and in
+the TUI's event log at start-up, where the remap is ignored and the verb keeps its default key
+(so no key does two things). Swapping keys (run = "n", step = "c") is fine.
 
 An invalid ui/keys value in a file (or TFTUI_* variable) is reported with file, key and
 problem: here as an error (exit 2); `tftui FLOW` (event log) and `tftui run` (stderr) ignore
@@ -96,7 +102,13 @@ def run(args: argparse.Namespace) -> int:
                 print(f"tftui config: --set {item} refused: {problem}", file=sys.stderr)
             return 2
     cfg = load_config(args.flow, flags=flags)
-    errors = [*cfg.errors, *cfg.ignored]
+    clashes = _key_clashes(cfg)
+    for verb, msg, src in clashes:
+        if src is not None and src.kind == "flag":  # the --set remap itself takes a used key
+            item = next((i for i in args.overrides if i.partition("=")[0].strip() == f"keys.{verb}"), verb)
+            print(f"tftui config: --set {item} refused: {msg.split(' — ')[0]}", file=sys.stderr)
+            return 2
+    errors = [*cfg.errors, *cfg.ignored, *(_where(src) + msg for _, msg, src in clashes)]
 
     keys = _api_keys(cfg)
     secrets = [k["value"] for k in keys.values() if k["value"]]
@@ -146,6 +158,25 @@ def run(args: argparse.Namespace) -> int:
     for error in errors:
         print(f"tftui config: error: {error}", file=sys.stderr)
     return 2 if errors else 0
+
+
+def _key_clashes(cfg: Any) -> list[tuple[str, str, Any]]:
+    """(verb, message, source) for each `[keys]` remap onto a key another verb (or the app) uses.
+    The TUI ignores those remaps (tftui.tui.keymap) and logs the same reason at start-up."""
+    from tftui.config_schema import key_clash_message, key_clashes
+
+    remaps = cfg.get("keys") or {}
+    if not isinstance(remaps, dict):
+        return []
+    _, refused = key_clashes(remaps)
+    return [(verb, key_clash_message(verb, remaps[verb], why), cfg.source(("keys", verb)))
+            for verb, why in refused.items()]
+
+
+def _where(src: Any) -> str:
+    if src is None:
+        return ""
+    return f"{src.origin}: " if src.kind in ("user", "project") else f"{src.kind} {src.origin}: "
 
 
 def _api_keys(cfg: Any) -> dict[str, dict[str, Any]]:

@@ -77,6 +77,7 @@ VERBS: tuple[Verb, ...] = (
 )
 
 VERBS_BY_ID: dict[str, Verb] = {v.id: v for v in VERBS}
+VERBS_BY_BINDING_ID: dict[str, Verb] = {v.binding_id: v for v in VERBS}
 
 
 def bindings() -> list[Binding]:

@@ -13,6 +13,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from tftui.config_schema import key_clash_message, key_clashes
 from tftui.tui.actions import VERBS_BY_ID
 
 
@@ -52,7 +53,7 @@ def keymap_from_config(data: dict[str, Any]) -> tuple[dict[str, str], list[str]]
     keys = data.get("keys", {})
     if not isinstance(keys, dict):
         return {}, ["config.toml: [keys] must be a table of verb = \"key\""]
-    keymap: dict[str, str] = {}
+    remaps: dict[str, str] = {}
     problems: list[str] = []
     for verb_id, key in keys.items():
         verb = VERBS_BY_ID.get(verb_id)
@@ -63,8 +64,13 @@ def keymap_from_config(data: dict[str, Any]) -> tuple[dict[str, str], list[str]]
         if not isinstance(key, str) or not key.strip():
             problems.append(f"config.toml [keys]: '{verb_id}' must be a key string such as \"ctrl+n\"")
             continue
-        keymap[verb.binding_id] = key.strip()
-    return keymap, problems
+        remaps[verb_id] = key.strip()
+    # A remap onto a key another verb (or the app) uses is refused here: handed to Textual it
+    # would silently take the key from the other verb (or leave one key doing two things).
+    accepted, refused = key_clashes(remaps)
+    for verb_id, why in refused.items():
+        problems.append(key_clash_message(verb_id, remaps[verb_id], why))
+    return {VERBS_BY_ID[v].binding_id: key for v, key in accepted.items()}, problems
 
 
 # Short names accepted in config.toml / TFTUI_UI__THEME for our themes.
