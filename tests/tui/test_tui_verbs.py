@@ -104,3 +104,13 @@ async def test_slash_filters_the_log(h):
         log = app.query_one(EventLog)
         await h.settle(pilot, lambda: log.query_text == "kind:phase_skipped")
         assert log.lines and all("skipped — Gate blocked" in line for line in log.lines)
+
+
+async def test_a_repeated_key_does_not_stack_the_same_toast(h):
+    app = h.make_app(h.FIXTURES / "review.json")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.press("u", "u", "u", "p", "u")  # nothing stale x3, no run to pause, nothing stale
+        await pilot.pause()
+        shown = [n.message for n in app._notifications]
+        assert shown.count("Nothing is stale: edit the flow file and save to mark changed phases.") == 1
+        assert "No run in progress (c runs, n steps)." in shown  # a different toast still shows

@@ -47,6 +47,7 @@ from tftui.tui.widgets.quiet_footer import QuietFooter
 from tftui.tui.widgets.run_header import RunHeader, header_parts
 
 EVENT_CHUNK = 250  # engine events applied per UI step
+TOAST_REPEAT_S = 3.0  # an identical toast within this many seconds is not shown again
 DETAIL_REFRESH_S = 0.2  # while a run goes: the selected phase's detail is redrawn at most this often
 
 
@@ -106,6 +107,8 @@ class TftuiApp(ascii_mode.AsciiModeMixin, VerbsMixin, ReloadMixin, GateToolsMixi
         self.requested_theme = theme
         self.keymap: dict[str, str] = {}
         self._detail_timer: Any = None
+        self._last_toast: tuple[Any, ...] = ()
+        self._last_toast_at = 0.0
         self._detail_shown_at = 0.0
         self.config_problems: list[str] = []
         if not animations:
@@ -194,6 +197,17 @@ class TftuiApp(ascii_mode.AsciiModeMixin, VerbsMixin, ReloadMixin, GateToolsMixi
         if colours != tree.colours:  # relabel only on a real change (500 labels are not free)
             tree.colours = colours
             tree.refresh_all()
+
+    def notify(self, message: str, *, title: str = "", severity: Any = "information", **kwargs: Any) -> None:
+        """A toast, unless the same one is already on screen (a key held or pressed again would
+        stack copies over the whole screen)."""
+        key = (message, title, severity)
+        now = time.monotonic()
+        if key == self._last_toast and now - self._last_toast_at < TOAST_REPEAT_S:
+            self._last_toast_at = now
+            return
+        self._last_toast, self._last_toast_at = key, now
+        super().notify(message, title=title, severity=severity, **kwargs)
 
     def tftui_theme_names(self) -> list[str]:
         return list(self.available_themes)
