@@ -107,8 +107,7 @@ class TftuiApp(ascii_mode.AsciiModeMixin, VerbsMixin, ReloadMixin, GateToolsMixi
         self.requested_theme = theme
         self.keymap: dict[str, str] = {}
         self._detail_timer: Any = None
-        self._last_toast: tuple[Any, ...] = ()
-        self._last_toast_at = 0.0
+        self._recent_toasts: dict[tuple[Any, ...], float] = {}  # toast -> when last asked for
         self._detail_shown_at = 0.0
         self.config_problems: list[str] = []
         if not animations:
@@ -203,10 +202,13 @@ class TftuiApp(ascii_mode.AsciiModeMixin, VerbsMixin, ReloadMixin, GateToolsMixi
         stack copies over the whole screen)."""
         key = (message, title, severity)
         now = time.monotonic()
-        if key == self._last_toast and now - self._last_toast_at < TOAST_REPEAT_S:
-            self._last_toast_at = now
+        recent = self._recent_toasts
+        for old in [k for k, at in recent.items() if now - at >= TOAST_REPEAT_S]:
+            del recent[old]
+        if key in recent:
+            recent[key] = now  # still on screen: keep it there a little longer instead
             return
-        self._last_toast, self._last_toast_at = key, now
+        recent[key] = now
         super().notify(message, title=title, severity=severity, **kwargs)
 
     def tftui_theme_names(self) -> list[str]:
