@@ -261,7 +261,9 @@ def test_gate_eval_and_score_warning_and_score_shape_errors():
         "Phase 'g' (gate): both 'eval' and 'score' are set — eval runs first (all-pass skips the gate entirely), "
         "then score. This is valid but usually one of the two suffices."
     ]
-    assert result.errors[0].phase_id == "g" and result.errors[0].json_path == "$.phases[1].score"
+    assert (
+        result.errors[0].phase_id == "g" and result.errors[0].json_path == "$.phases[1].score.scorers[0]"
+    )  # value is missing
 
 
 def test_expect_contract_shape_errors():

@@ -11,7 +11,7 @@ import math
 import re
 from typing import Any
 
-from tftui.flow.diagnostics import Diagnostic, JsonPath, json_type, suggestion
+from tftui.flow.diagnostics import Diagnostic, JsonPath, existing_prefix, json_type, named_path, suggestion
 from tftui.flow.model import PHASE_CLASSES, PhaseBase
 
 AGENT_RUNNING = {"agent", "gate", "reduce", "map", "parallel", "loop", "tournament", "race"}
@@ -168,8 +168,8 @@ class PhaseChecker:
             return
         scorers = optional_module("tftui.scoring.scorers")
         if scorers is not None:
-            for message in scorers.score_shape_errors(score):
-                self.err(f"Phase '{pid}': {message}", "score")
+            self._shape_errors(scorers.score_shape_errors(score), "score", score)
+        self._regex_patterns(score)
         evals = field_of(self.p, "eval")
         if isinstance(evals, list) and evals:
             self.warn(
@@ -186,6 +186,46 @@ class PhaseChecker:
                 "score",
                 "judge",
                 "agent",
+            )
+
+    def _shape_errors(self, messages: list[str], root: str, value: Any, field: str | None = None) -> None:
+        """Report shape errors of the nested value at `field` (default: `root`) where each one
+        points: at the most specific part of `value` its message names (`score.weights: …`
+        -> the weights array), or the nearest part that exists (a missing key -> its object)."""
+        for message in messages:
+            named = named_path(message, root) or ()
+            path = existing_prefix(value, named)
+            # an unknown/misplaced key: point at the key itself, like unknown phase fields
+            at_key = (
+                bool(path) and path == named and (": unknown " in message or ": not applicable " in message)
+            )
+            self.err(f"Phase '{self.id}': {message}", field or root, *path, at_key=at_key)
+
+    def _regex_patterns(self, score: Any) -> None:
+        """A regex scorer whose pattern does not compile fails on every run (SPEC §6.4). This is
+        a warning, not an error: SPEC's shape-error list does not include it, the reference
+        accepts the flow (conformance sh033) and runs it, failing only that scorer."""
+        jsregex = optional_module("tftui.scoring.jsregex")
+        scorer_list = score.get("scorers") if isinstance(score, dict) else None
+        if jsregex is None or not isinstance(scorer_list, list):
+            return
+        for i, scorer in enumerate(scorer_list):
+            if not isinstance(scorer, dict) or scorer.get("type") != "regex":
+                continue
+            pattern = scorer.get("pattern")
+            if not isinstance(pattern, str):
+                continue  # a shape error already
+            error = jsregex.compile_js_regex(pattern).error  # the scorer's own compile: check == run
+            if error is None:
+                continue
+            hint = jsregex.fix_hint(pattern, error)
+            self.warn(
+                f"Phase '{self.id}': score.scorers[{i}].pattern: {error} — this scorer fails on every run"
+                + (f"; {hint}" if hint else ""),
+                "score",
+                "scorers",
+                i,
+                "pattern",
             )
 
     def _misplaced_keys(self) -> None:
@@ -456,8 +496,9 @@ class PhaseChecker:
         else:
             contract = optional_module("tftui.lang.contract")
             if contract is not None:
-                for message in contract.contract_shape_errors(self.p.expect):
-                    self.err(f"Phase '{pid}': {message}", "expect")
+                self._shape_errors(
+                    contract.contract_shape_errors(self.p.expect), "$", self.p.expect, "expect"
+                )
 
     def _cache(self) -> None:
         cache = self.p.cache

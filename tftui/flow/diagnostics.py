@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
@@ -74,6 +75,39 @@ def dotted(path: Sequence[str | int]) -> str:
         else:
             out += f".{step}" if out else str(step)
     return out
+
+
+_PATH_STEP = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]")
+
+
+def named_path(message: str, root: str) -> JsonPath | None:
+    """The path a message names before its first `: `, below `root`:
+    `score.scorers[1].min: must be …` with root `score` -> `("scorers", 1, "min")`.
+    None when the message does not start with such a path."""
+    head = message.split(": ", 1)[0]
+    if not head.startswith(root):
+        return None
+    rest = head[len(root) :]
+    steps: list[str | int] = []
+    pos = 0
+    for match in _PATH_STEP.finditer(rest):
+        if match.start() != pos:
+            return None
+        steps.append(match.group(1) if match.group(1) is not None else int(match.group(2)))
+        pos = match.end()
+    return tuple(steps) if pos == len(rest) else None
+
+
+def existing_prefix(value: Any, path: JsonPath) -> JsonPath:
+    """The longest prefix of `path` that exists in the parsed `value`."""
+    for i, step in enumerate(path):
+        if isinstance(value, dict) and isinstance(step, str) and step in value:
+            value = value[step]
+        elif isinstance(value, list) and isinstance(step, int) and 0 <= step < len(value):
+            value = value[step]
+        else:
+            return tuple(path[:i])
+    return tuple(path)
 
 
 def json_type(value: Any) -> str:

@@ -409,3 +409,73 @@ def compile_js_regex(pattern: str) -> CompiledPattern:
         return CompiledPattern(re.compile(python_pattern, re.ASCII), None)
     except (re.error, OverflowError, RecursionError, ValueError) as exc:
         return CompiledPattern(None, f"invalid pattern: {exc}")
+
+
+# --- fix hints for `tftui check` (the run only reports `invalid pattern: …`) -----------------
+
+_INLINE_FLAGS = re.compile(r"\(\?[a-zA-Z]*-?[a-zA-Z]*[:)]")
+_SIMPLE_TAIL = re.compile(r"[A-Za-z0-9 ]+")
+_ESCAPE_HINT = "escape a literal '{c}' as \\{c} (written \"\\\\{c}\" in JSON)"
+
+
+def _case_insensitive(text: str) -> str:
+    return "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else c for c in text)
+
+
+def _group_hint(pattern: str) -> str:
+    if "(?P<" in pattern or "(?P=" in pattern:
+        return "named groups are (?<name>…) and back-references \\k<name> in JavaScript"
+    if "(?>" in pattern:
+        return "JavaScript has no atomic groups (?>…); use a plain group (?:…)"
+    if "(?#" in pattern:
+        return "JavaScript has no (?#…) comments; remove it"
+    flags = _INLINE_FLAGS.search(pattern)
+    if flags:
+        hint = (
+            f"JavaScript regexes have no inline flags such as {flags.group()[:-1]}) and regex scorers "
+            "have no flags field; spell the alternatives out instead"
+        )
+        letters = flags.group()
+        if "i" in letters:
+            rest = pattern[flags.end() :] if flags.start() == 0 and letters.endswith(")") else ""
+            if _SIMPLE_TAIL.fullmatch(rest):
+                return f'{hint}, e.g. "{_case_insensitive(rest)}" for a case-insensitive {rest}'
+            return hint + " (e.g. [Ee]rror for a case-insensitive Error)"
+        if "s" in letters:
+            return hint + " ([\\s\\S] matches any character including line breaks)"
+        if "m" in letters:
+            return hint + " (match line starts with (?:^|\\n) and line ends with (?=\\n|$))"
+        return hint
+    return "JavaScript groups are (…), (?:…), (?=…), (?!…), (?<=…), (?<!…) and (?<name>…)"
+
+
+def fix_hint(pattern: str, error: str) -> str | None:
+    """How to fix a pattern `compile_js_regex` rejected with `error` (None if nothing useful)."""
+    if error.endswith(": Invalid group"):
+        return _group_hint(pattern)
+    if error.endswith(": Unterminated group"):
+        return "add the missing ')' or " + _ESCAPE_HINT.format(c="(")
+    if error.endswith(": Unmatched ')'"):
+        return "remove it or " + _ESCAPE_HINT.format(c=")")
+    if error.endswith(": Unterminated character class"):
+        return "add the missing ']' or " + _ESCAPE_HINT.format(c="[")
+    if error.endswith(": Nothing to repeat"):
+        if re.search(r"[*+?}]\+", pattern):
+            return "JavaScript has no possessive quantifiers (a++, a*+); drop the second '+'"
+        return "a quantifier (* + ? {n}) must follow something to repeat; " + _ESCAPE_HINT.format(c="*")
+    if error.endswith(": Range out of order in character class"):
+        return "write ranges low to high ([a-z]) or put a literal '-' last in the class"
+    if error.endswith(": numbers out of order in {} quantifier"):
+        return "write {min,max} with min <= max"
+    if error.endswith(": \\ at end of pattern"):
+        return 'a literal backslash is \\\\ (written "\\\\\\\\" in JSON)'
+    if "look-behind requires fixed-width pattern" in error:
+        return (
+            "tftui runs patterns on Python's re, which needs a fixed-width look-behind "
+            "(JavaScript does not); use fixed-length alternatives"
+        )
+    if "bad character in group name" in error:
+        return "group names must be identifiers (letters, digits, _, not starting with a digit)"
+    if "redefinition of group name" in error:
+        return "give each named group its own name"
+    return None
