@@ -206,7 +206,7 @@ class TftuiApp(ascii_mode.AsciiModeMixin, VerbsMixin, ReloadMixin, GateToolsMixi
         for old in [k for k, at in recent.items() if now - at >= TOAST_REPEAT_S]:
             del recent[old]
         if key in recent:
-            recent[key] = now  # still on screen: keep it there a little longer instead
+            recent[key] = now  # still on screen (or just gone): not shown again while the key is held
             return
         recent[key] = now
         super().notify(message, title=title, severity=severity, **kwargs)
