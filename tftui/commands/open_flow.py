@@ -77,11 +77,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def cassette_runner(source: str, live: Any, *, factory: Any = None) -> tuple[Any, str | None]:
     """`--from`: wrap `live` in a CassetteRunner (or `factory`) over a run directory, run id or bundle."""
     from tftui.agents.cassette import CassetteRunner
-    from tftui.commands.replay import _resolve
+    from tftui.commands.replay import resolve_source
     from tftui.engine.replay import ReplayError
 
-    path = _resolve(source)
+    path, problem = resolve_source(source)
     if path is None:
+        if problem and "ambiguous" in problem:  # a run-id prefix matching several runs: list them
+            return live, f"--from {source}: {problem}"
         return live, f"--from {source}: no such run directory, run id or bundle"
     try:
         return (factory or CassetteRunner)(path, live), None

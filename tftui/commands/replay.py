@@ -32,7 +32,8 @@ examples:
 
 exit codes:
   0  replayed (or bundle written)
-  2  no such run directory or bundle, or it cannot be read
+  2  no such run directory or bundle (a run id prefix matching several runs lists
+     them), or it cannot be read
 """
 
 
@@ -44,17 +45,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _resolve(source: str) -> Path | None:
+    """The run directory or bundle `source` names, or None (absent or ambiguous)."""
+    return resolve_source(source)[0]
+
+
+def resolve_source(source: str) -> tuple[Path | None, str | None]:
+    """(path, None), or (None, what to tell the user): `source` is a path, a run id, or a run-id
+    prefix of at least 4 characters looked up under the usual run roots. A prefix matching
+    several runs is reported with the matches (journal.find_run just says None then)."""
     path = Path(source)
     if path.exists():
-        return path
-    from tftui.engine.journal import default_roots, find_run, is_run_id
+        return path, None
+    from tftui.engine.journal import EVENTS_FILE, META_FILE, default_roots, is_run_id, list_runs
 
-    if is_run_id(source) or len(source) >= 4:
-        for root in default_roots():
-            found = find_run(root, source)
-            if found is not None:
-                return found
-    return None
+    if not (is_run_id(source) or len(source) >= 4):
+        return None, f"no run directory, run id or bundle named {source!r}"
+    roots = default_roots()
+    for root in roots:  # an exact id wins over longer ids it is a prefix of
+        exact = root / source
+        if (exact / EVENTS_FILE).exists() or (exact / META_FILE).exists():
+            return exact, None
+    matches = [e for root in roots for e in list_runs(root) if e.run_dir.name.startswith(source)]
+    if len(matches) == 1:
+        return matches[0].run_dir, None
+    if not matches:
+        return None, f"no run directory, run id or bundle named {source!r}"
+    lines = [f"run id prefix {source!r} is ambiguous: it matches {len(matches)} runs"]
+    for entry in matches:
+        flow = entry.meta.get("flowName")
+        lines.append(f"  {entry.run_dir}" + (f"  ({flow})" if isinstance(flow, str) and flow else ""))
+    lines.append("give more of the run id, or the run directory")
+    return None, "\n".join(lines)
 
 
 def print_replay(source: Path, out=None) -> int:
@@ -79,9 +100,9 @@ def print_replay(source: Path, out=None) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    source = _resolve(args.source)
+    source, problem = resolve_source(args.source)
     if source is None:
-        print(f"tftui replay: no run directory, run id or bundle named {args.source!r}", file=sys.stderr)
+        print(f"tftui replay: {problem}", file=sys.stderr)
         return 2
     if args.export:
         from tftui.bundle import BundleError, export_bundle
