@@ -27,7 +27,8 @@ Problems in a rule set name the file, the table (rules[N] = the N-th [[rules]] t
 
 With --baseline, durable metrics (model calls, tokens, attempts per tool, required
 tools) are compared to a TOML baseline; an increase beyond both the absolute and the
-relative slack is a regression. --update-baseline rewrites the baseline from these
+relative slack is a regression. A trace whose fixture has no entry in the baseline is
+compared with nothing: a warning line says so (the exit code is not changed). --update-baseline rewrites the baseline from these
 traces: commit it with the change that explains the new numbers.
 
 examples:
@@ -37,7 +38,8 @@ examples:
   tftui gate trace.json --rules rules.toml --baseline baseline.toml --update-baseline
 
 outputs:
-  stdout       one summary line per trace (PASS / FAIL / ERROR) and a line per failure or warning
+  stdout       one summary line per trace (PASS / FAIL / ERROR, with the trace path as given)
+               and a line per failure, warning or regression
   --json OUT   the report (one trace) or {schemaVersion, passed, reports: [...]} (several)
   --md OUT     short Markdown for a pull request or CI log
 
@@ -76,11 +78,11 @@ def _err(message: str) -> None:
     print(f"tftui gate: {message}", file=sys.stderr)
 
 
-def _rel(path: Path) -> str:
-    try:
-        return os.path.relpath(path)
-    except ValueError:  # another drive on Windows
-        return str(path)
+def shown_trace_path(arg: str, path: Path) -> str:
+    """`path` (what resolve_trace_path found for `arg`) as the user wrote it: the argument
+    itself, or the argument joined with the file found in that run directory. Never made
+    relative to cwd (a trace under /tmp used to read `../../tmp/…`)."""
+    return arg if Path(arg) == path else os.path.join(arg, path.name)
 
 
 def resolve_trace_path(arg: str) -> Path | None:
@@ -99,7 +101,7 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def _summary(report: Any, shown_path: str) -> list[str]:
+def _summary(report: Any, shown_path: str, baseline_path: str | None = None) -> list[str]:
     if report.error is not None:
         return [f"ERROR {report.fixture}: {report.error} ({shown_path})"]
     word = "PASS" if report.gate_passed else "FAIL"
@@ -114,6 +116,10 @@ def _summary(report: Any, shown_path: str) -> list[str]:
         lines.append(f"  {r.severity} {r.rule_id}: {r.message}")
     for e in report.regressions:
         lines.append(f"  regression {e['metric']}: {e['message']}")
+    if report.baseline and not report.baseline_updated and any(e["metric"] == "baseline" for e in report.baseline):
+        # The fixture has no entry: nothing was compared, which "0 baseline regressions" hides.
+        lines.append(f"  warning baseline: no entry for fixture '{report.fixture}' in {baseline_path}"
+                     " — nothing compared (record one with --update-baseline)")
     return lines
 
 
@@ -156,25 +162,24 @@ def run(args: argparse.Namespace) -> int:
             return 2
         baseline_file = loaded.file
 
-    paths: list[Path] = []
+    paths: list[tuple[Path, str]] = []
     for arg in args.traces:
         path = resolve_trace_path(arg)
         if path is None:
             _err(f"no trace at {arg} (expected a trace.json file or a run directory containing one)")
             return 2
-        paths.append(path)
+        paths.append((path, shown_trace_path(arg, path)))
 
     reports = []
     updated: list[str] = []
     used_names: set[str] = set()
-    for path in paths:
-        shown = _rel(path)
+    for path, shown in paths:
         if path.name == "events.jsonl":  # a run directory without trace.json: trace its journal
             traced, warnings = trace_of_run_dir(path.parent)
             for warning in warnings:
                 _err(f"warning: {warning}")
             if traced is None:
-                _err(f"no trace in {_rel(path.parent)} (no readable events)")
+                _err(f"no trace in {os.path.dirname(shown)} (no readable events)")
                 return 2
             loaded_trace = ColumnsLoad(TraceColumns.from_trace(traced))
         else:
@@ -206,7 +211,7 @@ def run(args: argparse.Namespace) -> int:
             if problem:
                 _err(problem)
                 return 2
-            report.trace_path = _rel(target)
+            report.trace_path = str(target)
         if baseline_file is not None:
             metrics = trace_metrics(report.normalized)
             tools = set(metrics.attempts_by_tool)
@@ -220,7 +225,7 @@ def run(args: argparse.Namespace) -> int:
                 report.baseline_updated = True
 
     for report in reports:
-        for line in _summary(report, report.trace_path or "?"):
+        for line in _summary(report, report.trace_path or "?", args.baseline):
             print(line)
     if len(reports) > 1:
         passed = sum(1 for r in reports if r.gate_passed)
