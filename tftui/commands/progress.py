@@ -24,6 +24,10 @@ ASCII_GLYPHS = {"done": "+", "failed": "x", "skipped": "-", "blocked": "!", "run
 COLORS = {"done": "32", "failed": "31", "skipped": "2", "blocked": "33", "running": "36"}
 
 
+APPROVAL_HINT = ("hint: a headless run rejects approval phases; `tftui run --approve` approves them, "
+                 "or run the flow in the TUI (`tftui FLOW`) to decide")
+
+
 def phase_display_status(phase: PhaseState) -> str:
     """`blocked` for a gate/approval that is done with verdict block (SPEC §3.5), else the status."""
     status = str(phase.status)
@@ -60,6 +64,40 @@ def _one_line(text: str | None, limit: int = 100) -> str:
         return ""
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def grafted_ids(flow_path: str) -> list[str]:
+    """The top-level phases the flow's graft-mode `expand` phases will add (`<expandId>-<childId>`),
+    where the file says which: an inline `def`, or the saved flow of a `use`. A `def` built at
+    run time (`{steps.plan.output}`) is unknown until it runs: [] for it, as for any problem."""
+    from tftui.engine.subflow_def import definition_of, find_saved_flow
+    from tftui.flow.load import load_flow
+
+    try:
+        flow = load_flow(flow_path).flow
+    except Exception:  # noqa: BLE001 - column widths are cosmetic: never let them stop a run
+        return []
+    ids: list[str] = []
+    for phase in getattr(flow, "phases", None) or ():
+        if phase.type != "expand" or getattr(phase, "mode", "nested") != "graft":
+            continue
+        raw = getattr(phase, "def_", None)
+        use = getattr(phase, "use", None)
+        if use:
+            saved = find_saved_flow(use, flow_path) if isinstance(use, str) else None
+            try:
+                child = load_flow(saved).flow if saved is not None else None
+            except Exception:  # noqa: BLE001 - as above
+                child = None
+            children = [p.id for p in child.phases] if child is not None else []
+        elif isinstance(raw, (dict, list)):
+            definition, _problem = definition_of(raw, phase.id)
+            phases = definition.get("phases") if definition else None
+            children = [p["id"] for p in phases or () if isinstance(p, dict) and isinstance(p.get("id"), str)]
+        else:
+            children = []
+        ids += [f"{phase.id}-{child_id}" for child_id in children]
+    return ids
 
 
 def _supports_unicode(stream: TextIO) -> bool:
@@ -112,6 +150,10 @@ class Progress:
                 self.phase_types.setdefault(pid, ptype)
             if event.phase_ids:
                 self.id_width = max(self.id_width, *(len(p) for p in event.phase_ids))
+            if "expand" in event.phase_types.values() and event.flow_path:
+                # grafted children (`fanout-draft`) get lines of their own: the id column is
+                # sized for them now, lines already written cannot be realigned later
+                self.id_width = max(self.id_width, *(len(p) for p in grafted_ids(event.flow_path)), 0)
             if event.phase_types:
                 self.type_width = max(self.type_width, *(len(t) for t in event.phase_types.values()))
         elif isinstance(event, ev.BackoffStarted):
@@ -166,6 +208,10 @@ class Progress:
         self._write_line(self.format_phase(phase))
         for warning in phase.warnings:
             self._write_line(f"    warning: {_one_line(warning, 160)}")
+        if phase.approval and phase.approval.get("auto"):
+            # The reason text is fixed by SPEC §8.6 ("no interactive approver available"); say here
+            # what the user can do about it.
+            self._write_line(f"    {APPROVAL_HINT}")
 
     def message(self, text: str) -> None:
         """A free-form note (resume notices, warnings) that must not collide with the status line."""
