@@ -76,14 +76,25 @@ def env_path(name: str) -> Path_ | None:
 
 
 _TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def parse_bool(text: str) -> bool | None:
+    """The words every bool setting accepts on the command line (`--set`) and in `TFTUI_*`
+    variables, case-insensitive: true/false, yes/no, on/off, 1/0. None for anything else."""
+    word = text.strip().lower()
+    return True if word in _TRUE else False if word in _FALSE else None
 
 
 def coerce_env(path: Path_, raw: str) -> Any:
     kind = schema_type(path)
     text = raw.strip()
-    if kind == "bool" and text.lower() in _TRUE | _FALSE:
-        return text.lower() in _TRUE
+    if kind == "bool":
+        value = parse_bool(text)
+        if value is not None:
+            return value
+        if not text:
+            return False  # an empty variable (`TFTUI_UI__ASCII=`) switches the setting off
     if kind == "number":
         try:
             return float(text)

@@ -46,7 +46,9 @@ Also listed: the agent definitions found (agents/NAME.md next to the flow, then
 Accepted values:
   ui.theme     default, dark, light, tftui-dark, tftui-light, or a Textual theme
                (textual-dark, nord, gruvbox, dracula, tokyo-night, … — a wrong name lists them all)
-  ui.ascii, ui.animations, providers.NAME.stream    true or false
+  ui.ascii, ui.animations, providers.NAME.stream, …prepend_system
+               true or false in a file; with --set and in TFTUI_* variables also
+               yes/no, on/off, 1/0 (any case)
   keys.VERB    a key such as "x", "ctrl+n", "f5", "shift+tab", "comma", or alternatives "n,s";
                VERB is a verb id (run, step, pause, breakpoint, quit, …)
 
@@ -191,10 +193,13 @@ def _api_keys(cfg: Any) -> dict[str, dict[str, Any]]:
 
 def _parse_value(key: str, raw: str) -> Any:
     """TOML when it parses (`true`, `120`, `["a"]`, `"x"`), else the text; a string setting keeps
-    unquoted text as typed (`keys.step=1` is the key "1"), and booleans take yes/no/on/off too."""
-    from tftui.config_schema import coerce_env, schema_type
+    unquoted text as typed (`keys.step=1` is the key "1"), and a bool setting takes
+    true/false, yes/no, on/off and 1/0 in any case (as TFTUI_* variables do)."""
+    from tftui.config_schema import coerce_env, parse_bool, schema_type
 
     path = tuple(key.split("."))
+    if schema_type(path) == "bool" and parse_bool(raw) is not None:
+        return parse_bool(raw)
     try:
         value = tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:
