@@ -3,8 +3,16 @@
 Rules (DESIGN §5): phases appear in topological-layer order; a phase is nested under
 the dependency that released it last (its deepest-layer dependency, first in edge
 order on ties), shown once, and referenced as `↪ id` under its other dependencies.
-A top-level chain (a root whose only nested child is a plain chain link) is drawn
-flat, so a 500-step pipeline does not indent 500 times.
+
+A join of independent branches (dependencies under different top-level phases, e.g. a
+final `report` after four unrelated roots) is drawn at the top level, after the phases
+of earlier layers, with a `↪` reference under each dependency: nested under one of
+them it would sit in the middle of the list, inside an unrelated branch.
+
+When the whole tree hangs from one top-level phase, its chain (each link the only,
+plain child of the previous one) is drawn flat, so a 500-step pipeline does not indent
+500 times. With several top-level phases nothing is flattened: a lifted chain link
+would look like one more independent root (`plan`, then `execute` beside it).
 """
 
 from __future__ import annotations
@@ -64,17 +72,20 @@ def build_tree(flow: Flow) -> list[TreeItem]:
     layer_of = {pid: i for i, layer in enumerate(layers) for pid in layer}
     edges = {p.id: [e for e in p.edges if e in layer_of] for p in flow.phases}
     primary: dict[str, str | None] = {}
+    root_of: dict[str, str] = {}  # the top-level phase each phase is drawn under
     for layer in layers:
         for pid in layer:
             deps = [d for d in edges.get(pid, []) if layer_of[d] < layer_of[pid]]
-            if not deps:
+            if not deps or len({root_of[d] for d in deps}) > 1:  # a root, or a join of branches
                 primary[pid] = None
+                root_of[pid] = pid
                 continue
             best = deps[0]
             for d in deps[1:]:
                 if layer_of[d] > layer_of[best]:
                     best = d
             primary[pid] = best
+            root_of[pid] = root_of[best]
     children: dict[str, list[TreeItem]] = {pid: [] for pid in layer_of}
     nodes: dict[str, TreeItem] = {}
     roots: list[TreeItem] = []
@@ -92,14 +103,14 @@ def build_tree(flow: Flow) -> list[TreeItem]:
                     children[dep].append(TreeItem(pid, ref=True))
     for item in nodes.values():
         item.children.sort(key=lambda c: (layer_of.get(c.phase_id, 0), c.ref))
-    return _flatten_root_chains(roots)
+    return _flatten_root_chain(roots) if len(roots) == 1 else roots
 
 
-def _flatten_root_chains(roots: list[TreeItem]) -> list[TreeItem]:
-    """At the top level, lift a lone, non-reference child to its parent's level.
+def _flatten_root_chain(roots: list[TreeItem]) -> list[TreeItem]:
+    """The single top-level phase's chain, lifted to the top level: each lone,
+    non-reference child joins its parent's level.
 
-    Only roots are flattened: deeper down, siblings mean "dependents of the same
-    parent", and lifting would blur that.
+    Deeper down nothing is lifted: siblings mean "dependents of the same parent".
     """
     out: list[TreeItem] = []
     for item in roots:
