@@ -21,7 +21,7 @@ async def test_ascii_labels_have_no_unicode_glyphs(h):
         await pilot.press("c")
         await h.run_to_end(pilot, app)
         labels = h.tree_labels(app)
-        assert labels["fetch"].startswith(" + fetch agent a2")
+        assert labels["fetch"].startswith(" * fetch agent a2")  # done is `*`: `+` is a tree guide
         assert all(text.isascii() for text in labels.values()), labels
         assert all(g.isascii() for g in present.ASCII.status.values())
         assert app.animation_level == "none"  # make_app passes animations=False

@@ -175,11 +175,11 @@ async def test_subflow_subtrees_and_graft_ids_in_the_tree(h, tmp_path):
         # nested sub-flows: a subtree under the flow phase, with the child run's own statuses
         assert _children(tree, "research") == ["research/points", "research/each"]
         assert _children(tree, "execute") == ["execute/outline", "execute/write"]  # a generated `def`
-        assert labels["research/points"].startswith(" ✓ research/points agent")
-        assert labels["research/each"].startswith(" ✓ research/each map")
+        assert labels["research/points"].startswith("⤷ ✓ research/points agent")  # run inside its parent
+        assert labels["research/each"].startswith("⤷ ✓ research/each map")
         # graft mode: `<expandId>-<childId>` top-level phases, shown under the expand phase
         assert _children(tree, "fanout") == ["fanout-draft", "fanout-polish"]
-        assert labels["fanout-polish"].startswith(" ✓ fanout-polish agent")
+        assert labels["fanout-polish"].startswith("⤷ ✓ fanout-polish agent")
         tree.select_phase("research/points")
         await pilot.pause()
         detail = app.query_one(PhaseDetail)
@@ -233,7 +233,7 @@ async def test_step_into_a_subflow(h, tmp_path):
         nested = stops[-1]
         assert nested.startswith("research/"), stops
         assert tree.paused_at == nested and tree.selected_phase() == nested
-        assert h.tree_labels(app)[nested].startswith("▶")
+        assert h.tree_labels(app)[nested].startswith("⤷▶")
         await pilot.press("c")
         await h.run_to_end(pilot, app)
         assert app.state.status == "completed"
@@ -255,7 +255,7 @@ async def test_breakpoint_on_a_nested_phase(h, tmp_path):
                                                                         and not app.ctl.running))
         assert app.state.paused is not None and app.state.paused.phase_id == "execute/write"
         assert tree.selected_phase() == "execute/write"
-        assert h.tree_labels(app)["execute/write"].startswith("▶")
+        assert h.tree_labels(app)["execute/write"].startswith("⤷▶")
         await pilot.press("c")
         await h.run_to_end(pilot, app)
         assert app.state.status == "completed"
@@ -327,8 +327,8 @@ async def test_nested_expand_inside_a_flow_phase(h, tmp_path):
         assert _children(tree, "outer") == ["outer/inner"]
         assert _children(tree, "outer/inner") == ["outer/inner/a", "outer/inner/b"]
         labels = h.tree_labels(app)
-        assert labels["outer/inner"].startswith(" ✓ outer/inner expand")
-        assert labels["outer/inner/b"].startswith(" ✓ outer/inner/b agent")
+        assert labels["outer/inner"].startswith("⤷ ✓ outer/inner expand")
+        assert labels["outer/inner/b"].startswith("⤷ ✓ outer/inner/b agent")
 
 
 async def test_trace_steps_are_capped_to_the_selected_phase(h):

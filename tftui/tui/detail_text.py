@@ -93,6 +93,8 @@ def overview(
         for key, value in phase_fields(spec):
             out.append(f"{key}: ", style="dim")
             out.append(f"{value}\n")
+        if spec.type == "expand" and getattr(spec, "mode", "nested") == "graft":
+            out.append(_graft_note(pid, state), style="italic")
     guard_expr = guard_override if guard_override is not None else (spec.when if spec else None)
     if guard_expr or (state and state.guard):
         out.append("Guard: ")
@@ -111,7 +113,7 @@ def overview(
             out.append(f"Calls: {len(state.attempt_log)}")
             if state.status.terminal:  # SPEC's count is set when the phase ends ("attempts: 0" while running)
                 out.append(f"  {counted}: {state.attempts}")
-            counters = present.counters_text(state)
+            counters = present.counters_text(state, spec)
             if counters:
                 out.append(f"  ({counters})")
             out.append("\n")
@@ -152,6 +154,17 @@ def overview(
         for w in file_warnings:
             out.append(f"  • {w}\n")
     return out
+
+
+def _graft_note(pid: str, state: PhaseState | None) -> str:
+    """Why the run has more phases than the file: the header's n/m and `tftui run` count them."""
+    sub = (state.extra or {}).get("subflow") if state is not None else None
+    grafted = sub.get("grafted") if isinstance(sub, dict) else None
+    names = ", ".join(grafted) if isinstance(grafted, list) and grafted else f"{pid}-<child id>"
+    return (
+        f"Graft mode: its sub-flow's phases join this run as top-level phases ({names}), "
+        "shown under it (marked as run inside it) and counted in the header's n/m progress, as `tftui run` counts them.\n"
+    )
 
 
 def prompt(spec: PhaseBase | None, state: PhaseState | None) -> Text:

@@ -27,6 +27,9 @@ class Glyphs:
     here: str  # the phase the run is paused at
     ref: str  # a phase reached a second time in the tree
     spinner: tuple[str, ...]
+    # before a phase run inside its parent (a sub-flow's `a/b`, a grafted `x-b`), so it
+    # cannot be taken for a dependent, which hangs from the same tree connector
+    nested: str = "⤷"
     sep: str = "·"  # between the items of one line (run header)
     mark: str = "·"  # before a UI note in the event log
     ascii: bool = False  # everything else shown is folded to ASCII too (asciifold)
@@ -55,11 +58,14 @@ UNICODE = Glyphs(
     spinner=("◐", "◓", "◑", "◒"),
 )
 
+# Every status glyph differs from every tree guide (`|`, `+`, `` ` ``: dag_tree's ASCII
+# LINES), expand icon (`>`, `v`) and marker: `+` is the guides' branch, so done is `*`.
+# No `|/-\\` spinner: its frames would read as a guide or as skipped.
 ASCII = Glyphs(
     status={
         "pending": ".",
-        "running": "*",
-        "done": "+",
+        "running": "o",
+        "done": "*",
         "failed": "x",
         "skipped": "-",
         "blocked": "!",
@@ -68,7 +74,8 @@ ASCII = Glyphs(
     breakpoint="b",
     here=">",
     ref="->",
-    spinner=("|", "/", "-", "\\"),
+    spinner=("o", "O"),
+    nested="\\_",
     sep="|",
     mark="*",
     ascii=True,
@@ -138,21 +145,31 @@ def usage_text(usage: dict[str, Any] | None) -> str:
     return " ".join(parts)
 
 
-def counters_text(phase: PhaseState | None) -> str:
-    """Attempt/round/iteration counters: `a2` attempts, `r1` onBlock rounds, `i3` loop iterations."""
+def counters_text(phase: PhaseState | None, spec: Any = None, paused: object = None) -> str:
+    """Attempt/round/iteration counters: `a2` attempts, `r1` onBlock rounds, `i3` loop iterations,
+    `2/3` fan-out items finished / items in all.
+
+    Live while the phase runs: a loop's iteration is counted from its calls (each iteration
+    starts with an attempt 1; `paused`, the run's pause point, counts the one about to
+    send it, as the header's `iteration 2/4` does). A fan-out's total while it runs comes from `spec` when the file
+    fixes it (`branches`, a literal `over` list); a map over a step's output announces its
+    item count in no event, so until it ends the counter says `2 done`, never `2/2`.
+    """
     if phase is None:
         return ""
     parts: list[str] = []
+    running = str(phase.status) == "running"
     if phase.type == "gate":
-        rounds = phase.round or (phase.attempts if str(phase.status) != "running" else 0)
+        rounds = phase.round or (phase.attempts if not running else 0)
         if rounds:
             parts.append(f"r{rounds}")
         own = [a for a in phase.attempt_log if a.node_path == phase.id]
         if own and max(a.attempt for a in own) > 0:
             parts.append(f"a{max(a.attempt for a in own) + 1}")
         return " ".join(parts)
-    if phase.loop and isinstance(phase.loop, dict) and phase.loop.get("iterations"):
-        parts.append(f"i{phase.loop['iterations']}")
+    iterations = loop_iterations(phase, paused)
+    if iterations:
+        parts.append(f"i{iterations}")
     own = [a.attempt for a in phase.attempt_log if a.node_path == phase.id]
     if own:
         top = max(own) + 1
@@ -160,11 +177,39 @@ def counters_text(phase: PhaseState | None) -> str:
             parts.append(f"a{top}")
     elif phase.attempts > 1 and not phase.loop:
         parts.append(f"a{phase.attempts}")
-    items = {a.node_path for a in phase.attempt_log if "#" in a.node_path and not a.node_path.endswith("#judge")}
-    if items:
-        done = sum(1 for a in _latest_by_path(phase).values() if a.status != "running")
-        parts.append(f"{done}/{len(items)}")
+    latest = _latest_by_path(phase)
+    if latest:
+        done = sum(1 for a in latest.values() if a.status != "running")
+        total = _static_item_count(spec)
+        if total is None and not running:
+            total = len(latest)
+        parts.append(f"{done}/{total}" if total is not None else f"{done} done")
     return " ".join(parts)
+
+
+def loop_iterations(phase: PhaseState, paused: object = None) -> int:
+    """A loop's iterations: the finished count, or while it runs the ones started so far
+    (with the iteration whose first call `paused` is about to send)."""
+    if str(phase.status) == "running" and phase.type == "loop":
+        started = sum(1 for a in phase.attempt_log if a.node_path == phase.id and a.attempt == 0)
+        pending = (
+            getattr(paused, "point", None) == "before-attempt"
+            and getattr(paused, "attempt", None) == 0
+            and (getattr(paused, "node_path", None) or getattr(paused, "phase_id", None)) == phase.id
+        )
+        return started + (1 if pending else 0)
+    if isinstance(phase.loop, dict) and phase.loop.get("iterations"):
+        return int(phase.loop["iterations"])
+    return 0
+
+
+def _static_item_count(spec: Any) -> int | None:
+    """How many items/branches a fan-out phase runs, when the flow file alone says so."""
+    branches = getattr(spec, "branches", None)
+    if isinstance(branches, list) and branches:
+        return len(branches)
+    over = getattr(spec, "over", None) if getattr(spec, "type", None) == "map" else None
+    return len(over) if isinstance(over, list) and over else None
 
 
 def _latest_by_path(phase: PhaseState) -> dict[str, Any]:
@@ -187,8 +232,20 @@ def phase_duration_ms(phase: PhaseState | None, now: float | None) -> float | No
     return None
 
 
+def counted_phase_ids(state: RunState, flow: Any) -> list[str]:
+    """The phases the header's n/m counts, as `tftui run` counts them: the flow's, and the
+    children a graft-mode expand phase added to the run (`fanout-draft`), once they exist.
+    A sub-flow's phases (`research/points`) are its parent's business and not counted."""
+    from tftui.tui.subtree import parent_of
+
+    ids = [p.id for p in getattr(flow, "phases", None) or ()]
+    known = set(ids)
+    ids += [pid for pid in state.phases if pid not in known and "/" not in pid and parent_of(pid, flow) is not None]
+    return ids
+
+
 def progress(state: RunState, phase_ids: list[str]) -> tuple[int, int]:
-    """(finished, total) over the flow's phases."""
+    """(finished, total) over these phases (see `counted_phase_ids`)."""
     done = 0
     for pid in phase_ids:
         phase = state.phases.get(pid)
@@ -222,10 +279,15 @@ def plain_reason(phase: PhaseState | None) -> str:
     return ""
 
 
-def _pause_bits(paused: object) -> tuple[str, str, str]:
-    """(where, what, why) of a pause point: (`quality`, `attempt 2`, `breakpoint`)."""
+def _pause_bits(paused: object, state: RunState | None = None, spec: Any = None) -> tuple[str, str, str]:
+    """(where, what, why) of a pause point: (`quality`, `attempt 2`, `breakpoint`).
+
+    With the run's state and the paused phase's spec, a loop's pause says which iteration
+    (`iteration 2/4`: started so far / maxIterations): its node path and attempt number are
+    the same in every iteration."""
     point = getattr(paused, "point", "")
-    where = getattr(paused, "node_path", None) or getattr(paused, "phase_id", None) or ""
+    phase_id = getattr(paused, "phase_id", None)
+    where = getattr(paused, "node_path", None) or phase_id or ""
     attempt = getattr(paused, "attempt", None)
     rnd = getattr(paused, "round", None)
     what = {
@@ -235,19 +297,37 @@ def _pause_bits(paused: object) -> tuple[str, str, str]:
         "after-verdict": "verdict",
         "after-failure": "failed",
     }.get(point, point)
+    phase = None
+    if state is not None and isinstance(phase_id, str):
+        from tftui.tui.subtree import state_at  # a loop inside a sub-flow (`a/b`) too
+
+        phase = state_at(state, phase_id)
+    if point == "before-attempt" and isinstance(attempt, int) and phase is not None and phase.type == "loop":
+        iteration = loop_iterations(phase, paused)
+        of = ""
+        if getattr(spec, "type", None) == "loop":
+            from tftui.engine.phases.loop import max_iterations  # the engine's default and clamp
+
+            of = f"/{max_iterations(getattr(spec, 'max_iterations', None))}"
+        what = f"iteration {iteration}{of}" + (f", attempt {attempt + 1}" if attempt else "")
     return where, what, str(getattr(paused, "why", ""))
 
 
-def pause_text(paused: object) -> str:
+def pause_text(paused: object, state: RunState | None = None, spec: Any = None) -> str:
     """`paused at quality: attempt 2 (breakpoint)` — short enough for an 80-column header."""
-    where, what, why = _pause_bits(paused)
+    where, what, why = _pause_bits(paused, state, spec)
     return f"paused at {where}: {what} ({why})"
 
 
-def pause_variants(paused: object) -> tuple[str, ...]:
+def pause_variants(paused: object, state: RunState | None = None, spec: Any = None) -> tuple[str, ...]:
     """`pause_text`, then shorter forms for a narrow header (the status already says RUNNING)."""
-    where, what, _why = _pause_bits(paused)
-    forms = (pause_text(paused), f"paused at {where}: {what}", f"at {where}: {what}", f"at {cut(where, 16)}")
+    where, what, _why = _pause_bits(paused, state, spec)
+    forms = (
+        pause_text(paused, state, spec),
+        f"paused at {where}: {what}",
+        f"at {where}: {what}",
+        f"at {cut(where, 16)}",
+    )
     return tuple(dict.fromkeys(forms))
 
 

@@ -3,7 +3,9 @@
 The tree is built once per flow (and rebuilt only when a reload changes the flow's
 shape); engine events only call `refresh_phases(ids)`, which sets the labels of
 the affected nodes. Node data is the phase id; reference nodes (`↪ id`) carry the
-same id so selecting one shows the phase.
+same id so selecting one shows the phase. Phases run inside their parent (a sub-flow's
+`a/b`, a grafted `x-b`) start with `⤷` (ASCII `\\_`): under the same tree connector as
+the parent's dependents, they must not be taken for one.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from tftui.engine.state import RunState
-from tftui.flow.model import Flow
+from tftui.flow.model import Flow, PhaseBase
 from tftui.tui import present
 from tftui.tui.subtree import nested_children, parent_of, state_at
 from tftui.tui.tree_layout import TreeItem, build_tree
@@ -47,6 +49,7 @@ class DagTree(Tree[str]):
         self.now: Callable[[], float | None] = lambda: None
         self._phase_nodes: dict[str, list[TreeNode[str]]] = {}
         self._phase_types: dict[str, str] = {}
+        self._specs: dict[str, PhaseBase] = {}  # flow.phase() scans the list: one lookup per label
 
     # -- building -------------------------------------------------------------
     def load(self, flow: Flow) -> None:
@@ -54,6 +57,7 @@ class DagTree(Tree[str]):
         selected = self.selected_phase()
         self.flow = flow
         self._phase_types = {p.id: p.type for p in flow.phases}
+        self._specs = {p.id: p for p in flow.phases}
         self.clear()
         self._phase_nodes = {}
         for item in build_tree(flow):
@@ -92,6 +96,9 @@ class DagTree(Tree[str]):
         if ref:
             text.append(f"{self.glyphs.ref} {shown_id}", style="dim")
             return text
+        spec = self._specs.get(phase_id)
+        if self._spawned(phase_id):  # run inside its parent: not a dependent of it
+            text.append(self.glyphs.nested, style="dim")
         marker = " "
         marker_style = ""
         if phase_id == self.paused_at:
@@ -108,11 +115,9 @@ class DagTree(Tree[str]):
         text.append(f" {self._phase_types.get(phase_id, phase.type if phase else '')}", style="dim")
         if status == "blocked":
             text.append(" BLOCKED", style=f"bold {colour}".strip())
-        elif status == "failed" and self.flow is not None:
-            spec = self.flow.phase(phase_id)
-            if spec is not None and spec.optional:
-                text.append(" (optional)", style="dim")  # tolerated: dependents still run
-        counters = present.counters_text(phase)
+        elif status == "failed" and spec is not None and spec.optional:
+            text.append(" (optional)", style="dim")  # tolerated: dependents still run
+        counters = present.counters_text(phase, spec, self.state.paused)
         if counters:
             text.append(f" {counters}", style=colour)
         if self.show_times:
@@ -123,6 +128,12 @@ class DagTree(Tree[str]):
         if usage:
             text.append(f" {usage}", style="dim")
         return text
+
+    def _spawned(self, phase_id: str) -> bool:
+        """A sub-flow's phase (`a/b`) or a grafted expand child: not in the flow's own tree."""
+        if phase_id in self._phase_types:
+            return False
+        return "/" in phase_id or parent_of(phase_id, self.flow) is not None
 
     def refresh_phases(self, phase_ids: Iterable[str]) -> None:
         """Set the labels of these phases' nodes (main and references) in place; phases the

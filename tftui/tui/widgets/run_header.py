@@ -4,6 +4,8 @@
 Status and progress are always shown whole; at 80 columns the rest gives way in this order:
 cassette counts, spend, elapsed time, stale count, data breakpoint, flow name (shortened, then
 gone), pause point (shortened). The parts are kept so a resize re-fits the same line.
+Progress n/m counts what `tftui run` counts: the flow's phases and, once they exist, the
+phases a graft-mode expand added (`fanout-draft`); a sub-flow's own phases are not counted.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ DROP_CASSETTE, DROP_SPEND, DROP_TIME, DROP_STALE, DROP_DATA_BP, DROP_NAME, DROP_
 def header_parts(app: Any) -> list[HeaderPart]:
     """The header items of a TftuiApp's current run."""
     state = app.state
-    done, total = present.progress(state, [p.id for p in app.flow.phases])
+    done, total = present.progress(state, present.counted_phase_ids(state, app.flow))
     status = state.status if state.status != "pending" else "ready"
     name = app.flow.name
     parts = [
@@ -29,7 +31,9 @@ def header_parts(app: Any) -> list[HeaderPart]:
         HeaderPart.keep(str(status).upper()),
     ]
     if state.paused is not None:  # the most useful words while paused: kept longest after status/progress
-        parts.append(HeaderPart(present.pause_variants(state.paused), DROP_PAUSE))
+        paused_id = state.paused.phase_id
+        spec = app.flow.phase(paused_id) if paused_id else None
+        parts.append(HeaderPart(present.pause_variants(state.paused, state, spec), DROP_PAUSE))
     parts.append(HeaderPart.keep(f"{done}/{total}"))
     if app.show_times and state.started_at is not None:
         end = state.ended_at if state.ended_at is not None else app.ctl.clock.time()
