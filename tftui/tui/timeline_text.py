@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from tftui.engine.retry import TRANSIENT_MAX_ATTEMPTS
 from tftui.engine.timeline import AttemptRow, PhaseTimeline, RoundInfo, output_diff
 
 PROMPT_LINES = 8  # the full prompt is in the Prompt tab
@@ -48,6 +49,26 @@ def _attempt_head(row: AttemptRow) -> str:
     return f"── {row.label} {_mark(row)}{extra}\n"
 
 
+def not_retried_reason(row: AttemptRow) -> str:
+    """Why a failed attempt was the last one (SPEC §7.3), from the attempt alone.
+
+    The engine (retry.should_retry) retries while an explicit `retry.max` allows, or, for a
+    transient error of an idempotent phase, for the first TRANSIENT_MAX_ATTEMPTS attempts;
+    the total is never under 1 + TRANSIENT_MAX_ATTEMPTS. So a transient error not retried
+    within those first attempts can only mean `idempotent: false`. Timeouts and aborts say
+    why in their transient line already.
+    """
+    if row.kind == "budget":
+        return "→ not retried: the run is over its budget"
+    if row.kind == "contract":
+        return "→ not retried: retry.max (if any) allows no more attempts"
+    if row.transient and row.attempt < TRANSIENT_MAX_ATTEMPTS:
+        return "→ not retried: idempotent: false (a side effect is never repeated automatically)"
+    if row.transient:
+        return f"→ not retried: the {TRANSIENT_MAX_ATTEMPTS} automatic retries and retry.max are used up"
+    return "→ not retried: not transient, and retry.max (if any) allows no more attempts"
+
+
 def _attempt_body(row: AttemptRow, out: Text) -> None:
     if row.error:
         out.append("   error: ", style="bold")
@@ -57,6 +78,8 @@ def _attempt_body(row: AttemptRow, out: Text) -> None:
     if row.will_retry or row.backoff_ms is not None:
         waited = f" after a {row.backoff_ms} ms backoff" if row.backoff_ms is not None else ""
         out.append(f"   → retried{waited}\n")
+    elif row.status == "failed" and row.kind in ("error", "contract", "budget"):
+        out.append(f"   {not_retried_reason(row)}\n")
     _block("prompt", row.prompt, out, max_lines=PROMPT_LINES, style="dim")
     if row.output:
         _block("output", row.output, out)
