@@ -40,14 +40,21 @@ class FullTextScreen(ModalScreen[None]):
     def __init__(self, title: str, text: str) -> None:
         super().__init__()
         self.title_text = title
+        # A TextArea shows a text's final newline as one more, empty, numbered line: the
+        # tabs' texts end with one, which is not a line of the content.
+        for end in ("\r\n", "\n", "\r"):
+            if text.endswith(end):
+                text = text[: -len(end)]
+                break
         self.text = text
 
     def compose(self) -> ComposeResult:
-        lines = self.text.count("\n") + (0 if self.text.endswith("\n") else 1)
+        # soft_wrap off: wrapping a long text is laid out up front; left/right scroll instead.
+        area = TextArea(self.text, read_only=True, soft_wrap=False, show_line_numbers=True, id="full-text")
+        lines = area.document.line_count  # counted as the TextArea numbers them (\r\n, \r too)
         with Vertical():
-            yield Folded(f"{self.title_text} — {lines:,} lines", classes="modal-title")
-            # soft_wrap off: wrapping a long text is laid out up front; left/right scroll instead.
-            yield TextArea(self.text, read_only=True, soft_wrap=False, show_line_numbers=True, id="full-text")
+            yield Folded(f"{self.title_text} — {lines:,} line{'s' if lines != 1 else ''}", classes="modal-title")
+            yield area
             # Fits 80 columns: the viewer is for SSH sessions too.
             yield Folded("arrows/PgUp/PgDn move · shift+arrows select · y copy · esc/q close", classes="modal-hint")
 
