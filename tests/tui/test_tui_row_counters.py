@@ -42,9 +42,9 @@ async def test_map_row_never_claims_all_items_done_while_it_runs(h):
         await pilot.press("b", "c")
         await h.settle(pilot, lambda: app.state.paused is not None)
         rows = {where: labels["review-each"] for where, _h, labels in await stops(pilot, app, h, "n", 3)}
-        # the total of a map over a step's output is in no engine event: finished items only
-        assert "1 done" in rows["review-each#item-1"] and "1/1" not in rows["review-each#item-1"]
-        assert "2 done" in rows["review-each#item-2"] and "2/2" not in rows["review-each#item-2"]
+        # a map over a step's output: the total comes from its ItemsResolved event
+        assert "review-each map 1/3" in rows["review-each#item-1"]
+        assert "review-each map 2/3" in rows["review-each#item-2"]
         await pilot.press("c")
         await h.run_to_end(pilot, app)
         assert "review-each map 3/3" in h.tree_labels(app)["review-each"]

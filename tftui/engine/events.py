@@ -205,6 +205,15 @@ class PhaseFinished(Event):
 
 
 @dataclass(slots=True, kw_only=True)
+class ItemsResolved(Event):
+    """A map phase resolved `over`: how many items it will run (progress shows done/total)."""
+
+    kind: ClassVar[str] = "items_resolved"
+    phase_id: str = ""
+    total: int = 0
+
+
+@dataclass(slots=True, kw_only=True)
 class PhaseReset(Event):
     """The debugger made a finished phase pending again (re-run of stale phases / gate)."""
 
@@ -282,6 +291,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         OnBlockRound,
         ApprovalRequested,
         PhaseFinished,
+        ItemsResolved,
         PhaseReset,
         Paused,
         Resumed,

@@ -126,6 +126,7 @@ class PhaseState:
     round: int = 0  # current onBlock round (gates) / re-run round (upstream phases)
     runs: int = 0  # how many times the phase started (onBlock re-runs, debugger re-runs)
     extra: dict[str, Any] = field(default_factory=dict)
+    items_total: int | None = None  # map phases: the item count once `over` resolved (ItemsResolved)
     # flow / nested expand phases: the child run's state, folded from SubflowEvents
     # (child phase ids are local: `sub.phases["summarize"]` is `research/summarize`)
     sub: RunState | None = None
@@ -222,6 +223,7 @@ def _started(state: RunState, e: ev.PhaseStarted) -> None:
     p.scores = None
     p.judge_prompt = None
     p.sub = None
+    p.items_total = None
     if e.phase_type == "gate" and e.round == 0:
         p.gate_history = []
         p.gate = None
@@ -391,6 +393,10 @@ def _subflow(state: RunState, e: ev.SubflowEvent) -> None:
     apply(p.sub, inner)
 
 
+def _items(state: RunState, e: ev.ItemsResolved) -> None:
+    state.phase(e.phase_id).items_total = e.total
+
+
 _HANDLERS: dict[type, Any] = {
     ev.RunStarted: _run_started,
     ev.GuardEvaluated: _guard,
@@ -406,6 +412,7 @@ _HANDLERS: dict[type, Any] = {
     ev.GateVerdict: _verdict,
     ev.OnBlockRound: _on_block_round,
     ev.PhaseFinished: _finished,
+    ev.ItemsResolved: _items,
     ev.PhaseReset: _reset,
     ev.Paused: _paused,
     ev.Resumed: _resumed,

@@ -152,8 +152,8 @@ def counters_text(phase: PhaseState | None, spec: Any = None, paused: object = N
     Live while the phase runs: a loop's iteration is counted from its calls (each iteration
     starts with an attempt 1; `paused`, the run's pause point, counts the one about to
     send it, as the header's `iteration 2/4` does). A fan-out's total while it runs comes from `spec` when the file
-    fixes it (`branches`, a literal `over` list); a map over a step's output announces its
-    item count in no event, so until it ends the counter says `2 done`, never `2/2`.
+    fixes it (`branches`, a literal `over` list) or from the map's ItemsResolved event (its
+    `over` resolved at run time); without either (an old journal) it says `2 done`, never `2/2`.
     """
     if phase is None:
         return ""
@@ -180,7 +180,7 @@ def counters_text(phase: PhaseState | None, spec: Any = None, paused: object = N
     latest = _latest_by_path(phase)
     if latest:
         done = sum(1 for a in latest.values() if a.status != "running")
-        total = _static_item_count(spec)
+        total = phase.items_total if phase.items_total is not None else _static_item_count(spec)
         if total is None and not running:
             total = len(latest)
         parts.append(f"{done}/{total}" if total is not None else f"{done} done")

@@ -6,6 +6,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from tftui.engine import events as ev
 from tftui.engine.calls import CallOutcome, CallSpec, call_with_retry
 from tftui.engine.context import build_context, preread
 from tftui.engine.phases.agent import render
@@ -162,14 +163,15 @@ async def execute_map(run: Run, pr: PhaseRun) -> PhaseOutcome:
         over = phase.over if isinstance(phase.over, str) else str(phase.over)
         message = f"map phase '{phase.id}': 'over' ({over}) did not resolve to an array"
         return PhaseOutcome(status="failed", output=message, error=message)
-    if not array:
-        return PhaseOutcome(status="done", output="", json=[] if phase.output == "json" else MISSING)
     limit = run.map_item_limit
     if limit is not None and len(array) > limit:  # SPEC §8.3: inside generated sub-flows
         run.phase_warning(
             phase.id, f"map: 'over' has {len(array)} items; a generated flow runs at most {limit} (the rest dropped)"
         )
         array = array[:limit]
+    run.emit(ev.ItemsResolved(phase_id=phase.id, total=len(array)))  # so progress can say 2/1000 while it runs
+    if not array:
+        return PhaseOutcome(status="done", output="", json=[] if phase.output == "json" else MISSING)
     from tftui.lang.interpolate import Context
 
     prefix = preread(run, phase, ctx)

@@ -80,6 +80,8 @@ def describe(event: ev.Event) -> Entry:
                 text += f" — {event.error}"
         case ev.PhaseReset():
             text = f"{pid}: reset ({event.reason})"
+        case ev.ItemsResolved():
+            text = f"{pid}: {event.total} item{'s' if event.total != 1 else ''} to map"
         case ev.Paused():
             where = event.node_path or event.phase_id or ""
             text = f"paused {event.point} {where} ({event.why})"
