@@ -112,7 +112,7 @@ def test_colour_only_on_a_tty_and_ascii_fallback() -> None:
     plain = Progress(stream=ascii_stream)
     feed(plain)
     finish(plain)
-    assert ascii_stream.getvalue().splitlines()[0].startswith("+ fetch")
+    assert ascii_stream.getvalue().splitlines()[0].startswith("* fetch")
     ascii_stream.getvalue().encode("ascii")
 
 

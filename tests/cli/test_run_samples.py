@@ -143,7 +143,7 @@ def test_samples_run_without_flags(tftui, runs_dir: Path) -> None:
     )  # the real entry point
     assert done.code == 0, done.stderr
     assert done.stdout.strip().startswith("Weekly report:")
-    assert "✓ review-each" in done.stderr or "+ review-each" in done.stderr
+    assert "✓ review-each" in done.stderr or "* review-each" in done.stderr
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("completed · 3 done, 0 failed, 0 skipped · 5 attempts")
     assert str(runs_dir) in last or "runs/" in last

@@ -21,7 +21,7 @@ def test_readable_folds():
     assert to_ascii("wait…") == "wait..."
     assert to_ascii("run · 3/4 · 0.2·1") == "run | 3/4 | 0.2*1"  # separator vs product
     assert to_ascii("skipped — no") == "skipped - no"
-    assert to_ascii("✓ ok ✗ bad") == "+ ok x bad"
+    assert to_ascii("✓ ok ✗ bad") == "* ok x bad"
     assert to_ascii("café ≥ 2") == "cafe >= 2"
     assert to_ascii("中") == "??"  # two cells, no ASCII form
     assert to_ascii("plain") == "plain"

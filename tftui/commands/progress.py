@@ -20,7 +20,7 @@ from tftui.engine.state import PhaseState, RunState, apply
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 ASCII_SPINNER = "|/-\\"
 GLYPHS = {"done": "✓", "failed": "✗", "skipped": "–", "blocked": "⊘", "running": "…"}
-ASCII_GLYPHS = {"done": "+", "failed": "x", "skipped": "-", "blocked": "!", "running": "."}
+ASCII_GLYPHS = {"done": "*", "failed": "x", "skipped": "-", "blocked": "!", "running": "o"}  # as the TUI's --ascii
 COLORS = {"done": "32", "failed": "31", "skipped": "2", "blocked": "33", "running": "36"}
 
 

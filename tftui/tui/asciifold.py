@@ -40,7 +40,7 @@ for _chars, _out in (
     ("·•‧∙⋅●◉◎◆◇★☆∗", "*"),
     ("○◦◯", "o"),
     ("◐◓◑◒", "*"),
-    ("✓✔☑", "+"),
+    ("✓✔☑", "*"),  # as the tree's done glyph under --ascii (`+` is a tree guide there)
     ("✗✘✕✖×☒", "x"),
     ("⊘∅", "-"),
     ("■□▪▫", "#"),
