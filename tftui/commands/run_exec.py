@@ -103,8 +103,14 @@ def _plan_resume(args: argparse.Namespace, cli_args: dict[str, Any]) -> Plan | i
     found = [d for d in (find_run(root, args.resume) for root in roots) if d is not None]
     if len(found) != 1:
         where = ", ".join(str(r) for r in roots)
-        problem = "is ambiguous" if found else "was not found"
-        raise UsageProblem(f"run '{args.resume}' {problem} under {where} (list runs with `tftui runs`)")
+        if not found:  # find_run says None for a prefix of several runs too: list them
+            found = [e.run_dir for root in roots for e in jr.list_runs(root) if e.run_dir.name.startswith(args.resume)]
+        if len(found) > 1:
+            listed = "\n".join(f"  {d}" for d in found)
+            raise UsageProblem(f"run '{args.resume}' is ambiguous: it matches {len(found)} runs\n{listed}\n"
+                               "give more of the run id")
+        if not found:
+            raise UsageProblem(f"run '{args.resume}' was not found under {where} (list runs with `tftui runs`)")
     run_dir = found[0]
     root = run_dir.parent
     rows, meta, warnings = read_journal(run_dir)
