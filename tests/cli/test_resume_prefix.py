@@ -15,8 +15,8 @@ def test_ambiguous_resume_prefix_lists_the_matching_runs(tftui, runs_dir: Path) 
 
     done = tftui("run", "--resume", ids[0][:8])
     assert done.code == 2
-    assert f"run '{ids[0][:8]}' is ambiguous: it matches 2 runs" in done.err
-    assert all(str(runs_dir / run_id) in done.err for run_id in ids)
+    assert f"run '{ids[0][:8]}' is ambiguous: it matches 2 runs" in done.stderr
+    assert all(str(runs_dir / run_id) in done.stderr for run_id in ids)
 
     missing = tftui("run", "--resume", "19990101")
-    assert missing.code == 2 and "run '19990101' was not found under" in missing.err
+    assert missing.code == 2 and "run '19990101' was not found under" in missing.stderr
