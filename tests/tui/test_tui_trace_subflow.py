@@ -421,3 +421,20 @@ async def test_rerun_on_a_nested_phase_says_how_it_can_run_again(h, tmp_path):
         shown = [n.message for n in app._notifications]
         assert any("research/points runs inside 'research' and re-runs only with it" in m for m in shown), shown
         assert app.state.event_count == calls and not app.ctl.running  # nothing was started
+
+
+async def test_trace_steps_stay_one_line_each_at_80x24(h):
+    """The detail panel is ~38 columns at 80x24: a step row keeps its status, kind and name on
+    one line (attempt and tokens after the name) instead of wrapping the wide table."""
+    app = h.make_app(h.FIXTURES / "review.json")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        await pilot.press("T")
+        await pilot.pause()
+        text = app.query_one(PhaseDetail).text("trace")
+        rows = [line for line in text.splitlines() if line[:4].strip().isdigit()]
+        assert rows and all(len(line) <= 38 or "#" in line for line in rows), rows
+        fetch = [r for r in rows if r.split()[3:4] == ["fetch"]]
+        assert [r.split()[1:3] for r in fetch] == [["✗", "model"], ["✓", "model"]]  # a 503, then the retry
+        assert fetch[1].rstrip().endswith("a2 10+5")

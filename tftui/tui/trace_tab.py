@@ -31,7 +31,7 @@ class TraceTabMixin:
     rules_path: str | None = None  # --rules FILE (open_flow sets it)
 
     _trace_events: list[ev.Event]
-    _trace_cache: tuple[tuple[Any, ...], tuple[Any, Any], dict[str | None, Text]] | None
+    _trace_cache: tuple[tuple[Any, ...], tuple[Any, Any], dict[tuple[str | None, bool], Text]] | None
     _trace_built_at: float
     _trace_rules: trace_text.RulesCache | None
     _trace_timer: Any
@@ -67,7 +67,7 @@ class TraceTabMixin:
             self._trace_rules = trace_text.RulesCache(path)
         return self._trace_rules
 
-    def trace_tab_text(self, selected: str | None) -> Text:
+    def trace_tab_text(self, selected: str | None, width: int | None = None) -> Text:
         """The Trace tab (PhaseDetail asks the app): rule results, then the trace's steps.
 
         The trace and the rule results are rebuilt only when events arrived (or the run
@@ -98,11 +98,12 @@ class TraceTabMixin:
             cache = self._trace_cache = (key, (trace, trace_text.evaluate(trace, rules)), {})
         trace, report = cache[1]
         bodies = cache[2]
-        if selected not in bodies:
-            bodies[selected] = trace_text.trace_tab(
-                trace, report, rules, rules_cache.path, selected=selected, running=running
+        narrow = width is not None and width < trace_text.NARROW
+        if (selected, narrow) not in bodies:
+            bodies[(selected, narrow)] = trace_text.trace_tab(
+                trace, report, rules, rules_cache.path, selected=selected, running=running, width=width
             )
-        return bodies[selected]
+        return bodies[(selected, narrow)]
 
     # -- notes from the run worker's thread ---------------------------------------------
     def _note_from_thread(self, text: str) -> None:

@@ -110,10 +110,17 @@ def _mine(step: Any, selected: str | None) -> bool:
     return phase == selected or step.name == selected or step.name.startswith(selected + "/")
 
 
+NARROW = 60  # below this many columns the steps table puts attempt and tokens after the name
+NARROW_STATUS = {"ok": "✓", "error": "✗", "blocked": "■", "cancelled": "⊘"}  # the tree's glyphs
+
+
 def steps_text(
-    trace: AgentTrace, *, selected: str | None = None, running: bool = False, max_steps: int = MAX_STEPS
+    trace: AgentTrace, *, selected: str | None = None, running: bool = False, max_steps: int = MAX_STEPS,
+    width: int | None = None,
 ) -> Text:
-    """One line per step: sequence, kind, status, attempt, tokens (in+out), name (indented by depth)."""
+    """One line per step: sequence, kind, status, attempt, tokens (in+out), name (indented by depth).
+    Narrower than NARROW columns (the detail panel at 80x24): `seq ✓ kind name  a1 30+20`,
+    so a row stays on one line."""
     text = Text(no_wrap=True, overflow="ellipsis")
     root = trace.steps[0] if trace.steps else None
     run_status = (root.metadata or {}).get("runStatus") if root is not None else None
@@ -131,15 +138,29 @@ def steps_text(
         word = "step" if len(shown) == 1 else "steps"
         text.append(f"showing {len(shown)} {word}{whose} of {len(trace.steps)} (all of them: the run's trace.json)\n",
                     style="dim")
-    text.append(f"{'seq':>4} {'kind':<8} {'status':<9} {'att':>3} {'tokens':>9}  name\n", style="dim")
+    narrow = width is not None and width < NARROW
+    if narrow:
+        text.append(f"{'seq':>3}   {'kind':<8} name  attempt tokens  (✓ ok ✗ error ■ blocked ⊘ cancelled)\n",
+                    style="dim")
+    else:
+        text.append(f"{'seq':>4} {'kind':<8} {'status':<9} {'att':>3} {'tokens':>9}  name\n", style="dim")
     depths = _depths(trace)
     for step in shown:
         mine = _mine(step, selected)
         attempt = "" if step.attempt is None else str(step.attempt)
+        name = "  " * depths.get(step.id, 0) + step.name
+        if narrow:
+            text.append(f"{step.sequence:>3} ")
+            text.append(NARROW_STATUS.get(step.status, "?"), style=STATUS_STYLE.get(step.status, ""))
+            text.append(f" {step.kind:<8} ")
+            text.append(name, style="bold" if mine else "")
+            extra = " ".join(x for x in (f"a{attempt}" if attempt else "", _tokens(step)) if x)
+            text.append(f"  {extra}\n" if extra else "\n", style="dim")
+            continue
         text.append(f"{step.sequence:>4} {step.kind:<8} ")
         text.append(f"{step.status:<9}", style=STATUS_STYLE.get(step.status, ""))
         text.append(f" {attempt:>3} {_tokens(step):>9}  ")
-        text.append("  " * depths.get(step.id, 0) + step.name + "\n", style="bold" if mine else "")
+        text.append(name + "\n", style="bold" if mine else "")
     return text
 
 
@@ -183,10 +204,11 @@ def trace_tab(
     *,
     selected: str | None = None,
     running: bool = False,
+    width: int | None = None,
 ) -> Text:
     if trace is None:
         return Text("No run yet: the trace appears here as the run goes (c runs, n steps).")
     body = rules_text(report, rules, rules_path)
     body.append("\n")
-    body.append_text(steps_text(trace, selected=selected, running=running))
+    body.append_text(steps_text(trace, selected=selected, running=running, width=width))
     return body

@@ -142,7 +142,7 @@ class PhaseDetail(Vertical):
         s = self.shown
         if tab == "trace":  # the whole run's trace and rule results (trace_tab, a mixin of the app)
             trace_tab = getattr(self.app, "trace_tab_text", None)
-            return trace_tab(s.pid) if trace_tab is not None else Text("")
+            return trace_tab(s.pid, (self.size.width or 80) - 2) if trace_tab is not None else Text("")
         if s.pid is None:
             return Text("Select a phase in the tree.")
         if tab == "overview":
