@@ -93,3 +93,21 @@ def test_pause_variants_get_shorter():
     assert forms[0] == present.pause_text(_Paused()) == "paused at review-each#item-12: attempt 2 (breakpoint)"
     assert [len(f) for f in forms] == sorted((len(f) for f in forms), reverse=True)
     assert forms[-1] == "at review-each#ite…"  # the node path cut to 16 characters
+
+
+def test_header_shortens_minor_parts_before_dropping_any():
+    """A finished run with a data breakpoint at 80 columns: the breakpoint's short form, not the
+    loss of the tokens and cost (the QA case `3/3 · 3.5s · stop when {run.costUSD} > 0.0002`)."""
+    from tftui.tui.widgets.run_header import DROP_DATA_BP, DROP_NAME, DROP_SPEND, DROP_TIME
+
+    parts = [
+        HeaderPart(("map-reduce",), DROP_NAME),
+        HeaderPart.keep("COMPLETED"),
+        HeaderPart.keep("3/3"),
+        HeaderPart(("3.5s",), DROP_TIME),
+        HeaderPart(("285 tok $0.0011",), DROP_SPEND),
+        HeaderPart(("stop when {run.costUSD} > 0.0002 and {phase.attempt} >= 2", "1 data breakpoint (B)"), DROP_DATA_BP),
+    ]
+    line = fit_header(parts, 78, shorten_first_below=DROP_NAME)
+    assert line == "map-reduce · COMPLETED · 3/3 · 3.5s · 285 tok $0.0011 · 1 data breakpoint (B)"
+    assert fit_header(parts, 200, shorten_first_below=DROP_NAME).endswith("{phase.attempt} >= 2")  # room: all of it

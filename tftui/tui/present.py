@@ -350,7 +350,7 @@ class HeaderPart:
         return cls((text,))
 
 
-def fit_header(parts: list[HeaderPart], width: int, sep: str = "·") -> str:
+def fit_header(parts: list[HeaderPart], width: int, sep: str = "·", *, shorten_first_below: int = 0) -> str:
     """The header line for `width` cells: droppable parts are shortened, then dropped, in
     rank order until the line fits; what must stay is never cut here (the widget may clip
     it on a terminal too narrow even for that)."""
@@ -362,6 +362,13 @@ def fit_header(parts: list[HeaderPart], width: int, sep: str = "·") -> str:
         return joiner.join(text for text in (steps[i][c] for i, c in enumerate(choice)) if text)
 
     order = sorted((i for i, p in enumerate(parts) if p.drop is not None), key=lambda i: (parts[i].drop, -i))
+    # First the short forms of the parts ranked below `shorten_first_below` (a data breakpoint's
+    # `1 data breakpoint (B)`, spend without its budget): a shorter word beats a missing one.
+    for i in order:
+        if parts[i].drop >= shorten_first_below:
+            continue
+        while cell_len(line()) > width and choice[i] < len(steps[i]) - 2:
+            choice[i] += 1
     for i in order:
         while cell_len(line()) > width and choice[i] < len(steps[i]) - 1:
             choice[i] += 1

@@ -81,4 +81,6 @@ class RunHeader(Folded):
 
     def _fit(self) -> None:
         width = self.content_size.width or max(1, self.app.size.width - 2)  # before the first layout
-        self.update(present.fit_header(self.parts, width, present.glyphs_for(self.app).sep), layout=False)
+        sep = present.glyphs_for(self.app).sep
+        # minor parts take their short forms before any part is dropped; name and pause text last
+        self.update(present.fit_header(self.parts, width, sep, shorten_first_below=DROP_NAME), layout=False)
