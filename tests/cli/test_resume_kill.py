@@ -206,8 +206,8 @@ def test_kill9_mid_map_resume_reuses_the_answered_items(tmp_path: Path, tftui) -
     assert resumed.returncode == 0, resumed.stderr
     out = json.loads(resumed.stdout)
     assert out["status"] == "completed"
-    assert f"its {len(answered_before)} answered call(s) are reused" in resumed.stderr
-    assert any(f"{len(answered_before)} call(s) answered from the journal" in n for n in out["notes"])
+    assert f"replaying its {len(answered_before)} recorded call(s) from the journal" in resumed.stderr
+    assert any(f"{len(answered_before)} call(s) replayed from the journal" in n for n in out["notes"])
 
     new = _rows(run_dir)[len(before) :]
     returned = {r["node_path"]: r for r in new if r["kind"] == "agent_returned"}

@@ -55,26 +55,35 @@ def _item(phase: str, i: int, attempt: int = 0, output: str = "", error: str | N
     ]
 
 
-def test_in_flight_answers_keep_the_successful_calls_since_the_phase_last_started():
+def test_in_flight_answers_keep_every_answer_since_the_phase_last_started_fresh():
     from tftui.agents.cassette import in_flight_answers
 
     events: list[ev.Event] = [ev.RunStarted(run_id="r1", flow_name="f", phase_ids=["list", "each"])]
     events += _call("list", 0, output="[1,2,3]")
     events.append(ev.PhaseFinished(phase_id="list", status="done", output="[1,2,3]"))
     events.append(ev.PhaseStarted(phase_id="each", phase_type="map"))
-    events += _item("each", 0, output="stale: an earlier start of the phase")
-    events.append(ev.PhaseStarted(phase_id="each", phase_type="map", depth=1, round=1))  # re-run: starts over
+    events += _item("each", 0, output="forgotten: an earlier fresh start of the phase")
+    events.append(ev.PhaseStarted(phase_id="each", phase_type="map"))  # started fresh again (a resume)
     events += _item("each", 0, output="r0")
-    events += _item("each", 1, error="429 too many requests")  # failed: the re-run must retry it
+    events.append(ev.PhaseStarted(phase_id="each", phase_type="map", depth=1, round=1))  # a rework round: kept
+    events += _item("each", 1, error="429 too many requests")  # failures are replayed too: attempt caps hold
     events += _item("each", 1, attempt=1, output="r1")
+    events += _item("each", 3, output="cancelled")
+    events.append(ev.AttemptFailed(phase_id="each", node_path="each#item-3", attempt=0, error="Aborted", why="aborted"))
     events.append(ev.AttemptStarted(phase_id="each", node_path="each#item-2", attempt=0, prompt="review 2", agent="a"))
     # killed here: item 2 never returned
 
     answers = in_flight_answers(events, ["each"])
-    assert [(c.node_path, c.output) for c in answers] == [("each#item-0", "r0"), ("each#item-1", "r1")]
+    assert [(c.node_path, c.attempt, c.output or c.error) for c in answers] == [
+        ("each#item-0", 0, "r0"),
+        ("each#item-1", 0, "429 too many requests"),
+        ("each#item-1", 1, "r1"),
+    ]
     assert in_flight_answers(events, []) == []  # phases that finished are never re-run, so never asked
 
     runner = CassetteRunner(None, None, calls=answers)
+    first = await_run(runner, AgentRequest(node_path="each#item-1", phase_id="each", task="review 1", agent="a"))
+    assert first.failed and first.error == "429 too many requests"  # the same sequence as before the kill
     served = await_run(runner, AgentRequest(node_path="each#item-1", phase_id="each", task="review 1", agent="a"))
     assert served.output == "r1" and served.usage is None  # no new tokens
     missing = await_run(runner, AgentRequest(node_path="each#item-2", phase_id="each", task="review 2", agent="a"))

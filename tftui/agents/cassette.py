@@ -96,11 +96,13 @@ def recorded_calls(events: Iterable[Any]) -> list[RecordedCall]:
 def in_flight_answers(events: Iterable[Any], phase_ids: Iterable[str]) -> list[RecordedCall]:
     """The answers an interrupted run already got for phases still in flight when it stopped.
 
-    For each top-level phase in `phase_ids`: its successful calls (nested ones included) since
-    it last started, in call order. A resume re-runs such a phase from its start; its calls
-    with unchanged prompts can take these answers instead of paying the model again (a map
-    killed at item 900 of 1,000 does not repeat 900 calls). Failed, aborted and timed-out
-    calls are left out: a retry after them is what the re-run should do.
+    For each top-level phase in `phase_ids`: every call it made (nested ones included) since it
+    last started fresh (a top-level start, not an onBlock re-run inside a round), in call order,
+    failures included. A resume re-runs such a phase from its start; replaying what it already
+    got — a 503 and its retry, a loop's failed iteration, a gate's BLOCK before the rework
+    round — keeps its attempt counts and results those of an uninterrupted run, and a map
+    killed at item 900 of 1,000 does not pay for 900 calls again. Calls cut short by the
+    interruption or cancelled (aborted) are left out: they never got an answer.
     """
     from tftui.engine import events as ev
 
@@ -108,16 +110,23 @@ def in_flight_answers(events: Iterable[Any], phase_ids: Iterable[str]) -> list[R
     per_phase: dict[str, list[RecordedCall]] = {pid: [] for pid in wanted}
     open_calls: dict[tuple[str, int], RecordedCall] = {}
     for e in _as_events(events):
-        if isinstance(e, ev.PhaseStarted) and e.phase_id in per_phase:
-            per_phase[e.phase_id] = []  # a new start (resume, onBlock round): older answers had other inputs
+        if isinstance(e, ev.PhaseStarted) and e.phase_id in per_phase and e.depth == 0 and e.round == 0:
+            per_phase[e.phase_id] = []  # a fresh start (a resume, a re-run): older answers had other inputs
         elif isinstance(e, ev.AttemptStarted) and e.phase_id.split("/")[0] in per_phase:
             open_calls[(e.node_path, e.attempt)] = RecordedCall(e.node_path, e.attempt, e.prompt, phase_id=e.phase_id)
         elif isinstance(e, ev.AgentReturned):
             call = open_calls.pop((e.node_path, e.attempt), None)
-            if call is None or e.error is not None or e.timed_out:
+            if call is None:
                 continue
-            call.output, call.usage = e.output, e.usage
+            call.output, call.error, call.usage = e.output, e.error, e.usage
+            call.exit_code, call.timed_out = e.exit_code, e.timed_out
             per_phase[call.phase_id.split("/")[0]].append(call)
+        elif isinstance(e, ev.AttemptFailed) and e.why == "aborted" and e.phase_id.split("/")[0] in per_phase:
+            calls = per_phase[e.phase_id.split("/")[0]]
+            for index in range(len(calls) - 1, -1, -1):
+                if calls[index].node_path == e.node_path and calls[index].attempt == e.attempt:
+                    del calls[index]  # cancelled (race loser, user abort): not an answer
+                    break
     return [call for pid in per_phase for call in per_phase[pid]]
 
 

@@ -21,10 +21,11 @@ The final output goes to stdout, then a summary line to stderr. Every run is
 journaled under .tftui/runs/<run-id>/ beside the flow (events.jsonl, meta.json,
 flow.json; --runs-dir or $TFTUI_RUNS_DIR move it) so a killed run can be resumed:
 --resume RUN_ID keeps every finished phase, re-runs phases that were in flight
-(calls they had already got answers for, e.g. the done items of a map, are
-answered from the journal, not paid for again), and never repeats an in-flight
-`idempotent: false` phase (it is reported and marked failed instead). The flow
-file must be unchanged since the run started.
+(the calls they had already made are replayed from the journal, answers and
+failures alike: the done items of a map are not paid for again and a retry
+does not start counting over), and never repeats an in-flight `idempotent:
+false` phase (it is reported and marked failed instead). The flow file must be
+unchanged since the run started.
 
 examples:
   tftui run sample_flows/map_reduce.json

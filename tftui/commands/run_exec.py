@@ -156,28 +156,25 @@ def _plan_resume(args: argparse.Namespace, cli_args: dict[str, Any]) -> Plan | i
         run_id=str(meta.get("runId") or state.run_id or run_dir.name),
         prior_calls=sum(1 for e in events if isinstance(e, AttemptStarted)),
     )
+    from tftui.engine.resume import plan_resume
+
+    resume = plan_resume(events, flow.phases)  # rolls back an in-flight gate's rework rounds, picks the replays
+    plan.resume_state = state = resume.state
+    plan.journal_answers = resume.replay
     finished = [p for p in state.phases.values() if p.status.terminal]
     plan.notes.append(
         f"resuming run {plan.run_id}: {len(finished)}/{len(state.phases)} phases already finished"
     )
-    rerun: list[str] = []
     for phase in flow.phases:
         st = state.phases.get(phase.id)
-        if st is None or st.status != PhaseStatus.RUNNING:
-            continue
-        if phase.idempotent is False:
+        if st is not None and st.status == PhaseStatus.RUNNING and phase.idempotent is False:
             plan.notes.append(
                 f"phase '{phase.id}' (idempotent: false) was in flight when the run stopped; "
                 "it is NOT repeated — it is marked failed so you can check its side effect"
             )
-        else:
-            rerun.append(phase.id)
-    from tftui.agents.cassette import in_flight_answers
-
-    plan.journal_answers = in_flight_answers(events, rerun)
-    for pid in rerun:
-        kept = sum(1 for call in plan.journal_answers if call.phase_id.split("/")[0] == pid)
-        reuse = f"; its {kept} answered call(s) are reused from the journal when asked again" if kept else ""
+    for pid in resume.rerun:
+        kept = sum(1 for call in resume.replay if call.phase_id.split("/")[0] == pid)
+        reuse = f", replaying its {kept} recorded call(s) from the journal (answers and failures)" if kept else ""
         plan.notes.append(f"phase '{pid}' was in flight when the run stopped; it runs again{reuse}")
     return plan
 
@@ -374,7 +371,7 @@ def execute(args: argparse.Namespace) -> int:
         if answers.replayed:
             saved = answers.saved_usage.input + answers.saved_usage.output
             plan.notes.append(
-                f"resume: {answers.replayed} call(s) answered from the journal instead of the agent "
+                f"resume: {answers.replayed} call(s) replayed from the journal instead of asking the agent again "
                 f"({saved} tokens not spent again)"
             )
             if not args.quiet:

@@ -80,10 +80,17 @@ def final_output(run: Run) -> str:
 
 
 def first_block(run: Run) -> tuple[str, str | None] | None:
-    """The first finished gate/approval (in flow order) whose verdict is block."""
+    """The first finished gate/approval (in flow order) whose verdict is block.
+
+    Only a block at the top level halts the run (as in a live run, where `finish` records
+    blocks of depth 0 only): a gate re-run inside another gate's onBlock round that blocks
+    there does not, so a resumed run must not count it either."""
     for pid in run.order:
         st = run.state.phases.get(pid)
-        if st is not None and st.status == PhaseStatus.DONE and st.gate and st.gate.get("verdict") == "block":
+        if (
+            st is not None and st.status == PhaseStatus.DONE and st.depth == 0
+            and st.gate and st.gate.get("verdict") == "block"
+        ):
             return pid, st.gate.get("reason")
     return None
 

@@ -346,7 +346,10 @@ class Run:
                 await self._run_parallel(todo, interrupted)
 
     async def _execute_top(self, phase: PhaseBase, interrupted: bool) -> None:
-        await self.execute_phase(phase)
+        # A phase that was running when the run stopped had been admitted then: a block or
+        # budget stop that came later in its layer must not skip it now (SPEC §3.4: phases
+        # already running finish normally).
+        await self.execute_phase(phase, admit=not interrupted)
         if interrupted and self.state.phases[phase.id].status != PhaseStatus.SKIPPED:
             self.emit(
                 ev.PhaseWarning(
