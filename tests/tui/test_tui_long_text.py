@@ -62,6 +62,11 @@ async def test_long_output_is_cut_in_the_panel_and_whole_in_the_viewer(h, tmp_pa
         await pilot.pause()
         assert not isinstance(app.screen, FullTextScreen)
 
+        detail.active = "prompt"  # the panel builds only the first calls; the viewer's text has all
+        await pilot.pause()
+        assert f"each#item-{ITEMS - 1}  attempt 1" in detail.text("prompt")
+        assert "each#item-0  attempt 1" in _body(app) and f"each#item-{ITEMS - 1}" not in _body(app)
+
 
 async def test_short_tabs_are_not_cut_and_the_viewer_key_is_remappable(h, tmp_path: Path) -> None:
     config = tmp_path / "config.toml"

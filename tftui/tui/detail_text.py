@@ -167,7 +167,9 @@ def _graft_note(pid: str, state: PhaseState | None) -> str:
     )
 
 
-def prompt(spec: PhaseBase | None, state: PhaseState | None) -> Text:
+def prompt(spec: PhaseBase | None, state: PhaseState | None, *, max_calls: int | None = None) -> Text:
+    """The prompt each node path was last sent. `max_calls`: stop after that many (the panel
+    draws a few hundred lines anyway; a 1,000-item map's full text is for the `o` viewer)."""
     out = Text()
     calls = state.attempt_log if state else []
     if not calls:
@@ -179,6 +181,9 @@ def prompt(spec: PhaseBase | None, state: PhaseState | None) -> Text:
     for call in calls:
         latest[call.node_path] = call
     for i, (path, call) in enumerate(latest.items()):
+        if max_calls is not None and i >= max_calls:
+            out.append(f"\n\n… {len(latest) - i:,} more calls", style="dim italic")
+            break
         if i:
             out.append("\n\n")
         out.append(f"── {path}  attempt {call.attempt + 1} ──\n", style="bold")

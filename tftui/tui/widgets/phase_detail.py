@@ -30,6 +30,7 @@ LABELS = {"overview": "Info", "prompt": "Prompt", "output": "Output", "gate": "G
 # keyboard. `o` (full_text) shows all of it in a viewer that draws only what is visible.
 BODY_MAX_LINES = 300
 BODY_MAX_CHARS = 30_000  # also one huge line (minified JSON) wraps into thousands of rows
+PANEL_MAX_CALLS = 100  # the Prompt tab stops building there for the panel (each call is 2+ lines)
 
 GATE_SIDE_BY_SIDE = 110  # detail width from which the gate tab shows scorers and judge side by side
 
@@ -136,9 +137,10 @@ class PhaseDetail(Vertical):
         if tab == "gate":
             report, judge = self._gate_panes()
             return f"{report.plain}\n{judge.plain}"
-        return self._tab_text(tab).plain
+        return self._tab_text(tab, full=True).plain
 
-    def _tab_text(self, tab: str) -> Text:
+    def _tab_text(self, tab: str, *, full: bool = False) -> Text:
+        """A tab's text; `full=False` (the panel) may stop early where it is cut anyway."""
         s = self.shown
         if tab == "trace":  # the whole run's trace and rule results (trace_tab, a mixin of the app)
             trace_tab = getattr(self.app, "trace_tab_text", None)
@@ -157,7 +159,7 @@ class PhaseDetail(Vertical):
                 file_warnings=s.file_warnings,
             )
         if tab == "prompt":
-            return detail_text.prompt(s.spec, s.state)
+            return detail_text.prompt(s.spec, s.state, max_calls=None if full else PANEL_MAX_CALLS)
         if tab == "output":
             return detail_text.output(s.spec, s.state)
         if tab == "attempts":
