@@ -67,6 +67,13 @@ async def test_long_output_is_cut_in_the_panel_and_whole_in_the_viewer(h, tmp_pa
         assert f"each#item-{ITEMS - 1}  attempt 1" in detail.text("prompt")
         assert "each#item-0  attempt 1" in _body(app) and f"each#item-{ITEMS - 1}" not in _body(app)
 
+        detail.active = "raw"  # the panel: the attempt log's first entries; the viewer: all of them
+        await pilot.pause()
+        panel_text = detail._tab_text("raw").plain  # what the panel builds (then cut to what it draws)
+        assert f"… {ITEMS - 100:,} more (o shows the whole JSON)" in panel_text
+        assert "o shows the whole text" in _body(app)
+        assert detail.text("raw").count('"node_path": "each#item-') == ITEMS
+
 
 async def test_short_tabs_are_not_cut_and_the_viewer_key_is_remappable(h, tmp_path: Path) -> None:
     config = tmp_path / "config.toml"

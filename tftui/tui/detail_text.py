@@ -281,10 +281,13 @@ def attempts(state: PhaseState | None) -> Text:
     return out
 
 
-def raw(state: PhaseState | None) -> Text:
+def raw(state: PhaseState | None, *, max_items: int | None = None) -> Text:
+    """The phase's state as JSON. `max_items`: longer lists (a map's attempt log) show their
+    first entries and a `… N more` line, long strings their start (the panel; the `o` viewer
+    gets the whole JSON)."""
     if state is None:
         return Text("(no state: the phase has not been reached)", style="italic")
-    return Text(state_json_text(state))
+    return Text(state_json_text(state, max_items=max_items))
 
 
 def _json_default(value: Any) -> Any:
@@ -299,9 +302,10 @@ def _json_default(value: Any) -> Any:
 
 
 _COMPACT_JSON = json.JSONEncoder(ensure_ascii=False, default=_json_default)
+PANEL_STRING_CHARS = 4000  # with `max_items` (the panel): longer strings are cut (the `o` viewer has them whole)
 
 
-def state_json_text(value: Any, levels: int = 2) -> str:
+def state_json_text(value: Any, levels: int = 2, *, max_items: int | None = None) -> str:
     """JSON indented for the first `levels` levels, each deeper value on one line (an attempt per line).
 
     The Raw tab of a 1,000-item map holds thousands of attempts: fully indented that is 16,000
@@ -309,11 +313,17 @@ def state_json_text(value: Any, levels: int = 2) -> str:
     attempt is one line, built by the C encoder."""
     value = _json_default(value) if dataclasses.is_dataclass(value) or isinstance(value, Enum) else value
     if levels > 0 and isinstance(value, dict) and value:
-        items = [f"{_COMPACT_JSON.encode(str(k))}: {state_json_text(v, levels - 1)}" for k, v in value.items()
-                 if v is not MISSING]
+        items = [f"{_COMPACT_JSON.encode(str(k))}: {state_json_text(v, levels - 1, max_items=max_items)}"
+                 for k, v in value.items() if v is not MISSING]
     elif levels > 0 and isinstance(value, (list, tuple)) and value:
-        items = [state_json_text(v, levels - 1) for v in value]
+        shown = value if max_items is None else value[:max_items]
+        items = [state_json_text(v, levels - 1, max_items=max_items) for v in shown]
+        if len(shown) < len(value):
+            items.append(f"… {len(value) - len(shown):,} more (o shows the whole JSON)")
     else:
+        if max_items is not None and isinstance(value, str) and len(value) > PANEL_STRING_CHARS:
+            # the panel shows a few hundred lines: a map's merged output need not be encoded whole
+            value = value[:PANEL_STRING_CHARS] + f"… ({len(value) - PANEL_STRING_CHARS:,} more characters)"
         return _COMPACT_JSON.encode(value)
     opening, closing = ("{", "}") if isinstance(value, dict) else ("[", "]")
     body = ",\n".join(items).replace("\n", "\n  ")

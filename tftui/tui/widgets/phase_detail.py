@@ -165,7 +165,7 @@ class PhaseDetail(Vertical):
         if tab == "attempts":
             calls_tab = getattr(self.app, "calls_tab_text", None)  # the attempts timeline (gatetools)
             return calls_tab(s.pid) if calls_tab is not None else detail_text.attempts(s.state)
-        return detail_text.raw(s.state)
+        return detail_text.raw(s.state, max_items=None if full else PANEL_MAX_CALLS)
 
     def _gate_panes(self) -> tuple[Text, Text]:
         """The app's evaluation history (gatetools) when it has one, else the folded state."""
