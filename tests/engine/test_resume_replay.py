@@ -48,7 +48,9 @@ async def _cut_and_resume(
             agent._cursors[e.node_path].next()
     plan = plan_resume(prefix, flow.phases)  # what `tftui run --resume` does with the journal
     runner = CassetteRunner(None, agent, calls=plan.replay)
-    resumed = await run_flow(flow, runner=runner, clock=InstantClock(), resume_state=plan.state, keep_events=True)
+    clock = InstantClock()
+    resumed = await run_flow(flow, runner=runner, clock=clock, resume_state=plan.state, keep_events=True)
+    resumed.slept = clock.sleeps  # type: ignore[attr-defined]
     return reference, resumed, agent
 
 
@@ -70,6 +72,7 @@ async def test_cut_during_a_backoff_keeps_the_attempt_cap() -> None:
     assert resumed.status == reference.status
     assert _summary(resumed) == _summary(reference)
     assert [r.node_path for r in agent.calls] == ["b"]  # only the attempt the kill cut short
+    assert resumed.slept == []  # the three backoffs were waited before the kill, not again
 
 
 async def test_cut_inside_an_onblock_round_runs_the_same_rounds() -> None:

@@ -75,6 +75,9 @@ class AgentResult:
     usage: Usage | None = None
     timed_out: bool = False
     aborted: bool = False
+    # Answered from a recording (cassette, resume): the backoff after a replayed failure was
+    # waited when it was recorded, so the engine does not wait it again.
+    replayed: bool = False
 
     @property
     def failed(self) -> bool:

@@ -191,6 +191,7 @@ class CassetteRunner:
                 stderr=call.error or "",
                 usage=usage if self.replay_usage else None,
                 timed_out=call.timed_out,
+                replayed=True,
             )
         if self.live_runner is None:
             self.log.append((request.node_path, "missing"))

@@ -227,7 +227,8 @@ async def call_with_retry(run: Run, pr: PhaseRun, spec: CallSpec) -> CallOutcome
             return outcome
         delay = backoff_ms(retry, k)
         run.emit(ev.BackoffStarted(phase_id=phase.id, node_path=spec.node_path, attempt=k, delay_ms=delay))
-        await run.clock.sleep(delay / 1000)
+        if not result.replayed:  # a replayed failure's backoff was waited when it happened
+            await run.clock.sleep(delay / 1000)
     return outcome
 
 
