@@ -232,3 +232,25 @@ def test_kill9_mid_map_resume_reuses_the_answered_items(tmp_path: Path, tftui) -
     assert out["final_output"] == reference["final_output"] == "merged report"
     # Over both processes every call was paid exactly once: the totals equal an uninterrupted run's.
     assert out["totals"]["tokens"] == reference["totals"]["tokens"]
+
+
+def test_kill9_during_a_backoff_resumes_with_the_same_attempts(tmp_path: Path, tftui) -> None:
+    """Killed while b waits before its third attempt: the resume replays b's two failures from the
+    journal (the retry does not start counting over, the waits are not repeated), the replies
+    file continues where it was, and the run ends exactly like an uninterrupted one."""
+    flow = FLOWS / "retry_backoff.json"
+    proc = _start(tmp_path, flow)
+    run_dir = _wait_for(proc, tmp_path, lambda rows: sum(r["kind"] == "backoff_started" for r in rows) == 2)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=10)
+    resumed = _resume(tmp_path, flow, run_dir.name)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "replaying its 2 recorded call(s) from the journal" in resumed.stderr
+    out = json.loads(resumed.stdout)
+    fresh = subprocess.run(
+        [sys.executable, "-m", "tftui", "run", str(flow), "--json", "--no-journal"],
+        cwd=tmp_path, env=_env(tmp_path), capture_output=True, text=True, timeout=60,
+    )
+    reference = json.loads(fresh.stdout)
+    assert reference["status"] == "completed" and reference["phases"]["b"]["attempts"] == 4
+    assert _comparable(out) == _comparable(reference)

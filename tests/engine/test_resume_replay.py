@@ -153,3 +153,22 @@ async def test_cut_inside_a_reflexion_loop_keeps_its_iterations() -> None:
     assert reference.phases["l"].loop["iterations"] >= 4  # the cut is mid-loop, after a failed iteration
     calls = _count(reference.events, ev.AttemptStarted, phase_id="l")
     assert len(agent.calls) == calls - 3  # the three answered before the kill are replayed, not asked
+
+
+def test_answered_calls_counts_the_latest_segment_of_each_node() -> None:
+    """A second resume re-emits the first one's replays: counted once, not added up."""
+    from tftui.engine.resume import answered_calls
+
+    def returned(path: str, error: str | None = None) -> ev.AgentReturned:
+        return ev.AgentReturned(phase_id=path, node_path=path, error=error)
+
+    events = [
+        ev.RunStarted(run_id="r"), returned("a"), returned("b", "503"), returned("b", "503"),
+        ev.RunStarted(run_id="r", resumed=True), returned("b", "503"), returned("b", "503"), returned("b", "503"),
+        returned("c", "Aborted (cancelled)"),
+    ]
+    assert answered_calls(events) == {"a": 1, "b": 3}
+
+    runner = ScriptedRunner({"b": ["x", "y", "z", "B"], "a": "A"})
+    runner.skip_answered(answered_calls(events))
+    assert runner._cursors["b"].index == 3 and runner._cursors["a"].index == 1

@@ -126,6 +126,14 @@ class ScriptedRunner:
         for cursor in self._cursors.values():
             cursor.index = 0
 
+    def skip_answered(self, counts: dict[str, int]) -> None:
+        """Continue each node path's replies after the `counts[path]` already used (a resumed
+        run: the next call gets the reply the uninterrupted run would have got)."""
+        for path, used in counts.items():
+            cursor = self._cursors.get(path)
+            if cursor is not None:
+                cursor.index = max(cursor.index, used)
+
     async def run(self, request: AgentRequest) -> AgentResult:
         self.calls.append(request)
         cursor = self._cursors.get(request.node_path)

@@ -40,6 +40,7 @@ class Plan:
     # Resume: successful calls that phases in flight at the interruption already made (served
     # again from the journal when the re-run asks the same thing; see cassette.in_flight_answers).
     journal_answers: list[Any] = field(default_factory=list)
+    answered: dict[str, int] = field(default_factory=dict)  # resume: answers per node path so far
     notes: list[str] = field(default_factory=list)
 
 
@@ -161,6 +162,7 @@ def _plan_resume(args: argparse.Namespace, cli_args: dict[str, Any]) -> Plan | i
     resume = plan_resume(events, flow.phases)  # rolls back an in-flight gate's rework rounds, picks the replays
     plan.resume_state = state = resume.state
     plan.journal_answers = resume.replay
+    plan.answered = resume.answered
     finished = [p for p in state.phases.values() if p.status.terminal]
     plan.notes.append(
         f"resuming run {plan.run_id}: {len(finished)}/{len(state.phases)} phases already finished"
@@ -307,6 +309,9 @@ def execute(args: argparse.Namespace) -> int:
             _err(f"tftui run: {problem}")
             return EXIT_USAGE
 
+    skip = getattr(runner, "skip_answered", None)
+    if plan.answered and callable(skip):  # a replies file continues where the interrupted run was
+        skip(plan.answered)
     answers = None
     if plan.journal_answers:
         from tftui.agents.cassette import CassetteRunner

@@ -29,6 +29,9 @@ class ResumePlan:
     state: RunState  # what the resumed run continues from
     rerun: list[str] = field(default_factory=list)  # top-level phases in flight, run again from their start
     replay: list[Any] = field(default_factory=list)  # RecordedCalls, answered from the journal when asked again
+    # Calls each node path got answered so far in the run's logical order: a scripted replies
+    # file (deterministic by call index) continues from there, as if never interrupted.
+    answered: dict[str, int] = field(default_factory=dict)
 
 
 def plan_resume(events: list[ev.Event], phases: Iterable[Any]) -> ResumePlan:
@@ -59,7 +62,23 @@ def plan_resume(events: list[ev.Event], phases: Iterable[Any]) -> ResumePlan:
     replay = in_flight_answers(events, rerun)
     for start, reworked in rounds:  # only their calls inside the rounds: the top-level ones stand
         replay += in_flight_answers(events[start:], reworked - set(rerun))
-    return ResumePlan(state=state, rerun=rerun, replay=replay)
+    return ResumePlan(state=state, rerun=rerun, replay=replay, answered=answered_calls(events))
+
+
+def answered_calls(events: list[ev.Event]) -> dict[str, int]:
+    """Per node path, how many of its calls got an answer, counted in the last run segment (the
+    journal after its last `RunStarted`) that has any: a resume replays the answers of what it
+    re-runs, so a later segment repeats the earlier ones rather than adding to them."""
+    counts: dict[str, int] = {}
+    segment: dict[str, int] = {}
+    for e in events:
+        if isinstance(e, ev.RunStarted):
+            counts.update(segment)
+            segment = {}
+        elif isinstance(e, ev.AgentReturned) and not (e.error or "").startswith("Aborted"):
+            segment[e.node_path] = segment.get(e.node_path, 0) + 1
+    counts.update(segment)
+    return counts
 
 
 def _last_fresh_start(events: list[ev.Event], phase_id: str) -> int:
