@@ -74,6 +74,15 @@ def _resume(tmp_path: Path, flow: Path, run_id: str) -> subprocess.CompletedProc
     )
 
 
+def _uninterrupted(tmp_path: Path, flow: Path) -> dict:
+    """The same flow run start to end (no journal): what a resumed run must equal."""
+    fresh = subprocess.run(
+        [sys.executable, "-m", "tftui", "run", str(flow), "--json", "--no-journal"],
+        cwd=tmp_path, env=_env(tmp_path), capture_output=True, text=True, timeout=60,
+    )
+    return json.loads(fresh.stdout)
+
+
 def _comparable(out: dict) -> dict:
     return {pid: (p["status"], p["output"], p["error"], p["attempts"]) for pid, p in out["phases"].items()}
 
@@ -124,15 +133,7 @@ def test_kill9_then_resume_equals_an_uninterrupted_run(tmp_path: Path, tftui) ->
     assert {pid: str(p.status) for pid, p in state.phases.items()} == {
         pid: p["status"] for pid, p in out["phases"].items()
     }
-    fresh = subprocess.run(
-        [sys.executable, "-m", "tftui", "run", str(flow), "--json", "--no-journal"],
-        cwd=tmp_path,
-        env=_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    reference = json.loads(fresh.stdout)
+    reference = _uninterrupted(tmp_path, flow)
     assert _comparable(out) == _comparable(reference)
     assert out["final_output"] == reference["final_output"] == "publish-result"
     assert out["totals"]["tokens"] >= reference["totals"]["tokens"]  # an in-flight call may be paid twice
@@ -219,15 +220,7 @@ def test_kill9_mid_map_resume_reuses_the_answered_items(tmp_path: Path, tftui) -
         else:
             assert row["usage"] == {"input": 20 if path.startswith("each#") else 30, "output": 7 if path.startswith("each#") else 9}
 
-    fresh = subprocess.run(
-        [sys.executable, "-m", "tftui", "run", str(flow), "--json", "--no-journal"],
-        cwd=tmp_path,
-        env=_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    reference = json.loads(fresh.stdout)
+    reference = _uninterrupted(tmp_path, flow)
     assert _comparable(out) == _comparable(reference)
     assert out["final_output"] == reference["final_output"] == "merged report"
     # Over both processes every call was paid exactly once: the totals equal an uninterrupted run's.
@@ -247,10 +240,6 @@ def test_kill9_during_a_backoff_resumes_with_the_same_attempts(tmp_path: Path, t
     assert resumed.returncode == 0, resumed.stderr
     assert "replaying its 2 recorded call(s) from the journal" in resumed.stderr
     out = json.loads(resumed.stdout)
-    fresh = subprocess.run(
-        [sys.executable, "-m", "tftui", "run", str(flow), "--json", "--no-journal"],
-        cwd=tmp_path, env=_env(tmp_path), capture_output=True, text=True, timeout=60,
-    )
-    reference = json.loads(fresh.stdout)
+    reference = _uninterrupted(tmp_path, flow)
     assert reference["status"] == "completed" and reference["phases"]["b"]["attempts"] == 4
     assert _comparable(out) == _comparable(reference)

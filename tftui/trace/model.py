@@ -268,10 +268,14 @@ class TraceColumns:
 
     @classmethod
     def from_trace(cls, trace: AgentTrace) -> TraceColumns:
-        steps = trace.steps
+        return cls.from_steps(trace.steps, fixture=trace.fixture, status=trace.status)
+
+    @classmethod
+    def from_steps(cls, steps: list[Any], *, fixture: str, status: str | None) -> TraceColumns:
+        """Columns from objects with TraceStep's attribute names (model steps, recorder steps)."""
         return cls(
-            fixture=trace.fixture,
-            status=trace.status,
+            fixture=fixture,
+            status=status,
             ids=[s.id for s in steps],
             parent_ids=[s.parent_id for s in steps],
             sequences=[s.sequence for s in steps],

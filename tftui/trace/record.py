@@ -52,6 +52,15 @@ class _Step:
     duration_ms: float | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
 
+    # TraceStep's names, so TraceColumns.from_steps reads recorder steps directly
+    @property
+    def id(self) -> str:
+        return f"s{self.sequence}"
+
+    @property
+    def parent_id(self) -> str | None:
+        return None if self.parent is None else f"s{self.parent}"
+
 
 def _num(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -213,22 +222,7 @@ class _Recorder:
         }
         if self.fake_clock:
             root.metadata[FAKE_CLOCK_KEY] = True
-        steps = self.steps
-        raw = TraceColumns(
-            fixture=self.fixture,
-            status=root.status,
-            ids=[f"s{s.sequence}" for s in steps],
-            parent_ids=[None if s.parent is None else f"s{s.parent}" for s in steps],
-            sequences=[s.sequence for s in steps],
-            names=[s.name for s in steps],
-            kinds=[s.kind for s in steps],
-            statuses=[s.status for s in steps],
-            attempts=[s.attempt for s in steps],
-            input_tokens=[s.input_tokens for s in steps],
-            output_tokens=[s.output_tokens for s in steps],
-            durations=[s.duration_ms for s in steps],
-            metadata=[dict(s.metadata) for s in steps],
-        )
+        raw = TraceColumns.from_steps(self.steps, fixture=self.fixture, status=root.status)
         return normalize_columns(raw, fake_clock=self.fake_clock)
 
 
