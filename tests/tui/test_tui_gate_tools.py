@@ -168,6 +168,7 @@ async def test_what_if_threshold_flips_block_without_judge_call(h, tmp_path):
         )
         calls = len(runner.calls)
         screen = await _open_what_if(pilot, h, app)
+        assert screen.focused is screen.query_one("#wi-threshold")  # typing changes the threshold first
         screen.query_one("#wi-threshold", Input).value = "0.5"
         await pilot.pause()
         shown = str(screen.query_one("#whatif-result").render())

@@ -185,7 +185,8 @@ class WhatIfScreen(ModalScreen[None]):
                 yield Folded("ctrl+w writes the changed values into the flow file · esc closes", classes="modal-hint")
 
     def on_mount(self) -> None:
-        inputs = self.query(Input)
+        threshold = self.query("#wi-threshold")
+        inputs = threshold if threshold else self.query(Input)  # the value most what-ifs change
         if inputs:
             inputs.first().focus()
         self.recompute()
