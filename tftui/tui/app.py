@@ -47,7 +47,7 @@ from tftui.tui.widgets.quiet_footer import QuietFooter
 from tftui.tui.widgets.run_header import RunHeader, header_parts
 
 EVENT_CHUNK = 250  # engine events applied per UI step
-TOAST_REPEAT_S = 3.0  # an identical toast within this many seconds is not shown again
+TOAST_REPEAT_S = 2.0  # an identical toast within this many seconds of it is not shown again (< the toast's 5 s)
 DETAIL_REFRESH_S = 0.2  # while a run goes: the selected phase's detail is redrawn at most this often
 
 
@@ -206,8 +206,7 @@ class TftuiApp(ascii_mode.AsciiModeMixin, VerbsMixin, ReloadMixin, GateToolsMixi
         for old in [k for k, at in recent.items() if now - at >= TOAST_REPEAT_S]:
             del recent[old]
         if key in recent:
-            recent[key] = now  # still on screen (or just gone): not shown again while the key is held
-            return
+            return  # shown less than TOAST_REPEAT_S ago: still on screen
         recent[key] = now
         super().notify(message, title=title, severity=severity, **kwargs)
 
