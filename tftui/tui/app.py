@@ -107,7 +107,7 @@ class TftuiApp(ascii_mode.AsciiModeMixin, VerbsMixin, ReloadMixin, GateToolsMixi
         self.requested_theme = theme
         self.keymap: dict[str, str] = {}
         self._detail_timer: Any = None
-        self._recent_toasts: dict[tuple[Any, ...], float] = {}  # toast -> when last asked for
+        self._recent_toasts: dict[tuple[Any, ...], float] = {}  # toast -> when it was shown (see notify)
         self._detail_shown_at = 0.0
         self.config_problems: list[str] = []
         if not animations:
