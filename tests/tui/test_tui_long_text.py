@@ -87,3 +87,20 @@ async def test_short_tabs_are_not_cut_and_the_viewer_key_is_remappable(h, tmp_pa
         await pilot.press("ctrl+o")
         await pilot.pause()
         assert isinstance(app.screen, FullTextScreen)
+
+
+async def test_q_closes_the_viewer_and_help_and_quits_from_the_main_screen(h) -> None:
+    app = h.make_app(h.FIXTURES / "review.json")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        for opener in ("o", "question_mark"):
+            await pilot.press(opener)
+            await pilot.pause()
+            assert app.screen is not app.screen_stack[0]
+            await pilot.press("q")  # a modal's own q closes it; it does not quit tftui
+            await pilot.pause()
+            assert app.is_running and app.screen is app.screen_stack[0]
+        await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running

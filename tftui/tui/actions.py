@@ -73,7 +73,7 @@ VERBS: tuple[Verb, ...] = (
     Verb("cycle_theme", "t", "Theme", "Switch to the next colour theme (saved to config.toml).", "cycle_theme", footer=False),
     Verb("export_bundle", "x", "Export", "Export the last run as a repro bundle (.tftui.zip: flow, journal, trace, answers).", "export_bundle", footer=False),
     Verb("help", "question_mark", "Help", "Show every key and what it does.", "help"),
-    Verb("quit", "q", "Quit", "Quit tftui (the terminal is restored).", "quit", priority=True),
+    Verb("quit", "q", "Quit", "Quit tftui (the terminal is restored).", "quit"),  # not priority: a modal's own q (close) comes first
 )
 
 VERBS_BY_ID: dict[str, Verb] = {v.id: v for v in VERBS}
