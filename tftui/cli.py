@@ -69,8 +69,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+TOP_LEVEL_OPTIONS = ("-h", "--help", "--version")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    # `tftui --ascii FLOW` (options first) is `tftui open --ascii FLOW` too.
+    if args_list and args_list[0].startswith("-") and args_list[0] not in TOP_LEVEL_OPTIONS:
+        positional = next((a for a in args_list if not a.startswith("-")), None)
+        if positional is not None and positional not in SUBCOMMANDS:
+            args_list.insert(0, "open")
     # `tftui FLOW ...` is shorthand for `tftui open FLOW ...`.
     if args_list and not args_list[0].startswith("-") and args_list[0] not in SUBCOMMANDS:
         first = args_list[0]

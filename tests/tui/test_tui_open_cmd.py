@@ -47,3 +47,17 @@ def test_rules_help_names_the_flow_stem_default():
     parser = argparse.ArgumentParser()
     open_flow.add_arguments(parser)
     assert "FLOW.rules.toml, else rules.toml" in " ".join(parser.format_help().split())
+
+
+def test_options_before_the_flow_open_it_too(tmp_path, monkeypatch):
+    """`tftui --ascii flow.json` is `tftui flow.json --ascii` (options first is a common habit)."""
+    from tftui.cli import main
+    from tftui.tui.app import TftuiApp
+
+    flow = tmp_path / "ok.json"
+    flow.write_text('{"name": "ok", "phases": [{"id": "a", "task": "x"}]}')
+    (tmp_path / "ok.replies.json").write_text('{"a": ["hi"]}')
+    opened: list[TftuiApp] = []
+    monkeypatch.setattr(TftuiApp, "run", lambda self: opened.append(self) or 0)
+    assert main(["--ascii", "--no-journal", str(flow)]) == 0
+    assert len(opened) == 1 and opened[0].glyphs.ascii
