@@ -231,3 +231,18 @@ async def test_paused_header_keeps_status_and_progress_at_80_columns(h, tmp_path
         await h.run_to_end(pilot, app)
         done = str(app.query_one(RunHeader).render())
         assert "COMPLETED" in done and "3/3" in done and "tok" in done  # room again: spend is back
+
+
+async def test_what_if_inputs_show_their_value_under_ascii(h):
+    """A one-line input with an ASCII border has no row left for its text."""
+    runner = ScriptedRunner.from_file(SAMPLES / "validate_judge.blocking.replies.json")
+    app = h.make_app(SAMPLES / "validate_judge.json", runner=runner, ascii=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        app.query_one(DagTree).select_phase("check-response")
+        await pilot.press("w")
+        await h.settle(pilot, lambda: isinstance(app.screen, WhatIfScreen))
+        threshold = app.screen.query_one("#wi-threshold", Input)
+        assert app.screen.focused is threshold
+        assert threshold.content_region.height == 1 and threshold.value == "0.7"
