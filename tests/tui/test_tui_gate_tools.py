@@ -234,7 +234,7 @@ async def test_calls_tab_onblock_rounds_strip(h):
     async with app.run_test(size=(120, 40)) as pilot:
         detail = await _run_and_show(pilot, h, app, "quality", "attempts")
         text = detail.text("attempts")
-        assert "Rounds: 1✗ 2✓" in text
+        assert "Evaluations: 1✗ 2✓" in text
         assert "evaluation 2✓ (onBlock round 1) — started because the previous evaluation blocked" in text
         assert "re-ran implement" in text
         await pilot.press("comma")  # the gate tab, previous evaluation: the block that started round 1

@@ -117,7 +117,7 @@ def calls(timeline: PhaseTimeline, *, diff: bool = False) -> Text:
     out.append(f"Attempts: {len(timeline.attempts)}   ", style="bold")
     out.append(mode + "\n", style="dim")
     if timeline.rounds:
-        out.append(f"Rounds: {timeline.strip}\n", style="bold")
+        out.append(f"Evaluations: {timeline.strip}\n", style="bold")  # r1 in the tree = 1 rework round between 2 evaluations
         latest = max(r.run for r in timeline.rounds)
         for info in timeline.rounds:
             if info.run == latest:
