@@ -98,7 +98,7 @@ async def test_an_edit_saved_during_a_run_marks_what_ran_the_old_version_stale(h
         data = json.loads(flow_path.read_text())
         data["phases"][3]["task"] = "Write SHORT notes on: {steps.fetch.output}"  # notes: not run yet
         flow_path.write_text(json.dumps(data, indent=2))
-        await h.settle(pilot, lambda: "keeps the version it started with" in str(app.query_one("#reload-note").render()))
+        await h.settle(pilot, lambda: "this run keeps the version it started with" in str(app.query_one("#reload-note").render()))
         assert app.stale == set()  # nothing that ran is affected yet
         await pilot.press("c")
         await h.run_to_end(pilot, app)

@@ -105,8 +105,7 @@ class ReloadMixin:
         stale_text = f" — stale: {', '.join(sorted(self.stale))} (u re-runs them)" if self.stale else ""
         if self.ctl.running:
             # The engine runs the flow object it started with; switching mid-run would mix versions.
-            stale_text += (" — the run in progress keeps the version it started with; "
-                           "what it runs of the changed part is marked stale when it ends")
+            stale_text += " — this run keeps the version it started with (stale marks and u after it)"
         note.update(f"Reloaded: {summary}{stale_text}")
         note.add_class("-visible")
         log.add_note(f"reload: {summary}{stale_text}")
