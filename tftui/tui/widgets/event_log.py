@@ -33,7 +33,8 @@ def describe(event: ev.Event) -> Entry:
     failed = False
     match event:
         case ev.RunStarted():
-            text = f"run started: {event.flow_name} ({len(event.phase_ids)} phases)"
+            count = len(event.phase_ids)
+            text = f"run started: {event.flow_name} ({count} phase{'s' if count != 1 else ''})"
         case ev.GuardEvaluated():
             text = f"{pid}: when {event.expr!r} → {str(event.value).lower()}"
             if event.error:
