@@ -172,7 +172,7 @@ class WhatIfScreen(ModalScreen[None]):
             with VerticalScroll(id="whatif-form"):
                 if not self.score:
                     yield Folded("This gate has no score block: nothing to change here.", markup=False)
-                for key, label, text in form_fields(self.score):
+                for key, label, text in form_fields(self.score) if self.score else []:
                     with Horizontal(classes="whatif-row"):
                         yield Label(label, markup=False)
                         yield Input(value=text, id=f"wi-{key}")
@@ -180,7 +180,8 @@ class WhatIfScreen(ModalScreen[None]):
             yield Folded(id="whatif-status", markup=False)
             with Vertical(id="whatif-foot"):
                 with Horizontal(classes="modal-buttons"):
-                    yield Button("Write to file", id="write")
+                    if self.score:
+                        yield Button("Write to file", id="write")
                     yield Button("Close", id="close")
                 yield Folded("ctrl+w writes the changed values into the flow file · esc closes", classes="modal-hint")
 
