@@ -199,6 +199,35 @@ def user_config_dir(env: Mapping[str, str] | None = None) -> Path:
     return root / "tftui"
 
 
+def save_settings(path: Path, settings: Mapping[str, Any]) -> str | None:
+    """Write dotted `settings` (`keys.step` -> "f10") into the TOML file at `path`, keeping its
+    other values (created if missing; written atomically). Returns a problem, or None. Comments
+    in the file are not kept (tomli-w writes data)."""
+    import tomli_w
+
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return f"{path}: cannot read it to update ({exc}); fix or remove it first"
+    for dotted, value in settings.items():
+        *parents, leaf = dotted.split(".")
+        node = data
+        for part in parents:
+            child = node.get(part)
+            if not isinstance(child, dict):
+                child = node[part] = {}
+            node = child
+        node[leaf] = value
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(tomli_w.dumps(data), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        return f"{path}: cannot write ({exc.strerror or exc})"
+    return None
+
+
 def user_config_path(env: Mapping[str, str] | None = None) -> Path:
     """`$TFTUI_CONFIG` when set (an explicit file), else `<user_config_dir>/config.toml`."""
     env = os.environ if env is None else env

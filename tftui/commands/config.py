@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import tomllib
+from pathlib import Path
 from typing import Any
 
 HELP = "show the effective configuration and where each value came from"
@@ -54,8 +55,8 @@ Accepted values:
 
 --set checks the key and the value and refuses (exit 2, nothing shown) an unknown setting,
 a wrong type, an unknown theme or verb, a bad key string, or a key another verb already
-uses. --set only previews: it writes nothing (the TUI saves the theme you pick with `t`
-to the user file).
+uses. --set alone only previews; --set … --save writes the values into the user file
+(other settings kept; comments in it are not). The TUI saves the theme you pick with `t`.
 
 A remap onto a key another verb keeps (its default, or a remap earlier in the file) or onto
 ctrl+c, ctrl+q, ctrl+p, tab or shift+tab is a clash: reported here as an error (exit 2) and in
@@ -73,6 +74,7 @@ examples:
   tftui config --flow flows/x.json     include the tftui.toml next to that flow
   tftui config --set ui.theme=light    preview a flag override
   tftui config --set keys.step=ctrl+n  check a key remap before putting it in config.toml
+  tftui config --set keys.step=f10 --save   check it and write it into the user file
 
 exit codes: 0 ok (warnings included), 2 a config file or value is invalid, or --set refused
 """
@@ -83,7 +85,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--flow", metavar="FLOW", help="also read the tftui.toml next to this flow")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="preview a setting as a flag would give it (VALUE read as TOML, else as text); "
-                             "checked against the schema, exit 2 when refused; nothing is written")
+                             "checked against the schema, exit 2 when refused; nothing is written without --save")
+    parser.add_argument("--save", action="store_true",
+                        help="write the --set values into the user file (after the same checks)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -111,6 +115,19 @@ def run(args: argparse.Namespace) -> int:
             print(f"tftui config: --set {item} refused: {msg.split(' — ')[0]}", file=sys.stderr)
             return 2
     errors = [*cfg.errors, *cfg.ignored, *(_where(src) + msg for _, msg, src in clashes)]
+    if args.save:
+        if not flags:
+            print("tftui config: --save writes the --set values: give at least one --set KEY=VALUE", file=sys.stderr)
+            return 2
+        from tftui.config import save_settings
+
+        target = Path(cfg.user_file)
+        problem = save_settings(target, flags)
+        if problem:
+            print(f"tftui config: not saved: {problem}", file=sys.stderr)
+            return 2
+        print(f"saved to {target}: " + ", ".join(f"{k} = {v!r}" for k, v in flags.items()), file=sys.stderr)
+        cfg = load_config(args.flow)  # what is in effect now, from the file
 
     keys = _api_keys(cfg)
     secrets = [k["value"] for k in keys.values() if k["value"]]
