@@ -137,4 +137,4 @@ def test_help_documents_checks_exit_codes_and_examples(tftui):
     assert "exit codes: 0 ok (warnings included), 2 a config file or value is invalid, or --set refused" in text
     assert "tftui config --set ui.theme=light" in text and "tftui config --set keys.step=ctrl+n" in text
     assert "ui.theme     default, dark, light, tftui-dark, tftui-light, or a Textual theme" in text
-    assert "--set only previews" in text
+    assert "--set alone only previews" in text
