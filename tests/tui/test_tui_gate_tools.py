@@ -235,7 +235,7 @@ async def test_calls_tab_onblock_rounds_strip(h):
         detail = await _run_and_show(pilot, h, app, "quality", "attempts")
         text = detail.text("attempts")
         assert "Evaluations: 1✗ 2✓" in text
-        assert "evaluation 2✓ (onBlock round 1) — started because the previous evaluation blocked" in text
+        assert "evaluation 2✓ (onBlock round 1) — started because evaluation 1 blocked: No tests cover slugify." in text
         assert "re-ran implement" in text
         await pilot.press("comma")  # the gate tab, previous evaluation: the block that started round 1
         gate = detail.text("gate")

@@ -85,14 +85,16 @@ def _attempt_body(row: AttemptRow, out: Text) -> None:
         _block("output", row.output, out)
 
 
-def _round_line(info: RoundInfo) -> str:
+def _round_line(info: RoundInfo, previous: RoundInfo | None = None) -> str:
     text = f"   evaluation {info.number}{info.glyph}"
     if info.round:
         text += f" (onBlock round {info.round})"
     if info.reason:
         text += f" — started because: {info.reason}"
     elif info.round:
-        text += " — started because the previous evaluation blocked (no reason given)"
+        # no parsed reason: the blocking reply itself says why (its first line)
+        said = next((line.strip() for line in (previous.output if previous else "").splitlines() if line.strip()), "")
+        text += f" — started because evaluation {info.number - 1} blocked" + (f": {said[:120]}" if said else "")
     if info.rerun:
         text += f"; re-ran {', '.join(info.rerun)}"
     return text + "\n"
@@ -119,9 +121,9 @@ def calls(timeline: PhaseTimeline, *, diff: bool = False) -> Text:
     if timeline.rounds:
         out.append(f"Evaluations: {timeline.strip}\n", style="bold")  # r1 in the tree = 1 rework round between 2 evaluations
         latest = max(r.run for r in timeline.rounds)
-        for info in timeline.rounds:
-            if info.run == latest:
-                out.append(_round_line(info))
+        shown = [info for info in timeline.rounds if info.run == latest]
+        for before, info in zip([None, *shown], shown, strict=False):
+            out.append(_round_line(info, before))
     previous: dict[str, AttemptRow] = {}
     rows = timeline.attempts
     first_shown = max(0, len(rows) - MAX_ATTEMPTS_SHOWN)
