@@ -140,3 +140,20 @@ def test_onblock_rerun_is_marked() -> None:
     progress.on_event(ev.PhaseStarted(phase_id="impl", depth=1, round=1))
     progress.on_event(ev.PhaseFinished(phase_id="impl", status="done", output="v2"))
     assert stream.getvalue().rstrip().endswith("(re-run for onBlock round 1)")
+
+
+def test_status_line_counts_a_running_maps_items() -> None:
+    """A long map on a terminal: the status line says how far through its items it is."""
+    progress = Progress(stream=Stream(tty=True), color=False)
+    events: list[ev.Event] = [
+        ev.RunStarted(run_id="r", flow_name="f", phase_ids=["each"], phase_types={"each": "map"}),
+        ev.PhaseStarted(phase_id="each", phase_type="map"),
+        ev.ItemsResolved(phase_id="each", total=1000),
+    ]
+    for i in range(3):
+        events.append(ev.AttemptStarted(phase_id="each", node_path=f"each#item-{i}", attempt=0))
+    for i in range(2):
+        events.append(ev.AgentReturned(phase_id="each", node_path=f"each#item-{i}", attempt=0, output="ok"))
+    for event in events:
+        progress.on_event(event)
+    assert "each 2/1000 items" in progress.status_text()  # two answered, a third still out

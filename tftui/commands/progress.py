@@ -225,6 +225,9 @@ class Progress:
         pieces = []
         for phase in running[:4]:
             label = phase.id
+            if phase.items_total:  # a map: how far through its items (ItemsResolved)
+                done = len({a.node_path for a in phase.attempt_log if a.status != "running"})
+                label += f" {done}/{phase.items_total} items"
             current = phase.current_attempt
             if current is not None:
                 wait = self.backoff_until.get(current.node_path, 0) - now
