@@ -87,21 +87,6 @@ def configured_theme(data: dict[str, Any]) -> str | None:
 
 def save_theme(name: str, path: Path | None = None) -> str | None:
     """Persist `[ui] theme = name`, keeping the rest of the file. Returns an error or None."""
-    import tomli_w
+    from tftui.config import save_settings
 
-    path = path or config_path()
-    data, problems = read_config(path)
-    if problems:
-        return problems[0]
-    ui = data.get("ui")
-    if not isinstance(ui, dict):
-        ui = data["ui"] = {}
-    ui["theme"] = name
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".toml.tmp")
-        tmp.write_text(tomli_w.dumps(data), encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError as exc:
-        return f"{path}: cannot write ({exc.strerror})"
-    return None
+    return save_settings(path or config_path(), {"ui.theme": name})
