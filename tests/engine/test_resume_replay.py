@@ -166,6 +166,7 @@ def test_answered_calls_counts_the_latest_segment_of_each_node() -> None:
         ev.RunStarted(run_id="r"), returned("a"), returned("b", "503"), returned("b", "503"),
         ev.RunStarted(run_id="r", resumed=True), returned("b", "503"), returned("b", "503"), returned("b", "503"),
         returned("c", "Aborted (cancelled)"),
+        ev.AttemptFailed(phase_id="c", node_path="c", error="Aborted (cancelled)", why="aborted"),
     ]
     assert answered_calls(events) == {"a": 1, "b": 3}
 

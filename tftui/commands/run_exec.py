@@ -159,7 +159,7 @@ def _plan_resume(args: argparse.Namespace, cli_args: dict[str, Any]) -> Plan | i
     )
     from tftui.engine.resume import plan_resume
 
-    resume = plan_resume(events, flow.phases)  # rolls back an in-flight gate's rework rounds, picks the replays
+    resume = plan_resume(events, flow.phases, folded=state)  # rolls back in-flight rework rounds, picks replays
     plan.resume_state = state = resume.state
     plan.journal_answers = resume.replay
     plan.answered = resume.answered

@@ -34,11 +34,12 @@ class ResumePlan:
     answered: dict[str, int] = field(default_factory=dict)
 
 
-def plan_resume(events: list[ev.Event], phases: Iterable[Any]) -> ResumePlan:
-    """The resume plan for a journal's events. `phases`: the flow's phases (for `idempotent`)."""
+def plan_resume(events: list[ev.Event], phases: Iterable[Any], folded: RunState | None = None) -> ResumePlan:
+    """The resume plan for a journal's events. `phases`: the flow's phases (for `idempotent`);
+    `folded`: `fold(events)` if the caller has it already (it becomes the plan's state)."""
     from tftui.agents.cassette import in_flight_answers
 
-    state = fold(events)
+    state = folded if folded is not None else fold(events)
     specs = {p.id: p for p in phases}
     running = [
         pid for pid, spec in specs.items()
@@ -75,10 +76,12 @@ def answered_calls(events: list[ev.Event]) -> dict[str, int]:
         if isinstance(e, ev.RunStarted):
             counts.update(segment)
             segment = {}
-        elif isinstance(e, ev.AgentReturned) and not (e.error or "").startswith("Aborted"):
+        elif isinstance(e, ev.AgentReturned):
             segment[e.node_path] = segment.get(e.node_path, 0) + 1
+        elif isinstance(e, ev.AttemptFailed) and e.why == "aborted" and segment.get(e.node_path):
+            segment[e.node_path] -= 1  # cancelled (race loser, abort): it got no answer
     counts.update(segment)
-    return counts
+    return {path: n for path, n in counts.items() if n}
 
 
 def _last_fresh_start(events: list[ev.Event], phase_id: str) -> int:
