@@ -1,9 +1,9 @@
 """Gate tools, as a mixin of TftuiApp: the gate tab's evaluation history, the Calls tab's
 attempts timeline, what-if (`w`) and data breakpoints (`B`).
 
-Every engine event the app applies is also kept here (`record_tool_events`): the gate
-history and the timelines are built from events, because the folded RunState keeps only
-a phase's latest run while these views show every attempt, round and re-run.
+Every engine event the app applies is fed here (`record_tool_events`) to two incremental
+builders: the gate history and the timelines are built from events, because the folded
+RunState keeps only a phase's latest run while these views show every attempt, round and re-run.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ class GateToolsMixin:
     state: Any
     ctl: Any
 
-    _tool_events: list[ev.Event]
     _gate_builder: GateHistoryBuilder
     _timeline_builder: TimelineBuilder
     _gate_index: dict[str, int]
@@ -35,7 +34,6 @@ class GateToolsMixin:
     # -- event intake -------------------------------------------------------------------
     def _tools(self) -> None:
         if not hasattr(self, "_gate_builder"):
-            self._tool_events = []
             self._gate_builder = GateHistoryBuilder(self.flow)
             self._timeline_builder = TimelineBuilder()
             self._gate_index = {}
@@ -46,7 +44,6 @@ class GateToolsMixin:
         builder, timeline = self._gate_builder, self._timeline_builder
         builder.flow = self.flow  # after a reload, new evaluations are explained with the new file
         for event in events:
-            self._tool_events.append(event)
             if isinstance(event, ev.GateVerdict) or (isinstance(event, ev.PhaseFinished) and event.status == "failed"):
                 self._gate_index.pop(event.phase_id, None)  # a new evaluation: show the latest
             builder.feed(event)
@@ -54,7 +51,7 @@ class GateToolsMixin:
 
     def reset_tool_events(self) -> None:
         """A run from scratch: the history starts over (re-runs and resumes keep it)."""
-        for name in ("_gate_builder", "_timeline_builder", "_tool_events", "_gate_index"):
+        for name in ("_gate_builder", "_timeline_builder", "_gate_index"):
             if hasattr(self, name):
                 delattr(self, name)
         self._tools()
