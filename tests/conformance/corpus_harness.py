@@ -79,29 +79,71 @@ class CorpusRunner:
 # ---------------------------------------------------------------------------
 # Static verdict (README §7) and the meaning of the first error
 
-# (meaning, pattern): the first pattern that matches a message names what the message means.
-# Both validators' wordings are matched by the same patterns; named groups (the phase, the
-# field or the referenced phase) are part of the meaning. A taskflow message no pattern knows
-# is reported as a difference, so a new kind of error in the corpus gets a pattern here.
+# What a validator's message means: the first pattern that matches names the kind of problem,
+# and its named groups (the phase, the field, the referenced phase) are part of the meaning.
+# Both validators' wordings go through the same patterns. A taskflow message that no pattern
+# knows still has a meaning: the phase and the field it is about (`Phase 'x': 'field' ...` or
+# a schema pointer `/phases/N/field`), compared with the phase and field tftui's diagnostic
+# carries.
 MEANINGS: list[tuple[str, re.Pattern[str]]] = [
-    (name, re.compile(pattern))
+    (name, re.compile(pattern, re.IGNORECASE))
     for name, pattern in [
         ("no-phases", r"must not have fewer than 1 items|at least one phase"),
-        ("unreachable-step-ref", r"^Phase '(?P<phase>[^']+)'.*references \{steps\.(?P<ref>[^.}]+)"),
+        ("unreachable-step-ref", r"^Phase '(?P<phase>[^']+)'.*references \{steps\.(?P<ref>[^.}]+)\.\*\} but"),
+        ("self-reference", r"^Phase '(?P<phase>[^']+)'.*references its own output"),
         ("unknown-dependency", r"^Phase '(?P<phase>[^']+)'.*(?:dependsOn|from) unknown phase '(?P<ref>[^']+)'"),
-        ("dependency-cycle", r"[Cc]ycle"),
+        ("dependency-cycle", r"dependency cycle"),
+        ("duplicate-id", r"duplicate phase id"),
+        ("missing-name", r"missing or invalid 'name'"),
+        ("unknown-type", r"^Phase '(?P<phase>[^']+)'.*unknown type"),
         ("missing-field", r"^Phase '(?P<phase>[^']+)'.* requires '(?P<field>[^']+)'"),
-        ("score-weights", r"^Phase '(?P<phase>[^']+)'.*score\.weights"),
-        ("unknown-field", r"unknown field '(?P<field>[^']+)'|must NOT have additional properties"),
+        ("score-shape", r"^Phase '(?P<phase>[^']+)'.*score\.(?P<field>[a-zA-Z]+)"),
+        ("unknown-field", r"unknown field|must not have additional properties"),
     ]
 ]
+_PHASE_NAMED = re.compile(r"^Phase '(?P<phase>[^']+)'")
+_FIELD_NAMED = re.compile(r"'(?P<field>[a-zA-Z][a-zA-Z0-9]*)'")
+_POINTER = re.compile(r"^/phases/(?P<index>\d+)(?:/(?P<field>[^/:\s]+))?")
 
 
 def error_meaning(message: str) -> tuple[str, dict[str, str]] | None:
+    """The kind of problem a message names (and the groups that go with it), else None."""
     for name, pattern in MEANINGS:
         match = pattern.search(message)
         if match:
             return name, {k: v for k, v in match.groupdict().items() if v is not None}
+    return None
+
+
+def _subject(message: str, flow: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """(phase id, field) a taskflow message is about, as far as it says."""
+    pointer = _POINTER.match(message)
+    if pointer:
+        phases = flow.get("phases") if isinstance(flow, Mapping) else None
+        index = int(pointer.group("index"))
+        phase = phases[index] if isinstance(phases, list) and index < len(phases) else None
+        pid = phase.get("id") if isinstance(phase, Mapping) else None
+        return (pid if isinstance(pid, str) else None), pointer.group("field")
+    named = _PHASE_NAMED.match(message)
+    rest = message[named.end():] if named else message
+    field = _FIELD_NAMED.search(rest)
+    return (named.group("phase") if named else None), (field.group("field") if field else None)
+
+
+def same_meaning(theirs: str, flow: Mapping[str, Any], ours: Any) -> str | None:
+    """None when tftui's diagnostic `ours` means what taskflow's message `theirs` means, else why not."""
+    want = error_meaning(theirs)
+    if want is not None:
+        got = error_meaning(ours.message)
+        return None if got == want else f"means {want}, tftui's {ours.message!r} means {got}"
+    phase, field = _subject(theirs, flow)
+    if phase is None and field is None:
+        return f"says nothing tftui can be compared on (add a pattern to MEANINGS): {theirs!r}"
+    ours_field = ours.field or (str(ours.path[2]) if len(ours.path) > 2 else None)
+    if phase is not None and ours.phase_id != phase:
+        return f"is about phase {phase!r}, tftui's {ours.message!r} is about {ours.phase_id!r}"
+    if field is not None and ours_field != field:
+        return f"is about field {field!r}, tftui's {ours.message!r} is about {ours_field!r}"
     return None
 
 
@@ -121,14 +163,8 @@ def static_differences(vector: Mapping[str, Any]) -> list[str]:
         return [f"static: taskflow accepts, tftui rejects: {errors[0].format('flow.json')}"]
     if ours_ok:
         return []
-    theirs = static["taskflow_errors"][0]
-    want = error_meaning(theirs)
-    if want is None:
-        return [f"static: no meaning known for taskflow's first error {theirs!r} (add a pattern to MEANINGS)"]
-    got = error_meaning(errors[0].message)
-    if got != want:
-        return [f"static: first error means {want}, tftui's {errors[0].message!r} means {got}"]
-    return []
+    problem = same_meaning(static["taskflow_errors"][0], static["flow"], errors[0])
+    return [] if problem is None else [f"static: taskflow's first error {problem}"]
 
 
 # ---------------------------------------------------------------------------

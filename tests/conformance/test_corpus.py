@@ -143,3 +143,20 @@ async def test_runner_follows_the_replies_contract():
     second = await ask("[[b]] two")
     assert second.output == "d2" and second.usage is not None and second.usage.cost_usd == 0.001
     assert runner.call_log == [("a", "default")] * 3 + [("b", "default"), ("?", "judge"), ("b", "default")]
+
+
+def test_first_error_meaning_tells_rules_apart():
+    from tftui.flow.diagnostics import Diagnostic
+
+    flow = {"name": "f", "phases": [{"id": "a", "task": "x", "dependsOn": ["b"]}]}
+    theirs = "Phase 'a': dependsOn unknown phase 'b'"
+    same = Diagnostic("error", "Phase 'a': dependsOn unknown phase 'b'", phase_id="a", field="dependsOn")
+    other_ref = Diagnostic("error", "Phase 'a': dependsOn unknown phase 'c'", phase_id="a", field="dependsOn")
+    cycle = Diagnostic("error", "Dependency cycle detected: a -> a", phase_id="a", field="dependsOn")
+    assert harness.same_meaning(theirs, flow, same) is None
+    assert harness.same_meaning(theirs, flow, other_ref) is not None
+    assert harness.same_meaning(theirs, flow, cycle) is not None
+    # a message no pattern knows is compared on the phase and field it names (here a schema pointer)
+    pointer = "/phases/0/retry: must be object"
+    assert harness.same_meaning(pointer, flow, Diagnostic("error", "x", phase_id="a", field="retry")) is None
+    assert harness.same_meaning(pointer, flow, Diagnostic("error", "x", phase_id="a", field="task")) is not None
