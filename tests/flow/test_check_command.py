@@ -55,7 +55,7 @@ def test_unreadable_file_exits_2(files, tmp_path, capsys):
 
 def test_bad_arg_usage_exits_2(files, capsys):
     assert main(["check", files["good"], "--arg", "novalue"]) == 2
-    assert "--arg expects KEY=VALUE" in capsys.readouterr().err
+    assert "--arg expects NAME=VALUE" in capsys.readouterr().err  # one wording for check, open and run
 
 
 def test_runtime_mode_args(tmp_path, capsys):

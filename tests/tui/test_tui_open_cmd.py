@@ -14,8 +14,14 @@ def _args(flow, *extra):
 
 
 def test_parse_args_kv():
-    assert open_flow.parse_args_kv(["a=1", "b=x=y"]) == ({"a": "1", "b": "x=y"}, None)
-    assert open_flow.parse_args_kv(["nokey"])[1] == "--arg expects KEY=VALUE, got 'nokey'"
+    # `tftui FLOW --arg` goes through the one --arg parser (tftui.commands.flow_args)
+    from tftui.commands.flow_args import parse_arg_list
+
+    assert (parse_arg_list(["a=1", "b=x=y"]).values, parse_arg_list(["a=1", "b=x=y"]).errors) == (
+        {"a": "1", "b": "x=y"}, [])
+    assert parse_arg_list(["nokey"]).errors == [
+        "--arg expects NAME=VALUE (a string) or NAME:=JSON (a typed value), got 'nokey'"
+        " (e.g. --arg topic=rust or --arg limit:=3)"]
 
 
 def test_invalid_flow_is_refused_with_diagnostics(tmp_path, capsys):
@@ -39,7 +45,7 @@ def test_bad_arg_is_refused(tmp_path, capsys):
     flow = tmp_path / "ok.json"
     flow.write_text('{"name": "ok", "phases": [{"id": "a", "task": "x"}]}')
     assert open_flow.run(_args(flow, "--arg", "oops")) == 2
-    assert "--arg expects KEY=VALUE" in capsys.readouterr().err
+    assert "--arg expects NAME=VALUE" in capsys.readouterr().err
 
 
 def test_rules_help_names_the_flow_stem_default():

@@ -6,7 +6,12 @@ import argparse
 import json
 import sys
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tftui.commands.flow_args import ParsedArgs
+    from tftui.flow.diagnostics import Diagnostic
+    from tftui.flow.model import Flow
 
 HELP = "validate flow files (errors and warnings with file:line:col)"
 DESCRIPTION = """\
@@ -22,6 +27,7 @@ examples:
   tftui check flow.json
   tftui check sample_flows/*.json --strict
   tftui check flow.json --arg topic=rust      (runtime mode: also report missing {args.X})
+  tftui check flow.json --arg limit:=3        (NAME:=JSON passes a typed value, as in `tftui run`)
   tftui check flow.json --json                (machine-readable diagnostics)
 
 exit codes:
@@ -43,26 +49,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--arg",
         action="append",
         default=[],
-        metavar="KEY=VALUE",
-        help="an invocation argument; any --arg (or --runtime) switches to runtime-mode checks",
+        metavar="NAME=VALUE",
+        help="a flow argument, as `tftui run` takes it (NAME:=JSON for a typed value); "
+        "any --arg (or --runtime) switches to runtime-mode checks",
     )
     parser.add_argument(
         "--runtime", action="store_true", help="runtime-mode checks even without --arg (missing {args.X})"
     )
 
 
-def parse_args_kv(pairs: list[str]) -> dict[str, Any] | str:
-    """`k=v` pairs -> dict (values that parse as JSON keep their type); a message on bad input."""
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            return f"--arg expects KEY=VALUE, got {pair!r}"
-        try:
-            out[key] = json.loads(value)
-        except ValueError:
-            out[key] = value
-    return out
+def _arg_name_diagnostics(parsed: ParsedArgs, flow: Flow | None) -> list[Diagnostic]:
+    """The `--arg` names checked against this flow, as `tftui run` checks them (an error for a
+    typo of a known name, a warning for a name the flow never uses)."""
+    if flow is None or not parsed.values:
+        return []
+    from tftui.commands.flow_args import check_arg_names
+    from tftui.flow.diagnostics import Diagnostic
+
+    found = check_arg_names(parsed, flow)
+    return [Diagnostic("error", e) for e in found.errors] + [Diagnostic("warning", w) for w in found.warnings]
 
 
 def _plural(n: int, word: str) -> str:
@@ -72,11 +77,14 @@ def _plural(n: int, word: str) -> str:
 def run(args: argparse.Namespace) -> int:
     from tftui.flow.load import load_flow
 
-    parsed = parse_args_kv(args.arg)
-    if isinstance(parsed, str):
-        print(f"tftui check: {parsed}", file=sys.stderr)
+    from tftui.commands.flow_args import parse_arg_list
+
+    parsed = parse_arg_list(args.arg)
+    if not parsed.ok:
+        for error in parsed.errors:
+            print(f"tftui check: {error}", file=sys.stderr)
         return 2
-    flow_args = parsed if (args.arg or args.runtime) else None
+    flow_args = parsed.values if (args.arg or args.runtime) else None
 
     unreadable = False
     errors = warnings = 0
@@ -85,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     for path in flows:
         result = load_flow(path, args=flow_args)
         unreadable = unreadable or result.unreadable
-        diags = result.diagnostics
+        diags = [*result.diagnostics, *_arg_name_diagnostics(parsed, result.flow or result.model)]
         if args.strict:
             diags = [d if d.is_error else replace(d, severity="error") for d in diags]
         # In file order, as a reader scans the file (stable: same-place messages keep the checks' order;

@@ -47,7 +47,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--replies", metavar="FILE", help="scripted replies file (node path -> replies)")
     parser.add_argument("--provider", metavar="NAME", help="answer model calls with a configured provider")
     parser.add_argument(
-        "--arg", action="append", default=[], metavar="K=V", help="flow argument (repeatable)"
+        "--arg",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="flow argument (repeatable), as `tftui run` takes it; NAME:=JSON for a typed value",
     )
     parser.add_argument("--ascii", action="store_true", help="plain ASCII glyphs instead of Unicode symbols")
     parser.add_argument("--no-animations", action="store_true", help="no spinners or animations")
@@ -91,25 +95,19 @@ def cassette_runner(source: str, live: Any, *, factory: Any = None) -> tuple[Any
         return live, f"--from: {exc}"
 
 
-def parse_args_kv(items: list[str]) -> tuple[dict[str, Any], str | None]:
-    out: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            return {}, f"--arg expects KEY=VALUE, got {item!r}"
-        out[key] = value
-    return out, None
-
-
 def run(args: argparse.Namespace) -> int:
+    from tftui.commands.flow_args import check_arg_names, parse_arg_list
     from tftui.flow.load import load_flow
 
     flow_path = Path(args.flow)
-    flow_args, problem = parse_args_kv(args.arg)
-    if problem:
-        print(f"tftui: {problem}", file=sys.stderr)
+    parsed = parse_arg_list(args.arg)
+    if not parsed.ok:
+        for error in parsed.errors:
+            print(f"tftui: {error}", file=sys.stderr)
         return 2
-    result = load_flow(flow_path)
+    flow_args = parsed.values
+    # With --arg, the flow is checked in runtime mode, as `tftui check --arg` and `tftui run` do.
+    result = load_flow(flow_path, args=flow_args if args.arg else None)
     if result.flow is None:
         # Warnings too: a typo'd key ("taks") is a warning whose "did you mean" explains the error.
         for diag in result.diagnostics:
@@ -118,6 +116,11 @@ def run(args: argparse.Namespace) -> int:
             f"tftui: {flow_path} has errors; fix them and open it again (tftui check {flow_path}).",
             file=sys.stderr,
         )
+        return 2
+    names = check_arg_names(parsed, result.flow)
+    if names.errors:
+        for error in names.errors:
+            print(f"tftui: {error}", file=sys.stderr)
         return 2
 
     from tftui.agents.select import build_runner
@@ -161,7 +164,8 @@ def run(args: argparse.Namespace) -> int:
         initial_diagnostics=result.warnings,
         runs_root=None if args.no_journal else runs_root(flow_path, args.runs_dir),
     )
-    app.config_problems = [*cfg.ignored, *cfg.warnings]  # shown in the event log; the app goes on
+    # shown in the event log; the app goes on
+    app.config_problems = [*cfg.ignored, *cfg.warnings, *names.warnings]
     app.rules_path = args.rules  # the Trace tab's rule set (default: beside the flow)
     code = app.run()
     return int(code or 0)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tftui.flow.model import Flow
 
 HELP = "run a flow headless (progress on stderr, final output on stdout)"
 
@@ -35,7 +37,10 @@ examples:
   tftui run flow.json --from repro.tftui.zip       cassette: re-run at zero tokens
   tftui runs                       list recorded runs
 
---arg NAME=VALUE passes a string; NAME:=JSON passes a typed JSON value.
+--arg NAME=VALUE passes a string; NAME:=JSON passes a typed JSON value (a number,
+true/false, null, an array, an object). `tftui check --arg` and `tftui FLOW --arg` read
+them the same way. A name that looks like a typo of one of the flow's args is refused
+(did you mean …?); a name the flow never uses is passed through, with a warning.
 
 --from RUN_DIR|BUNDLE (cassette mode): a call whose node path and prompt are
 byte-identical to one the recording made gets the recorded answer, at zero tokens;
@@ -88,21 +93,24 @@ class UsageProblem(Exception):
 
 
 def parse_arg_pairs(pairs: list[str]) -> dict[str, Any]:
-    """`NAME=VALUE` (string) and `NAME:=JSON` (typed) pairs -> dict; raises UsageProblem on bad input."""
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        name, sep, value = pair.partition("=")
-        if not sep or not name or name == ":":
-            raise UsageProblem(f"--arg expects NAME=VALUE or NAME:=JSON, got {pair!r}")
-        if name.endswith(":"):
-            name = name[:-1]
-            try:
-                out[name] = json.loads(value)
-            except ValueError as exc:
-                raise UsageProblem(f"--arg {name}:= needs a JSON value ({exc})") from exc
-        else:
-            out[name] = value
-    return out
+    """The `--arg` list as values (tftui.commands.flow_args); raises UsageProblem naming every bad item."""
+    from tftui.commands.flow_args import parse_arg_list
+
+    parsed = parse_arg_list(pairs)
+    if not parsed.ok:
+        raise UsageProblem("\n".join(parsed.errors))
+    return parsed.values
+
+
+def check_cli_arg_names(pairs: list[str], flow: Flow) -> list[str]:
+    """Check the `--arg` names against the loaded flow: returns the warnings to print; raises
+    UsageProblem for a name that is a typo of one the flow knows (see flow_args)."""
+    from tftui.commands.flow_args import check_arg_names, parse_arg_list
+
+    found = check_arg_names(parse_arg_list(pairs), flow)
+    if found.errors:
+        raise UsageProblem("\n".join(found.errors))
+    return found.warnings
 
 
 def run(args: argparse.Namespace) -> int:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tftui.commands.progress import Progress
-from tftui.commands.run import UsageProblem, parse_arg_pairs
+from tftui.commands.run import UsageProblem, check_cli_arg_names, parse_arg_pairs
 from tftui.commands.run_report import EXIT_INTERRUPTED, EXIT_USAGE, exit_code_for, run_json, summary_line
 from tftui.commands.runner_select import RunnerSelectionError, select_runner
 from tftui.engine import journal as jr
@@ -75,6 +75,8 @@ def _load_checked(flow_path: Path, args: dict[str, Any], cli: argparse.Namespace
             }
             sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return None
+    for warning in check_cli_arg_names(cli.args, result.flow):  # a typo'd name raises UsageProblem
+        _err(f"tftui run: warning: {warning}")
     return result.flow, result.source_text
 
 
