@@ -200,15 +200,18 @@ def user_config_dir(env: Mapping[str, str] | None = None) -> Path:
 
 
 def save_settings(path: Path, settings: Mapping[str, Any]) -> str | None:
-    """Write dotted `settings` (`keys.step` -> "f10") into the TOML file at `path`, keeping its
-    other values (created if missing; written atomically). Returns a problem, or None. Comments
-    in the file are not kept (tomli-w writes data)."""
+    """The one TOML writer: set dotted `settings` (`keys.step` -> "f10") in the file at `path`,
+    keeping its other values. The file (and its directory) is created if missing and replaced
+    atomically (temp file in the same directory, fsync, rename). A file that cannot be read or
+    parsed is never overwritten. Returns a problem, or None. Comments in the file are not kept
+    (tomli-w writes data)."""
     import tomli_w
 
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        return f"{path}: cannot read it to update ({exc}); fix or remove it first"
+    errors: list[str] = []
+    data = _read_toml(path, errors)
+    if errors:
+        return errors[0] + " — fix or remove it before tftui can save settings there"
+    data = data or {}
     for dotted, value in settings.items():
         *parents, leaf = dotted.split(".")
         node = data
@@ -218,12 +221,18 @@ def save_settings(path: Path, settings: Mapping[str, Any]) -> str | None:
                 child = node[part] = {}
             node = child
         node[leaf] = value
+    tmp = ""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(tomli_w.dumps(data), encoding="utf-8")
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "wb") as fh:
+            tomli_w.dump(data, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
         os.replace(tmp, path)
     except OSError as exc:
+        if tmp:
+            Path(tmp).unlink(missing_ok=True)
         return f"{path}: cannot write ({exc.strerror or exc})"
     return None
 
@@ -238,14 +247,6 @@ def user_config_path(env: Mapping[str, str] | None = None) -> Path:
 def config_path() -> Path:
     """The user config file (what the TUI writes preferences to)."""
     return user_config_path()
-
-
-def make_runner(flow_path: str | os.PathLike[str] | None = None, **options: Any) -> Any:
-    """The runner configuration asks for (provider / agent command / replies next to the flow),
-    or None when nothing is configured (the TUI then lets a person answer). Raises ConfigError."""
-    from tftui.agents.select import build_runner
-
-    return build_runner(load_config(flow_path), flow_path=flow_path, allow_human=True, **options)
 
 
 def project_config_paths(flow_path: str | os.PathLike[str] | None = None, cwd: str | None = None) -> list[Path]:
@@ -266,12 +267,15 @@ def load_config(
     flags: Mapping[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
+    user_file: Path | None = None,
 ) -> Config:
-    """The effective settings. `flags` maps dotted keys to values given on the command line."""
+    """The effective settings. `flags` maps dotted keys to values given on the command line;
+    `user_file` replaces the user file's usual place (user_config_path)."""
     env = os.environ if env is None else env
     data: dict[str, Any] = {}
     sources: dict[Path_, Source] = {}
-    cfg = Config(data=data, sources=sources, user_file=str(user_config_path(env)))
+    user = user_file if user_file is not None else user_config_path(env)
+    cfg = Config(data=data, sources=sources, user_file=str(user))
     _merge(data, sources, copy.deepcopy(DEFAULTS), Source("default"))
     dropped: list[tuple[Path_, Source, str]] = []
 
@@ -280,7 +284,7 @@ def load_config(
         dropped.extend((path, source, problem) for path, problem in problems)
         _merge(data, sources, kept, source)
 
-    layers: list[tuple[Path, str]] = [(user_config_path(env), "user")]
+    layers: list[tuple[Path, str]] = [(user, "user")]
     layers += [(p, "project") for p in project_config_paths(flow_path, cwd)]
     for path, kind in layers:
         parsed = _read_toml(path, cfg.errors)
@@ -301,6 +305,16 @@ def load_config(
     cfg.ignored = [_ignored_message(cfg, *item) for item in dropped]
     _validate(cfg)
     return cfg
+
+
+def display_settings(
+    user_file: Path | None = None, flow_path: str | os.PathLike[str] | None = None
+) -> tuple[dict[str, Any], list[str]]:
+    """The `ui` and `keys` tables in effect (load_config, every layer) and the problems to show
+    beside them: for a TUI that was not handed its settings (`tftui replay`, tests)."""
+    cfg = load_config(flow_path, user_file=user_file)
+    tables = {root: dict(cfg.get(root) or {}) for root in DISPLAY_ROOTS}
+    return tables, [*cfg.errors, *cfg.ignored, *cfg.warnings]
 
 
 def _ignored_message(cfg: Config, path: Path_, source: Source, problem: str) -> str:
@@ -428,42 +442,3 @@ def _validate(cfg: Config) -> None:
 
     for key, value in cfg.data.items():
         walk(value, (key,))
-
-
-# ── writing ────────────────────────────────────────────────────────────────────────────
-
-
-def save_user_setting(key: str, value: Any, *, env: Mapping[str, str] | None = None) -> Path:
-    """Set one dotted `key` in the user config file, atomically (temp file + rename).
-
-    Refuses to overwrite a file it cannot parse. Comments in the file are not preserved
-    (tomli_w writes plain TOML).
-    """
-    import tomli_w
-
-    path = user_config_path(env)
-    errors: list[str] = []
-    current = _read_toml(path, errors)
-    if errors:
-        raise ConfigError(errors[0] + " — fix it before tftui can save settings there")
-    tree = current or {}
-    node = tree
-    parts = _split(key)
-    for part in parts[:-1]:
-        child = node.get(part)
-        if not isinstance(child, dict):
-            child = node[part] = {}
-        node = child
-    node[parts[-1]] = value
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".config.", suffix=".toml.tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            tomli_w.dump(tree, fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path

@@ -127,7 +127,9 @@ def type_problem(kind: str, value: Any) -> str | None:
 # below are checked copies; tests/cli/test_config_drift.py fails when they drift from
 # Textual's BUILTIN_THEMES, tftui.tui.keymap.THEME_ALIASES and tftui.tui.actions.VERBS.
 
-THEME_ALIASES = ("default", "dark", "light")  # short names for our themes (tftui.tui.keymap)
+# Short names for our themes, and the theme each one names (the TUI resolves them).
+THEME_ALIAS_TARGETS: dict[str, str] = {"default": "tftui-dark", "dark": "tftui-dark", "light": "tftui-light"}
+THEME_ALIASES = tuple(THEME_ALIAS_TARGETS)
 TEXTUAL_THEMES = (
     "ansi-dark", "ansi-light", "atom-one-dark", "atom-one-light", "catppuccin-frappe",
     "catppuccin-latte", "catppuccin-macchiato", "catppuccin-mocha", "dracula", "flexoki",

@@ -8,7 +8,7 @@ import tomllib
 import pytest
 
 from tftui.cli import main as cli_main
-from tftui.config import ConfigError, ProviderConfig, load_config, save_user_setting, user_config_path
+from tftui.config import ConfigError, ProviderConfig, load_config, save_settings, user_config_path
 
 
 @pytest.fixture
@@ -103,8 +103,10 @@ def test_xdg_config_home_and_home_fallback(tmp_path):
 
 
 def test_save_user_setting_round_trip(layout):
+    # the one TOML writer (config.save_settings), into the user file
     layout["user"].write_text('[ui]\nascii = true\n')
-    path = save_user_setting("ui.theme", "solarized-dark", env=layout["env"])
+    path = user_config_path(layout["env"])
+    assert save_settings(path, {"ui.theme": "solarized-dark"}) is None
     assert path == layout["user"]
     assert tomllib.loads(path.read_text()) == {"ui": {"ascii": True, "theme": "solarized-dark"}}
     assert [p.name for p in path.parent.iterdir()] == ["config.toml"]  # no temp file left behind
@@ -114,14 +116,14 @@ def test_save_user_setting_round_trip(layout):
 
 def test_save_refuses_to_clobber_a_broken_file(layout):
     layout["user"].write_text("[ui\n")
-    with pytest.raises(ConfigError, match="invalid TOML"):
-        save_user_setting("ui.theme", "x", env=layout["env"])
+    problem = save_settings(user_config_path(layout["env"]), {"ui.theme": "x"})
+    assert problem is not None and "invalid TOML" in problem
     assert layout["user"].read_text() == "[ui\n"
 
 
 def test_save_creates_the_directory(tmp_path):
     env = {"XDG_CONFIG_HOME": str(tmp_path / "new")}
-    save_user_setting("keys.step", "n", env=env)
+    assert save_settings(user_config_path(env), {"keys.step": "n"}) is None
     assert tomllib.loads(user_config_path(env).read_text()) == {"keys": {"step": "n"}}
 
 

@@ -9,7 +9,8 @@ import pytest
 from tftui.agents.command import CommandRunner
 from tftui.agents.openai import OpenAIRunner
 from tftui.agents.redact import mask, redact
-from tftui.agents.select import RunnerConfigError, build_runner, describe_runner
+from tftui.agents.select import describe_runner
+from tftui.commands.runner_select import RunnerConfigError, build_runner
 from tftui.config import load_config
 
 

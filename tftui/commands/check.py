@@ -75,9 +75,8 @@ def _plural(n: int, word: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tftui.flow.load import load_flow
-
     from tftui.commands.flow_args import parse_arg_list
+    from tftui.flow.load import load_flow
 
     parsed = parse_arg_list(args.arg)
     if not parsed.ok:

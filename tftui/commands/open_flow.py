@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"tftui: {error}", file=sys.stderr)
         return 2
 
-    from tftui.agents.select import build_runner
+    from tftui.commands.runner_select import build_runner
     from tftui.config import ConfigError, load_config
 
     cfg = load_config(flow_path)

@@ -1,19 +1,149 @@
-"""Which AgentRunner answers a headless run's model calls (the seam between `tftui run` and agents).
+"""Which AgentRunner answers a run's model calls: flags and settings composed with the agents.
 
-`select_runner(args, flow_path) -> AgentRunner` is all `tftui run` relies on, plus
-`RunnerSelectionError` (a usage problem: the command prints it and exits 2). The choice
-itself is `tftui.agents.select.build_runner`: `--provider` / `--replies` / `--agent-cmd`
-flags, then config.toml / env, then the replies file next to the flow
-(`NAME.replies.json` for `NAME.json`), so `tftui run sample_flows/NAME.json` needs no flags.
+Order (first that applies wins):
+1. flags: `--provider NAME`, `--replies FILE`, `--agent-cmd "CMD ARGS"` (or the name of a
+   `[commands.NAME]` entry) — at most one of them;
+2. config: `default_provider`, or `[agent_cmd]` (when both are set, the one from the
+   higher-precedence source wins; a tie goes to the provider);
+3. the replies file next to the flow (`NAME.replies.json` for `NAME.json`);
+4. the TUI only (`allow_human=True`): None, meaning "let the person at the keyboard answer".
+Otherwise `RunnerConfigError` explains how to configure one.
+
+`build_runner` is the choice (used by `tftui FLOW` and `tftui run`). `select_runner(args,
+flow_path) -> AgentRunner` is all `tftui run` relies on, plus `RunnerSelectionError` (a usage
+problem: the command prints it and exits 2), so `tftui run sample_flows/NAME.json` needs no flags.
+It lives here, above both `tftui.config` and `tftui.agents`, because settings never import agents
+and agents never import settings' loader.
 """
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from tftui.agents.base import AgentRunner
+from tftui.agents.definitions import AgentLibrary
+from tftui.agents.select import replies_next_to
+from tftui.config import SOURCE_KINDS, CommandConfig, Config, ConfigError
+
+
+class RunnerConfigError(ConfigError):
+    """No usable runner, or conflicting choices; the message says what to do."""
+
+
+def build_runner(
+    config: Config,
+    *,
+    provider: str | None = None,
+    replies: str | Path | None = None,
+    agent_cmd: str | list[str] | None = None,
+    flow_path: str | Path | None = None,
+    allow_human: bool = False,
+    on_chunk: Any = None,
+    env: Mapping[str, str] | None = None,
+) -> AgentRunner | None:
+    """The runner for a run, or None (only with `allow_human`) when the TUI should supply a human runner."""
+    chosen = [name for name, value in (("--provider", provider), ("--replies", replies),
+                                       ("--agent-cmd", agent_cmd)) if value]
+    if len(chosen) > 1:
+        raise RunnerConfigError(f"choose one of {', '.join(chosen)} (they all pick who answers the model calls)")
+    if config.errors:
+        raise RunnerConfigError("configuration errors:\n  " + "\n  ".join(config.errors))
+    library = AgentLibrary(flow_path, env=env)
+    if provider:
+        return _provider_runner(config, provider, library, on_chunk, env)
+    if replies:
+        return _scripted(Path(replies))
+    if agent_cmd:
+        return _command_runner(config, agent_cmd, library, env)
+
+    default = config.default_provider
+    try:
+        command = config.command()
+    except ConfigError as exc:
+        raise RunnerConfigError(str(exc)) from exc
+    if default and command is not None:
+        if _rank(config, "agent_cmd") > _rank(config, "default_provider"):
+            default = ""
+    if default:
+        return _provider_runner(config, default, library, on_chunk, env)
+    if command is not None:
+        return _command_from_config(command, library, env)
+
+    if flow_path is not None:
+        candidate = replies_next_to(flow_path)
+        if candidate.is_file():
+            return _scripted(candidate)
+    if allow_human:
+        return None
+    where = replies_next_to(flow_path) if flow_path is not None else Path("NAME.replies.json")
+    raise RunnerConfigError(
+        "no agent is configured to answer this flow's model calls. Use one of:\n"
+        "  --provider NAME        an OpenAI-compatible provider from [providers.NAME] in tftui.toml\n"
+        "                         or ~/.config/tftui/config.toml (set default_provider to make it the default)\n"
+        "  --agent-cmd \"CMD ...\"  a CLI agent reading the prompt on stdin (e.g. \"llm -m gpt-4o-mini\")\n"
+        f"  --replies FILE         scripted replies (or put them next to the flow as {where})"
+    )
+
+
+def _rank(config: Config, key: str) -> int:
+    sources = [s for p, s in config.sources.items() if p[:1] == (key,)]
+    return max((SOURCE_KINDS.index(s.kind) for s in sources), default=-1)
+
+
+def _provider_runner(config: Config, name: str, library: AgentLibrary, on_chunk: Any,
+                     env: Mapping[str, str] | None) -> AgentRunner:
+    from tftui.agents.openai import OpenAIRunner
+
+    try:
+        settings = config.provider(name)
+    except ConfigError as exc:
+        raise RunnerConfigError(str(exc)) from exc
+    return OpenAIRunner(settings, library=library, env=env, on_chunk=on_chunk)
+
+
+def _command_runner(config: Config, agent_cmd: str | list[str], library: AgentLibrary,
+                    env: Mapping[str, str] | None) -> AgentRunner:
+    if isinstance(agent_cmd, str) and agent_cmd in (config.get("commands") or {}):
+        named = config.command(agent_cmd)
+        if named is not None:
+            return _command_from_config(named, library, env)
+    if isinstance(agent_cmd, str):
+        try:
+            argv = shlex.split(agent_cmd)
+        except ValueError as exc:
+            raise RunnerConfigError(f"--agent-cmd: cannot split {agent_cmd!r}: {exc}") from exc
+    else:
+        argv = list(agent_cmd)
+    if not argv:
+        raise RunnerConfigError("--agent-cmd: empty command")
+    base = config.command()
+    timeout_s = base.timeout_s if base is not None else None
+    from tftui.agents.command import CommandRunner
+
+    return CommandRunner(argv, timeout_s=timeout_s, library=library, env=env)
+
+
+def _command_from_config(command: CommandConfig, library: AgentLibrary, env: Mapping[str, str] | None) -> AgentRunner:
+    from tftui.agents.command import CommandRunner
+
+    return CommandRunner(command.argv, timeout_s=command.timeout_s, library=library, env=env,
+                         prepend_system=command.prepend_system)
+
+
+def _scripted(path: Path) -> AgentRunner:
+    from tftui.agents.scripted import RepliesError, ScriptedRunner
+
+    if not path.is_file():
+        raise RunnerConfigError(f"replies file not found: {path}")
+    try:
+        return ScriptedRunner.from_file(path)
+    except RepliesError as exc:
+        raise RunnerConfigError(str(exc)) from exc
 
 
 class RunnerSelectionError(Exception):
@@ -25,7 +155,6 @@ def select_runner(args: argparse.Namespace, flow_path: str | Path | None) -> Age
 
     `args` may carry `replies`, `provider` and `agent_cmd`; absent attributes count as unset.
     """
-    from tftui.agents.select import RunnerConfigError, build_runner
     from tftui.config import load_config
 
     replies = getattr(args, "replies", None)

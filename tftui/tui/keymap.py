@@ -1,51 +1,25 @@
-"""User key remapping and the few UI settings the TUI persists (theme).
+"""User key remapping and the one UI setting the TUI persists (theme).
 
-Reads `[keys]` (verb id -> key) and `[ui] theme` from the user's config.toml. When
-the settings module (`tftui.config`) exists it decides the path; otherwise the file
-is `$XDG_CONFIG_HOME/tftui/config.toml` (default `~/.config/tftui/config.toml`).
-Reading never raises on a bad file: the problems come back as messages.
+The settings themselves are read and written by `tftui.config` (one reader, one XDG rule,
+one TOML writer); this module turns `[keys]` (verb id -> key) into a Textual keymap and
+`ui.theme` into a theme name. Nothing here raises on a bad value: problems come back as
+messages for the event log.
 """
 
 from __future__ import annotations
 
-import os
-import tomllib
 from pathlib import Path
 from typing import Any
 
-from tftui.config_schema import key_clash_message, key_clashes
+from tftui.config import config_path, display_settings, save_settings
+from tftui.config_schema import THEME_ALIAS_TARGETS, key_clash_message, key_clashes
 from tftui.tui.actions import VERBS_BY_ID
 
 
-def config_path() -> Path:
-    explicit = os.environ.get("TFTUI_CONFIG")
-    if explicit:
-        return Path(explicit)
-    try:
-        from tftui import config as settings  # the agents engineer's module, if landed
-
-        path = getattr(settings, "config_path", None)
-        if callable(path):
-            return Path(path())
-    except ImportError:
-        pass
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "tftui" / "config.toml"
-
-
 def read_config(path: Path | None = None) -> tuple[dict[str, Any], list[str]]:
-    """(data, problems). A missing file is an empty config."""
-    path = path or config_path()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}, []
-    except OSError as exc:
-        return {}, [f"{path}: cannot read ({exc.strerror})"]
-    try:
-        return tomllib.loads(text), []
-    except tomllib.TOMLDecodeError as exc:
-        return {}, [f"{path}: {exc} — fix the TOML syntax; defaults are used meanwhile"]
+    """(the `ui`/`keys` settings in effect, problems), with `path` as the user file (default:
+    tftui.config's user file); see tftui.config.display_settings."""
+    return display_settings(path)
 
 
 def keymap_from_config(data: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
@@ -74,7 +48,7 @@ def keymap_from_config(data: dict[str, Any]) -> tuple[dict[str, str], list[str]]
 
 
 # Short names accepted in config.toml / TFTUI_UI__THEME for our themes.
-THEME_ALIASES = {"default": "tftui-dark", "dark": "tftui-dark", "light": "tftui-light"}
+THEME_ALIASES = THEME_ALIAS_TARGETS
 
 
 def configured_theme(data: dict[str, Any]) -> str | None:
@@ -87,6 +61,4 @@ def configured_theme(data: dict[str, Any]) -> str | None:
 
 def save_theme(name: str, path: Path | None = None) -> str | None:
     """Persist `[ui] theme = name`, keeping the rest of the file. Returns an error or None."""
-    from tftui.config import save_settings
-
     return save_settings(path or config_path(), {"ui.theme": name})
