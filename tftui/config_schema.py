@@ -9,7 +9,10 @@ import difflib
 import json
 import tomllib
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 Path_ = tuple[str, ...]
 
@@ -180,23 +183,28 @@ def punctuation_key_names() -> tuple[str, ...]:
     return tuple(character_key_name(c) for c in string.punctuation)
 
 
-@lru_cache(maxsize=1)
-def package_theme_names() -> tuple[str, ...]:
-    """The `name` of every `tftui/themes/*.toml` (file stem when it has none); unreadable ones skipped."""
+def builtin_theme_files() -> list[Traversable] | None:
+    """The built-in theme files (`*.toml` of the package `tftui.themes`, the repo's `themes/` folder),
+    by name; None when the installation lacks the package."""
     from importlib import resources
 
-    names: list[str] = []
     try:
-        entries = sorted((resources.files("tftui") / "themes").iterdir(), key=lambda p: p.name)
-    except (FileNotFoundError, NotADirectoryError):
-        return ()
-    for entry in entries:
-        if entry.name.endswith(".toml"):
-            try:
-                name = tomllib.loads(entry.read_text(encoding="utf-8")).get("name")
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-                continue  # the TUI reports a broken theme file when it loads themes
-            names.append(name if isinstance(name, str) else entry.name.removesuffix(".toml"))
+        folder = resources.files("tftui.themes")
+        return sorted((e for e in folder.iterdir() if e.name.endswith(".toml")), key=lambda e: e.name)
+    except (ModuleNotFoundError, FileNotFoundError, NotADirectoryError):
+        return None
+
+
+@lru_cache(maxsize=1)
+def package_theme_names() -> tuple[str, ...]:
+    """The `name` of every built-in theme file (file stem when it has none); unreadable ones skipped."""
+    names: list[str] = []
+    for entry in builtin_theme_files() or ():
+        try:
+            name = tomllib.loads(entry.read_text(encoding="utf-8")).get("name")
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            continue  # the TUI reports a broken theme file when it loads themes
+        names.append(name if isinstance(name, str) else entry.name.removesuffix(".toml"))
     return tuple(names)
 
 

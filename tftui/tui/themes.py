@@ -1,4 +1,4 @@
-"""Colour themes: `tftui/themes/*.toml` -> Textual `Theme`s.
+"""Colour themes: the built-in `themes/*.toml` (package `tftui.themes`) -> Textual `Theme`s.
 
 A theme file holds Textual's design colours at the top level and a `[status]` table
 of phase-status colours, which become theme variables `status-<name>` (usable in
@@ -8,11 +8,11 @@ TCSS as `$status-done`, and read by the tree for its glyphs).
 from __future__ import annotations
 
 import tomllib
-from importlib import resources
 from typing import Any
 
 from textual.theme import Theme
 
+from tftui.config_schema import builtin_theme_files
 from tftui.tui.present import DISPLAY_STATUSES
 
 _COLOUR_KEYS = (
@@ -61,17 +61,13 @@ def theme_from_toml(data: dict[str, Any], fallback_name: str) -> tuple[Theme | N
 
 
 def load_builtin_themes() -> tuple[list[Theme], list[str]]:
-    """Every `*.toml` under the package's `themes/` directory."""
+    """Every built-in theme file (`builtin_theme_files`: the repo's `themes/` folder)."""
     themes: list[Theme] = []
     problems: list[str] = []
-    folder = resources.files("tftui") / "themes"
-    try:
-        entries = sorted(folder.iterdir(), key=lambda p: p.name)
-    except (FileNotFoundError, NotADirectoryError):
-        return [], ["tftui/themes is missing from the installation"]
+    entries = builtin_theme_files()
+    if entries is None:
+        return [], ["the package tftui.themes is missing from the installation"]
     for entry in entries:
-        if not entry.name.endswith(".toml"):
-            continue
         try:
             data = tomllib.loads(entry.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as exc:
