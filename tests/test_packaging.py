@@ -19,20 +19,18 @@ def _setuptools() -> dict:
     return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
 
 
-def _package_dirs() -> dict[str, Path]:
-    """Every directory under tftui/ that holds Python files, by dotted name."""
-    found: dict[str, Path] = {}
-    for py in (ROOT / "tftui").rglob("*.py"):
-        if "__pycache__" in py.parts:
-            continue
-        rel = py.parent.relative_to(ROOT)
-        found[".".join(rel.parts)] = py.parent
+def _package_dirs() -> set[str]:
+    """Every directory under tftui/ that holds files (code or data), by dotted name."""
+    found: set[str] = set()
+    for path in (ROOT / "tftui").rglob("*"):
+        if path.is_file() and "__pycache__" not in path.parts:
+            found.add(".".join(path.parent.relative_to(ROOT).parts))
     return found
 
 
-def test_every_python_package_under_tftui_is_listed_for_the_wheel():
+def test_every_package_under_tftui_is_listed_for_the_wheel():
     listed = set(_setuptools()["packages"])
-    missing = sorted(set(_package_dirs()) - listed)
+    missing = sorted(_package_dirs() - listed)
     assert missing == [], f"add to [tool.setuptools] packages in pyproject.toml: {missing}"
 
 
@@ -41,7 +39,8 @@ def test_every_listed_package_exists_in_the_repository():
     mapped = setuptools.get("package-dir", {})
     for name in setuptools["packages"]:
         where = ROOT / mapped[name] if name in mapped else ROOT.joinpath(*name.split("."))
-        assert (where / "__init__.py").is_file(), f"{name}: no {where.relative_to(ROOT)}/__init__.py"
+        assert where.is_dir(), f"{name}: no folder {where.relative_to(ROOT)}"
+    assert (ROOT / mapped["tftui.themes"] / "__init__.py").is_file()  # an editable install needs it
 
 
 def test_builtin_themes_come_from_the_top_level_themes_folder():
