@@ -8,6 +8,7 @@ from tftui.agents.scripted import ScriptedRunner
 from tftui.engine.gate_history import gate_records
 from tftui.engine.statectx import context_from_state
 from tftui.engine.whatif import ScoreOverrides, what_if_gate
+from tftui.present.whatif_text import after_line, before_line, estimate_line, summary
 from tftui.scoring.gate import evaluate_gate
 
 WEIGHTED = {
@@ -53,9 +54,9 @@ async def test_threshold_flip_zero_tokens(tools, monkeypatch):
     out = what_if_gate(phase, ctx, ScoreOverrides(threshold=0.7), previous=previous)
     assert (out.before_verdict, out.after_verdict, out.flips) == ("pass", "block", True)
     assert out.after_source == "score" and not out.needs_llm
-    assert out.before_line == "combined 0.60 = (0.6·1 + 0.4·0)/1.0 ≥ threshold 0.50 → pass"
-    assert out.after_line.startswith("combined 0.60 = (0.6·1 + 0.4·0)/1.0 < threshold 0.70 → fail")
-    assert out.summary == "verdict flips: pass → block (score)"
+    assert before_line(out) == "combined 0.60 = (0.6·1 + 0.4·0)/1.0 ≥ threshold 0.50 → pass"
+    assert after_line(out).startswith("combined 0.60 = (0.6·1 + 0.4·0)/1.0 < threshold 0.70 → fail")
+    assert summary(out) == "verdict flips: pass → block (score)"
     # a weight change the other way keeps it passing; nothing in the flow object changed
     same = what_if_gate(phase, ctx, ScoreOverrides(weights={0: 0.9, 1: 0.1}), previous=previous)
     assert (same.after_verdict, same.flips, same.weights) == ("pass", False, [0.9, 0.1])
@@ -71,7 +72,7 @@ async def test_scorer_value_override_and_shape_errors(tools):
     assert [r.passed for r in out.results] == [False, False]
     bad = what_if_gate(phase, ctx, ScoreOverrides(threshold=1.5))
     assert bad.errors == ["score.threshold: must be a number in (0, 1]"] and bad.after_verdict is None
-    assert bad.summary.startswith("invalid: score.threshold")
+    assert summary(bad).startswith("invalid: score.threshold")
 
 
 async def test_validate_judge_what_ifs(tools):
@@ -82,11 +83,11 @@ async def test_validate_judge_what_ifs(tools):
     # unchanged: the judge prompt would be identical, so the recorded judge reply is reused
     same = what_if_gate(phase, ctx, ScoreOverrides(), previous=previous)
     assert same.reused_reply and not same.needs_llm and same.after_verdict == "pass" and same.flips is False
-    assert same.after_line == previous.arithmetic
+    assert after_line(same) == previous.arithmetic
     # lower threshold: the lower bound clears it, the judge is skipped
     low = what_if_gate(phase, ctx, ScoreOverrides(threshold=0.5), previous=previous)
     assert (low.after_verdict, low.after_source, low.flips) == ("pass", "score", False)
-    assert low.after_line == (
+    assert after_line(low) == (
         "early cutoff: lower bound 0.50 = (0.2·1 + 0.3·0 + 0.4·1 + 0.1·1)/(1.0 + 0.4 judge) ≥ 0.50, judge skipped"
     )
     # higher threshold: the report in the judge prompt changes, so the judge would be asked
@@ -95,7 +96,7 @@ async def test_validate_judge_what_ifs(tools):
     assert high.llm_node_path == "check-response#judge"
     assert "(threshold 0.8)" in high.llm_prompt and high.llm_prompt != previous.judge_prompt
     assert high.estimate_verdict == "block"
-    assert "< threshold 0.80 → block" in high.estimate_line
+    assert "< threshold 0.80 → block" in estimate_line(high)
 
 
 async def test_previous_as_gate_outcome(tools):
@@ -106,7 +107,7 @@ async def test_previous_as_gate_outcome(tools):
     outcome = await evaluate_gate(phase, ctx, ScriptedRunner({"check-response#judge": judge_reply}))
     out = what_if_gate(phase, ctx, ScoreOverrides(), previous=outcome)
     assert out.reused_reply and out.after_verdict == outcome.verdict == "pass"
-    assert out.before_line == outcome.arithmetic
+    assert before_line(out) == outcome.arithmetic
 
 
 async def test_eval_pass_unresolved_target_and_task_fallback(tools):
@@ -126,7 +127,7 @@ async def test_eval_pass_unresolved_target_and_task_fallback(tools):
     ev_out = what_if_gate(flow.phase("e"), ctx("e"), ScoreOverrides(scorers={0: {"value": "ok"}}))
     assert (ev_out.after_verdict, ev_out.after_source) == ("pass", "eval")
     un = what_if_gate(flow.phase("u"), ctx("u"), ScoreOverrides(scorers={0: {"value": "ok"}}))
-    assert (un.after_verdict, un.after_source) == ("pass", "fail-open") and "steps.nope.output" in un.after_line
+    assert (un.after_verdict, un.after_source) == ("pass", "fail-open") and "steps.nope.output" in after_line(un)
     # task fallback: scorers pass now (no LLM); making them fail again needs the gate task
     prev = gate_records(result.events, "t", flow)[-1]
     assert prev.verdict == "pass" and prev.source == "score"
@@ -174,3 +175,26 @@ async def test_combine_mode_what_if_keeps_the_block_valid_and_writes_it(tools):
 
     ov, errors = overrides_from_form(score, {"combine": "most"})
     assert errors == ["combine: 'most' must be one of all|any|weighted"] and ov.empty
+
+
+async def test_context_preread_is_kept_in_the_prompts_what_if_reuses_and_would_send(tools):
+    data = {
+        "phases": [
+            {"id": "gen", "task": "write"},
+            {"id": "g", "type": "gate", "dependsOn": ["gen"], "context": ["{steps.gen.output}"],
+             "score": {"target": "{steps.gen.output}", "combine": "weighted", "weights": [1, 1], "threshold": 0.8,
+                       "scorers": [{"type": "contains", "value": "alpha"}],
+                       "judge": {"task": "Is it good?"}}},
+        ]
+    }
+    flow, result, _ = await tools.run_dict(data, {"gen": "alpha beta", "g#judge": '{"score": 0.9}'})
+    previous = gate_records(result.events, "g", flow)[-1]
+    assert previous.source == "judge" and previous.judge_prompt.startswith("## Context: {steps.gen.output}")
+    ctx = context_from_state(flow, result.state, "g")
+    same = what_if_gate(flow.phase("g"), ctx, ScoreOverrides(), previous=previous)
+    assert same.reused_reply and same.after_verdict == previous.verdict == "pass"
+    higher = what_if_gate(flow.phase("g"), ctx, ScoreOverrides(threshold=0.99), previous=previous)
+    assert higher.needs_llm and higher.llm_prompt != previous.judge_prompt
+    prefix = previous.judge_prompt[: previous.judge_prompt.index("Is it good?")]
+    assert prefix and higher.llm_prompt.startswith(prefix + "Is it good?")
+    assert higher.estimate_verdict == "block"  # (1 + 0.9) / 2 = 0.95 < 0.99

@@ -1,41 +1,49 @@
-"""What-if for score gates: change a threshold, a weight, the combine mode or a scorer
-field and see whether the verdict flips — at zero tokens, without touching the file.
+"""What-if for gates: change a threshold, a weight, the combine mode or a scorer field and
+see whether the verdict flips — at zero tokens, without touching the file.
 
-`what_if_gate(phase, ctx, overrides, previous=...)` re-runs the deterministic part of
-SPEC §6.5 (scorers + combine) on the current upstream outputs with the overrides. When
-the new decision needs an LLM (judge, or the task fallback), it reuses the previous
-reply only if the prompt would be byte-identical to the one sent before (the scorer
-report inside the prompt changes with thresholds and weights, so usually it is not);
-otherwise it reports "judge would be asked" with the exact prompt, and — clearly
-labelled as an estimate — what the previous judge score would give.
+`what_if_gate(phase, ctx, overrides, previous=...)` runs the real gate pipeline
+(`tftui.scoring.gate.evaluate_gate`, SPEC §6.1-§6.7) on the current upstream outputs with
+the overrides applied to a copy of the phase. Its model calls go to a `ReplayRunner` that
+answers only from the calls recorded in `previous` (keyed by node path and exact prompt:
+the scorer report inside a judge prompt changes with thresholds and weights, so a recorded
+reply is reused only when the prompt is byte-identical). Any other call is not made: the
+answer is a typed `WouldCall` (the node and the exact prompt), and — when the judge
+answered before — an estimate with its previous reply. `code-compiles` scorers are
+answered from their recorded result (what-if never runs a compiler).
 
 `apply_score_edit_to_source` turns the same overrides into a surgical source edit
-(tftui.flow.edit) and `save_flow_text` (tftui.flow.save) writes it safely.
+(tftui.flow.edit) and `save_flow_text` (tftui.flow.save) writes it safely. The words the
+TUI shows for a result are in tftui.present.whatif_text.
 
-Nothing here calls a runner, and nothing raises on user input.
+Nothing here calls a model, and nothing raises on user input.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tftui.agents.base import AgentRequest, AgentResult
+from tftui.engine.gate_history import GateRecord
 from tftui.flow.edit import REMOVE, EditResult, set_phase_values
+from tftui.flow.model import PhaseBase
 from tftui.flow.save import SaveResult, file_fingerprint, save_flow_text, text_fingerprint
-from tftui.lang.condition import evaluate_eval_entry
-from tftui.lang.interpolate import Context, interpolate
+from tftui.lang.interpolate import Context
 from tftui.lang.values import js_trim
-from tftui.lang.verdict import parse_gate_verdict, parse_judge_output
-from tftui.scoring.combine import Combined, combine, explain, js_to_fixed, scorer_report
-from tftui.scoring.gate import REPORT_SEPARATOR, judge_prompt, task_fallback_prompt
-from tftui.scoring.scorers import ScorerResult, evaluate_scorer, score_shape_errors
+from tftui.scoring.combine import Combined
+from tftui.scoring.gate import GateOutcome, evaluate_gate, skips_eval
+from tftui.scoring.scorers import ScorerResult, score_shape_errors
 
 __all__ = [
     "REMOVE",
     "ScoreOverrides",
     "WhatIfResult",
+    "Decision",
+    "WouldCall",
+    "RecordedCalls",
+    "ReplayRunner",
     "what_if_gate",
     "apply_score_edit_to_source",
     "save_flow_text",
@@ -43,9 +51,6 @@ __all__ = [
     "text_fingerprint",
     "file_fingerprint",
 ]
-
-_TARGET_HEADING = "## Target under evaluation\n"
-
 
 @dataclass
 class ScoreOverrides:
@@ -124,218 +129,303 @@ class ScoreOverrides:
         return out
 
 
-@dataclass
-class WhatIfResult:
-    before_verdict: str | None
-    before_source: str
-    before_line: str
-    after_verdict: str | None  # None: an LLM would have to be asked to know
-    after_source: str  # eval | score | judge | task | fail-open
-    after_line: str  # the arithmetic (or the reason) of the new decision
-    flips: bool | None  # None when unknown (an LLM would be asked)
-    results: list[ScorerResult] = field(default_factory=list)
-    weights: list[float] = field(default_factory=list)  # per scorer, as used (weighted mode)
-    combined: Combined | None = None
-    needs_llm: bool = False
-    llm_node_path: str | None = None
-    llm_prompt: str | None = None  # exactly what would be sent
-    reused_reply: bool = False  # the previous judge/task reply was reused (identical prompt)
-    estimate_verdict: str | None = None  # with the previous judge score (when an LLM would be asked)
-    estimate_line: str | None = None
-    errors: list[str] = field(default_factory=list)  # shape errors of the edited score block
+@dataclass(frozen=True)
+class WouldCall:
+    """A model call what-if did not make: no call with this exact prompt was recorded."""
+
+    node_path: str  # `<gate>` (the gate task) or `<gate>#judge`
+    prompt: str  # exactly what would be sent
 
     @property
-    def summary(self) -> str:
-        if self.errors:
-            return f"invalid: {self.errors[0]}"
-        if self.needs_llm:
-            who = "judge" if (self.llm_node_path or "").endswith("#judge") else "gate task"
-            text = f"{who} would be asked (the prompt differs from the one sent before)"
-            if self.estimate_verdict is not None:
-                text += f"; with the previous judge score it would {self.estimate_verdict}"
-            return text
-        if self.flips:
-            return f"verdict flips: {self.before_verdict} → {self.after_verdict} ({self.after_source})"
-        return f"verdict unchanged: {self.after_verdict} ({self.after_source})"
+    def judge(self) -> bool:
+        return self.node_path.endswith("#judge")
+
+
+class RecordedCalls:
+    """The replies of a gate's recorded model calls, keyed by node path and exact prompt."""
+
+    def __init__(self) -> None:
+        self._replies: dict[tuple[str, str], str] = {}
+        self._by_node: dict[str, str] = {}  # node path -> its latest recorded reply (estimates)
+        self._prompts: dict[str, list[str]] = {}  # node path -> recorded prompts, in order
+        self.scorers: list[ScorerResult] = []  # the recorded scorer results (code-compiles reuse)
+
+    def add(self, node_path: str, prompt: str | None, reply: str | None) -> None:
+        if prompt is None:
+            return
+        seen = self._prompts.setdefault(node_path, [])
+        if prompt not in seen:
+            seen.append(prompt)
+        if reply is not None:
+            self._replies[(node_path, prompt)] = reply
+            self._by_node[node_path] = reply
+
+    def reply(self, node_path: str, prompt: str) -> str | None:
+        return self._replies.get((node_path, prompt))
+
+    def latest_reply(self, node_path: str) -> str | None:
+        return self._by_node.get(node_path)
+
+    def prompts(self, node_path: str) -> list[str]:
+        return list(self._prompts.get(node_path, []))
+
+    @classmethod
+    def of(cls, previous: GateRecord | GateOutcome | None, phase_id: str) -> RecordedCalls:
+        """The calls of a previous evaluation: a gate_history.GateRecord or a scoring GateOutcome."""
+        calls = cls()
+        if isinstance(previous, GateRecord):
+            for call in previous.calls:  # the last attempt of each node is the one that counted
+                calls.add(call.node_path, call.prompt, call.output if call.error is None else None)
+            calls.add(f"{phase_id}#judge", previous.judge_prompt, previous.judge_reply)
+            calls.add(phase_id, previous.task_prompt, previous.task_reply)
+            calls.scorers = [
+                ScorerResult(row.name, row.type, row.passed, row.score, row.detail) for row in previous.rows
+            ]
+        elif isinstance(previous, GateOutcome):
+            for node, prompt in previous.prompts:
+                if node.endswith("#judge"):
+                    calls.add(node, prompt, previous.judge.raw if previous.judge is not None else None)
+                elif node == phase_id and previous.source == "task" and previous.status == "done":
+                    calls.add(node, prompt, previous.output)
+                else:
+                    calls.add(node, prompt, None)
+            calls.scorers = list(previous.scores.results) if previous.scores is not None else []
+        return calls
+
+
+class ReplayRunner:
+    """An AgentRunner that answers only from recorded calls and never calls a model.
+
+    A request whose exact prompt was recorded gets the recorded reply; any other request is
+    noted in `unanswered` and fails (so the gate pipeline stops there). `any_prompt` lists
+    node paths answered with their latest recorded reply whatever the prompt (an estimate).
+    """
+
+    def __init__(self, calls: RecordedCalls, *, any_prompt: tuple[str, ...] = ()) -> None:
+        self.calls = calls
+        self.any_prompt = any_prompt
+        self.unanswered: list[WouldCall] = []
+        self.reused = 0  # requests answered by a recorded reply to the identical prompt
+
+    async def run(self, request: AgentRequest) -> AgentResult:
+        reply = self.calls.reply(request.node_path, request.task)
+        if reply is not None:
+            self.reused += 1
+        elif request.node_path in self.any_prompt:
+            reply = self.calls.latest_reply(request.node_path)
+        if reply is None:
+            self.unanswered.append(WouldCall(request.node_path, request.task))
+            return AgentResult(error="not recorded", exit_code=1)
+        return AgentResult(output=reply)
+
+
+class _RecordedCompiles:
+    """Answers `code-compiles` scorers from the recorded results (what-if never runs a compiler)."""
+
+    def __init__(self, calls: RecordedCalls, touched: set[int]) -> None:
+        self.calls = calls
+        self.touched = touched
+        self.unknown: list[int] = []
+
+    async def __call__(self, scorer: Mapping[str, Any], index: int, target: str) -> ScorerResult:
+        old = self.calls.scorers[index] if index < len(self.calls.scorers) else None
+        if old is not None and old.type == "code-compiles" and index not in self.touched:
+            return ScorerResult(old.name, old.type, old.passed, old.score, old.detail)
+        self.unknown.append(index)
+        return ScorerResult(js_trim(str(scorer.get("name") or "")) or f"code-compiles-{index}",
+                            "code-compiles", False, 0, None)
 
 
 @dataclass
-class _Previous:
-    verdict: str | None = None
-    source: str = ""
-    line: str = ""
-    judge_prompt: str | None = None
-    judge_reply: str | None = None
-    task_prompt: str | None = None
-    task_reply: str | None = None
-    results: list[Any] = field(default_factory=list)
+class Decision:
+    """One answer of the real gate pipeline (scoring.gate.evaluate_gate) on recorded calls."""
+
+    outcome: GateOutcome
+    would_call: WouldCall | None = None  # the first call whose prompt was not recorded
+    would_compile: tuple[int, ...] = ()  # code-compiles scorers without a recorded result
+    reused: bool = False  # a recorded reply answered an identical prompt
+
+    @property
+    def known(self) -> bool:
+        return self.would_call is None and not self.would_compile and self.outcome.status == "done"
+
+    @property
+    def verdict(self) -> str | None:
+        return self.outcome.verdict if self.known else None
+
+    @property
+    def source(self) -> str:
+        return self.outcome.source
+
+    @property
+    def score(self) -> float | None:
+        """The combined score the gate would record (`gate.scores.combined`)."""
+        return self.outcome.scores.combined if self.outcome.scores is not None else None
 
 
-def _previous_facts(previous: Any, phase_id: str) -> _Previous | None:
-    """Accepts a scoring GateOutcome or a gate_history.GateRecord."""
-    if previous is None:
-        return None
-    facts = _Previous(verdict=getattr(previous, "verdict", None), source=getattr(previous, "source", "") or "")
-    facts.line = getattr(previous, "arithmetic", None) or ""
-    if hasattr(previous, "judge_prompt"):  # GateRecord
-        facts.judge_prompt, facts.judge_reply = previous.judge_prompt, previous.judge_reply
-        facts.task_prompt, facts.task_reply = previous.task_prompt, previous.task_reply
-        facts.results = list(getattr(previous, "rows", []) or [])
-        return facts
-    for node, prompt in getattr(previous, "prompts", []) or []:
-        if node.endswith("#judge"):
-            facts.judge_prompt = prompt
-        elif node == phase_id:
-            facts.task_prompt = prompt
-    judge = getattr(previous, "judge", None)
-    facts.judge_reply = getattr(judge, "raw", None) if judge is not None else None
-    if facts.task_prompt is not None and facts.source == "task":
-        facts.task_reply = getattr(previous, "output", None)
-    scores = getattr(previous, "scores", None)
-    facts.results = list(getattr(scores, "results", []) or []) if scores is not None else []
-    return facts
+@dataclass
+class WhatIfResult:
+    """Before (the recorded evaluation, or the unchanged gate re-decided) and after the edit."""
+
+    before: Decision | None  # None when a recorded evaluation was given (see `previous`)
+    previous: GateRecord | GateOutcome | None
+    after: Decision | None  # None when the edited score block is invalid
+    errors: list[str] = field(default_factory=list)  # shape errors of the edited score block
+    estimate: Decision | None = None  # the judge answered with its previous reply (an estimate)
+
+    @property
+    def before_verdict(self) -> str | None:
+        if self.previous is not None:
+            return self.previous.verdict
+        return self.before.verdict if self.before is not None else None
+
+    @property
+    def before_source(self) -> str:
+        if self.previous is not None:
+            return self.previous.source or ""
+        return self.before.source if self.before is not None else ""
+
+    @property
+    def after_verdict(self) -> str | None:
+        """None: an LLM would have to be asked (or the block is invalid)."""
+        return self.after.verdict if self.after is not None else None
+
+    @property
+    def after_source(self) -> str:
+        return self.after.source if self.after is not None else ""
+
+    @property
+    def after_score(self) -> float | None:
+        return self.after.score if self.after is not None else None
+
+    @property
+    def flips(self) -> bool | None:
+        """None when unknown (an LLM would be asked, or there is nothing to compare)."""
+        if self.after_verdict is None or self.before_verdict is None:
+            return None
+        return self.after_verdict != self.before_verdict
+
+    @property
+    def would_call(self) -> WouldCall | None:
+        return self.after.would_call if self.after is not None else None
+
+    @property
+    def needs_llm(self) -> bool:
+        return self.would_call is not None
+
+    @property
+    def llm_node_path(self) -> str | None:
+        return self.would_call.node_path if self.would_call is not None else None
+
+    @property
+    def llm_prompt(self) -> str | None:
+        return self.would_call.prompt if self.would_call is not None else None
+
+    @property
+    def reused_reply(self) -> bool:
+        return self.after is not None and self.after.reused
+
+    @property
+    def estimate_verdict(self) -> str | None:
+        return self.estimate.verdict if self.estimate is not None else None
+
+    @property
+    def combined(self) -> Combined | None:
+        return self.after.outcome.combined if self.after is not None else None
+
+    @property
+    def results(self) -> list[ScorerResult]:
+        scores = self.after.outcome.scores if self.after is not None else None
+        return list(scores.results) if scores is not None else []
+
+    @property
+    def weights(self) -> list[float]:
+        """Per scorer, as used (weighted mode)."""
+        combined = self.combined
+        return list(combined.weights) if combined is not None else []
 
 
-def _preread(prev_prompt: str | None, marker: str) -> str:
-    """The context pre-read prefix of a previous prompt (what came before the task text)."""
-    if not prev_prompt or not marker:
-        return ""
-    at = prev_prompt.find(marker)
-    return prev_prompt[:at] if at > 0 else ""
-
-
-def _scorer_results(scorers: list, target: str, prev: _Previous | None, touched: set[int]) -> list[ScorerResult]:
-    results: list[ScorerResult] = []
-    for index, scorer in enumerate(scorers):
-        if isinstance(scorer, Mapping) and scorer.get("type") == "code-compiles":
-            # Running a compiler is not "zero cost": reuse the recorded result when unchanged.
-            old = prev.results[index] if prev is not None and index < len(prev.results) else None
-            if old is not None and index not in touched:
-                get = old.get if isinstance(old, Mapping) else lambda k, o=old: getattr(o, k, None)
-                results.append(
-                    ScorerResult(get("name"), "code-compiles", get("passed") is True, 1 if get("passed") else 0,
-                                 get("detail"))
-                )
-            else:
-                name = js_trim(scorer.get("name") or "") or f"code-compiles-{index}"
-                results.append(ScorerResult(name, "code-compiles", False, 0, "not re-run in what-if (runs a compiler)"))
-        else:
-            results.append(evaluate_scorer(scorer, index, target))
-    return results
-
-
-def what_if_gate(
-    phase: Any,
-    ctx: Context,
-    overrides: ScoreOverrides | None,
-    *,
-    previous: Any = None,
-    preread: str | None = None,
-) -> WhatIfResult:
-    """Re-decide a score gate with `overrides` at zero tokens (see the module docstring).
-
-    `previous`: the evaluation to compare against (a GateOutcome, or a GateRecord from
-    tftui.engine.gate_history); without it the unmodified gate is re-decided the same way.
-    """
-    overrides = overrides or ScoreOverrides()
-    prev = _previous_facts(previous, phase.id)
-    if prev is None:
-        base = _decide(phase, ctx, phase.score, None, preread, set())
-        before = (base.after_verdict, base.after_source, base.after_line)
-    else:
-        before = (prev.verdict, prev.source, prev.line)
-    if not isinstance(getattr(phase, "score", None), Mapping):
-        return WhatIfResult(*before, None, "", "", None, errors=["this gate has no score block to change"])
-    score = overrides.apply(phase.score)
-    errors = score_shape_errors(score)
-    if errors:
-        return WhatIfResult(*before, None, "", "", None, errors=errors)
-    touched = set(overrides.scorers)
-    result = _decide(phase, ctx, score, prev, preread, touched)
-    result.before_verdict, result.before_source, result.before_line = before
-    if result.after_verdict is not None and before[0] is not None:
-        result.flips = result.after_verdict != before[0]
-    return result
+def _settle(coro: Coroutine[Any, Any, GateOutcome]) -> GateOutcome | None:
+    """Drive a pipeline coroutine that never waits (every answer is recorded) to its end."""
+    try:
+        coro.send(None)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+    coro.close()  # it waited on real I/O: impossible with the recorded runner and compile check
+    return None
 
 
 def _decide(
-    phase: Any, ctx: Context, score: Any, prev: _Previous | None, preread: str | None, touched: set[int]
-) -> WhatIfResult:
-    out = WhatIfResult(None, "", "", None, "", "", None)
-    entries = getattr(phase, "eval", None)
-    if isinstance(entries, list) and entries:
-        checks = [evaluate_eval_entry(entry, ctx) for entry in entries]
-        if all(check.passed for check in checks):
-            out.after_verdict, out.after_source = "pass", "eval"
-            out.after_line = f"eval: all {len(checks)} checks passed → pass (score not evaluated)"
-            return out
-    if not isinstance(score, Mapping):
-        out.after_source, out.after_line = "task", "no score block: the gate task decides"
-        out.needs_llm, out.llm_node_path = True, phase.id
-        return out
-    filled = interpolate(score.get("target") or "{previous.output}", ctx)
-    missing = list(dict.fromkeys(filled.missing))
-    results = [] if missing else _scorer_results(list(score.get("scorers") or []), filled.text, prev, touched)
-    mode, weights, threshold = score.get("combine", "all"), score.get("weights"), score.get("threshold")
-    judge_cfg = score.get("judge")
-    det = combine(results, mode, weights, threshold, judge_configured=judge_cfg is not None)
-    out.results, out.combined, out.weights = results, det, list(det.weights)
-    if not missing and det.passed:
-        out.after_verdict, out.after_source, out.after_line = "pass", "score", explain(det)
-        return out
-    shown = det.threshold if det.mode == "weighted" else None
-    report = scorer_report(results, det.deterministic, shown, unresolved=missing)
-    if judge_cfg is not None:
-        return _judge_step(phase, ctx, out, det, judge_cfg, score, filled.text, report, prev, preread)
-    task = phase.task if isinstance(getattr(phase, "task", None), str) else ""
-    if js_trim(task):
-        rendered = interpolate(task, ctx).text
-        pre = preread if preread is not None else _preread(prev.task_prompt if prev else None,
-                                                            rendered + REPORT_SEPARATOR)
-        prompt = task_fallback_prompt(pre, rendered, report, phase)
-        out.after_source = "task"
-        if prev is not None and prev.task_prompt == prompt and prev.task_reply is not None:
-            parsed = parse_gate_verdict(prev.task_reply)
-            out.after_verdict, out.reused_reply = parsed.verdict, True
-            out.after_line = f"{explain(det)}; gate task (same prompt, previous reply reused) → {parsed.verdict}"
-        else:
-            out.needs_llm, out.llm_node_path, out.llm_prompt = True, phase.id, prompt
-            out.after_line = f"{explain(det)} → gate task would be asked"
-        return out
-    if missing:
-        out.after_verdict, out.after_source = "pass", "fail-open"
-        out.after_line = f"score.target did not resolve ({', '.join(missing)}) → pass (fail-open)"
-        return out
-    out.after_verdict, out.after_source = "block", "score"
-    out.after_line = explain(det) + " (no judge, no task → block)"
-    return out
-
-
-def _judge_step(
-    phase: Any, ctx: Context, out: WhatIfResult, det: Combined, judge_cfg: Any, score: Mapping,
-    target: str, report: str, prev: _Previous | None, preread: str | None,
-) -> WhatIfResult:
-    judge_task = interpolate(judge_cfg.get("task"), ctx).text if isinstance(judge_cfg.get("task"), str) else ""
-    pre = preread if preread is not None else _preread(
-        prev.judge_prompt if prev else None, judge_task + REPORT_SEPARATOR + _TARGET_HEADING
+    phase: PhaseBase, ctx: Context, calls: RecordedCalls, preread: str, touched: set[int],
+    *, skip_eval: bool = False, any_prompt: tuple[str, ...] = (),
+) -> Decision:
+    runner = ReplayRunner(calls, any_prompt=any_prompt)
+    compiles = _RecordedCompiles(calls, touched)
+    outcome = _settle(
+        evaluate_gate(phase, ctx, runner, preread=preread, node_path=phase.id, skip_eval=skip_eval,
+                      code_compiles=compiles)
     )
-    prompt = judge_prompt(pre, judge_task, target, report)
-    out.after_source = "judge"
-    mode, weights, threshold = score.get("combine", "all"), score.get("weights"), score.get("threshold")
-    reply = prev.judge_reply if prev is not None else None
-    if reply is not None:
-        final = combine(out.results, mode, weights, threshold, judge=parse_judge_output(reply))
-        line = explain(final)
-        verdict = "pass" if final.passed else "block"
-        if prev is not None and prev.judge_prompt == prompt:
-            out.after_verdict, out.after_line, out.reused_reply, out.combined = verdict, line, True, final
-            out.weights = list(final.weights)
-            return out
-        out.estimate_verdict = verdict
-        out.estimate_line = f"with the previous judge score {js_to_fixed(final.judge_score or 0, 2)}: {line}"
-    out.needs_llm, out.llm_node_path, out.llm_prompt = True, f"{phase.id}#judge", prompt
-    out.after_line = explain(det)
-    return out
+    if outcome is None:  # pragma: no cover - guarded by _settle's contract
+        outcome = GateOutcome(status="failed", verdict=None, reason=None, output="", source="",
+                              error="what-if pipeline waited on I/O")
+    would = runner.unanswered[0] if runner.unanswered else None
+    return Decision(outcome, would, tuple(compiles.unknown), would is None and runner.reused > 0)
+
+
+def _derive_preread(phase: PhaseBase, ctx: Context, calls: RecordedCalls, skip_eval: bool) -> str:
+    """The context pre-read prefix the recorded prompts were sent with.
+
+    The pipeline is run once without a prefix on the unchanged gate; a recorded prompt of
+    the node it would call ends with that prompt, and what comes before is the prefix."""
+    bare = ReplayRunner(RecordedCalls())
+    _settle(evaluate_gate(phase, ctx, bare, preread="", node_path=phase.id, skip_eval=skip_eval,
+                          code_compiles=_RecordedCompiles(calls, set())))
+    for would in bare.unanswered:
+        for recorded in calls.prompts(would.node_path):
+            if recorded.endswith(would.prompt):
+                return recorded[: len(recorded) - len(would.prompt)]
+    return ""
+
+
+def what_if_gate(
+    phase: PhaseBase,
+    ctx: Context,
+    overrides: ScoreOverrides | None,
+    *,
+    previous: GateRecord | GateOutcome | None = None,
+    preread: str | None = None,
+) -> WhatIfResult:
+    """Re-decide a gate with `overrides` through the real pipeline, at zero tokens.
+
+    `previous`: the evaluation to compare against (a GateOutcome, or a GateRecord from
+    tftui.engine.gate_history); its recorded calls answer identical prompts. Without it the
+    unmodified gate is re-decided the same way (and any model call would have to be made).
+    """
+    overrides = overrides or ScoreOverrides()
+    calls = RecordedCalls.of(previous, phase.id)
+    # an onBlock round of a gate without a score block re-ran only its task (SPEC §6.10)
+    skip_eval = skips_eval(phase, previous.round if isinstance(previous, GateRecord) else 0)
+    pre = preread if preread is not None else _derive_preread(phase, ctx, calls, skip_eval)
+    before = _decide(phase, ctx, calls, pre, set(), skip_eval=skip_eval) if previous is None else None
+    score = getattr(phase, "score", None)
+    if overrides.empty:
+        edited_phase = phase
+    elif not isinstance(score, Mapping):
+        return WhatIfResult(before, previous, None, errors=["this gate has no score block to change"])
+    else:
+        edited = overrides.apply(score)
+        errors = score_shape_errors(edited)
+        if errors:
+            return WhatIfResult(before, previous, None, errors=errors)
+        edited_phase = phase.model_copy(update={"score": edited})
+    touched = set(overrides.scorers)
+    after = _decide(edited_phase, ctx, calls, pre, touched, skip_eval=skip_eval)
+    result = WhatIfResult(before, previous, after)
+    judge = f"{phase.id}#judge"
+    if after.would_call is not None and after.would_call.judge and calls.latest_reply(judge) is not None:
+        estimate = _decide(edited_phase, ctx, calls, pre, touched, skip_eval=skip_eval, any_prompt=(judge,))
+        result.estimate = estimate if estimate.known else None
+    return result
 
 
 def apply_score_edit_to_source(text: str, phase_id: str, overrides: ScoreOverrides) -> EditResult:

@@ -9,14 +9,14 @@ that already applies retries, timeouts, `expect` and emits events. A failed call
 the gate `failed` (never blocked). Nothing here raises on user input.
 
 onBlock rounds: score gates re-run §6.5 entirely, other gates re-run only the task —
-call with `skip_eval=True`.
+call with `skip_eval=skips_eval(phase, round)`.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +44,10 @@ JUDGE_INSTRUCTION = 'Return JSON {"score": 0.0-1.0, "verdict": "pass"|"block", "
 REPORT_SEPARATOR = "\n\n---\n\n"
 _VERDICT_MARKER = re.compile("VERDICT" + JS_WS_CLASS + "*[:=]", re.ASCII | re.IGNORECASE)
 _ZWSP_FENCE = "`\u200b``"
+
+# How a `code-compiles` scorer is checked: (scorer, index, target) -> its result. The engine
+# runs the compiler (the default); what-if answers from the recorded result instead.
+CompileCheck = Callable[[Mapping[str, Any], int, str], Awaitable[ScorerResult]]
 
 
 @dataclass
@@ -83,6 +87,7 @@ class GateOutcome:
     combined: Combined | None = None  # the final combine (for the arithmetic line)
     report: str | None = None  # the §6.6 report text, when one was built
     target: str | None = None  # the interpolated score.target
+    unresolved: list[str] = field(default_factory=list)  # score.target paths that did not resolve
     eval_checks: list[EvalCheck] = field(default_factory=list)
     prompts: list[tuple[str, str]] = field(default_factory=list)  # (node_path, prompt) as sent
     usage: list[tuple[str, Usage | None]] = field(default_factory=list)  # (node_path, usage) per call
@@ -114,6 +119,11 @@ def _score_shape_errors(score: Any) -> list[str]:
             _SHAPES.clear()
         _SHAPES[key] = errors
     return errors
+
+
+def skips_eval(phase: Any, round_: int) -> bool:
+    """SPEC §6.10: an onBlock round re-runs a score gate entirely, any other gate only its task."""
+    return round_ > 0 and getattr(phase, "score", None) is None
 
 
 def gate_format_suffix(task: str, phase: Any) -> str:
@@ -169,7 +179,7 @@ def _failed(out: GateOutcome, result: AgentResult) -> GateOutcome:
     return out
 
 
-def _score_json(verdict: str, combined: float, results: list[ScorerResult], threshold: float | None) -> dict:
+def _score_json(verdict: str, combined: float, results: list[ScorerResult], threshold: float | None) -> dict[str, Any]:
     data: dict[str, Any] = {
         "verdict": verdict,
         "combined": combined,
@@ -189,8 +199,13 @@ async def evaluate_gate(
     node_path: str | None = None,
     compile_timeout_s: float = 30,
     skip_eval: bool = False,
+    code_compiles: CompileCheck | None = None,
 ) -> GateOutcome:
-    """One evaluation of a gate phase (SPEC §6.1): eval → score → task."""
+    """One evaluation of a gate phase (SPEC §6.1): eval → score → task.
+
+    `code_compiles` replaces the compiler run of `code-compiles` scorers (what-if answers
+    them from the recorded results); by default the compiler runs with `compile_timeout_s`.
+    """
     path = node_path or phase.id
     out = GateOutcome(status="done", verdict=None, reason=None, output="", source="eval")
     entries = getattr(phase, "eval", None)
@@ -203,7 +218,9 @@ async def evaluate_gate(
     if score is not None:
         errors = _score_shape_errors(score)
         if not errors:
-            return await _evaluate_score(phase, score, ctx, runner, out, preread, path, compile_timeout_s)
+            if code_compiles is None:
+                code_compiles = _compiler(compile_timeout_s)
+            return await _evaluate_score(phase, score, ctx, runner, out, preread, path, code_compiles)
         _warn(out.warnings, f"gate 'score' is malformed and was ignored: {errors[0]}")
     return await _plain_task(phase, ctx, runner, out, preread, path)
 
@@ -253,11 +270,18 @@ def _request(phase: Any, node_path: str, agent: str, task: str) -> AgentRequest:
     )
 
 
-async def _run_scorers(scorers: list, target: str, compile_timeout_s: float) -> list[ScorerResult]:
+def _compiler(timeout_s: float) -> CompileCheck:
+    async def check(scorer: Mapping[str, Any], index: int, target: str) -> ScorerResult:
+        return await run_code_compiles(scorer, index, target, timeout_s=timeout_s)
+
+    return check
+
+
+async def _run_scorers(scorers: list[Any], target: str, code_compiles: CompileCheck) -> list[ScorerResult]:
     results: list[ScorerResult] = []
     for index, scorer in enumerate(scorers):
         if isinstance(scorer, Mapping) and scorer.get("type") == "code-compiles":
-            results.append(await run_code_compiles(scorer, index, target, timeout_s=compile_timeout_s))
+            results.append(await code_compiles(scorer, index, target))
         else:
             results.append(evaluate_scorer(scorer, index, target))
     return results
@@ -265,20 +289,20 @@ async def _run_scorers(scorers: list, target: str, compile_timeout_s: float) -> 
 
 async def _evaluate_score(
     phase: Any,
-    score: Mapping,
+    score: Mapping[str, Any],
     ctx: Context,
     runner: AgentRunner,
     out: GateOutcome,
     preread: str,
     path: str,
-    compile_timeout_s: float,
+    code_compiles: CompileCheck,
 ) -> GateOutcome:
     """SPEC §6.5."""
     out.source = "score"
     filled = interpolate(score.get("target") or "{previous.output}", ctx)
     missing = list(dict.fromkeys(filled.missing))
-    out.target = filled.text
-    results = [] if missing else await _run_scorers(score["scorers"], filled.text, compile_timeout_s)
+    out.target, out.unresolved = filled.text, missing
+    results = [] if missing else await _run_scorers(score["scorers"], filled.text, code_compiles)
     mode = score.get("combine", "all")
     weights, threshold = score.get("weights"), score.get("threshold")
     judge_cfg = score.get("judge")
@@ -304,7 +328,7 @@ async def _evaluate_score(
         result = await _ask_verdict(runner, request, out)
         if result.failed:
             return _failed(out, result)
-        out.json = _score_json(out.verdict, det.score, results, shown_threshold)
+        out.json = _score_json(out.verdict or "pass", det.score, results, shown_threshold)
         return out
     if missing:
         paths = ", ".join(missing)
@@ -322,20 +346,20 @@ async def _evaluate_score(
 
 async def _judge(
     phase: Any,
-    judge_cfg: Mapping,
+    judge_cfg: Mapping[str, Any],
     ctx: Context,
     runner: AgentRunner,
     out: GateOutcome,
     preread: str,
     path: str,
     results: list[ScorerResult],
-    score: Mapping,
+    score: Mapping[str, Any],
 ) -> GateOutcome:
     """SPEC §6.7: ask the judge with the task, the fenced target and the scorer report."""
     out.source = "judge"
     agent_name = judge_cfg.get("agent")
     own_agent = not (isinstance(agent_name, str) and agent_name)
-    agent = (phase.agent or "default") if own_agent else agent_name
+    agent = str(phase.agent or "default") if own_agent else str(agent_name)
     judge_task = _render(judge_cfg.get("task"), ctx, out.warnings)
     request = _request(
         phase, f"{path}#judge", agent, judge_prompt(preread, judge_task, out.target or "", out.report or "")

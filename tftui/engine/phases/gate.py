@@ -16,6 +16,7 @@ from tftui.engine.calls import CallSpec, call_with_retry
 from tftui.engine.context import build_context, preread
 from tftui.engine.phases.base import PhaseOutcome, PhaseRun, agent_of
 from tftui.lang.values import MISSING, is_number
+from tftui.scoring.gate import skips_eval
 
 if TYPE_CHECKING:
     from tftui.engine.run import Run
@@ -125,7 +126,7 @@ async def execute(run: Run, pr: PhaseRun) -> PhaseOutcome:
             upstream = run.phases.get(dep)
             if upstream is not None:
                 await run.execute_phase(upstream, depth=pr.depth + 1, round=rounds, admit=False)
-        outcome, scores = await _evaluate(run, pr, rounds, skip_eval=phase.score is None)
+        outcome, scores = await _evaluate(run, pr, rounds, skip_eval=skips_eval(phase, rounds))
         await run.debug_point("after-verdict", phase.id, round=rounds)
         if run.over_budget() is not None:
             break

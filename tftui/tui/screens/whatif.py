@@ -19,6 +19,7 @@ from textual.widgets import Button, Input, Label, Static
 from tftui.engine.whatif import REMOVE, ScoreOverrides, WhatIfResult, apply_score_edit_to_source, what_if_gate
 from tftui.flow.save import save_edit
 from tftui.lang.values import js_number_str, js_to_number
+from tftui.present import whatif_text
 from tftui.tui.screens.modals import MODAL_CSS
 from tftui.tui.widgets.folded import Folded
 
@@ -119,18 +120,22 @@ def result_text(result: WhatIfResult | None, errors: list[str]) -> Text:
     if result is None:
         return out
     out.append("before: ", style="bold")
-    out.append(f"{(result.before_verdict or '?').upper()} ({result.before_source}) — {result.before_line}\n")
+    before = (result.before_verdict or "?").upper()
+    out.append(f"{before} ({result.before_source}) — {whatif_text.before_line(result)}\n")
+    summary = whatif_text.summary(result)
     if result.errors:
-        out.append(f"✗ {result.summary}\n", style="bold red")
+        out.append(f"✗ {summary}\n", style="bold red")
         return out
     after = (result.after_verdict or "?").upper() if result.after_verdict else "UNKNOWN"
     out.append("after:  ", style="bold")
-    out.append(f"{after} ({result.after_source}) — {result.after_line}\n")
-    style = "bold yellow" if result.needs_llm else "bold green" if not result.flips else "bold magenta"
-    out.append(f"→ {result.summary}\n", style=style)
-    out.append(f"judge would be asked: {'yes' if result.needs_llm else 'no'} (what-if never calls a model)\n")
-    if result.estimate_line:
-        out.append(f"estimate {result.estimate_line}\n", style="italic")
+    out.append(f"{after} ({result.after_source}) — {whatif_text.after_line(result)}\n")
+    unknown = result.after_verdict is None
+    style = "bold yellow" if unknown else "bold green" if not result.flips else "bold magenta"
+    out.append(f"→ {summary}\n", style=style)
+    out.append(whatif_text.asked_line(result) + "\n")
+    estimate = whatif_text.estimate_line(result)
+    if estimate:
+        out.append(f"estimate {estimate}\n", style="italic")
     return out
 
 

@@ -1,0 +1,213 @@
+"""The debugger's answers equal what the engine then does, on every flow of sample_flows/
+(with each of its replies files) and of the conformance flows:
+
+- what-if on a gate with unchanged parameters reproduces each recorded evaluation (verdict,
+  combined score, source); with an edited threshold or weight it equals a real run of the
+  edited flow file, or says which model call it would make exactly when that run makes one
+  whose prompt was not recorded;
+- the guard preview's run/skip list equals what the engine does once the guard is applied.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tftui.agents.scripted import MarkerRunner, ScriptedRunner
+from tftui.engine.clock import InstantClock
+from tftui.engine.events import Event
+from tftui.engine.gate_history import GateRecord, gate_records
+from tftui.engine.run import RunResult, run_flow
+from tftui.engine.state import fold
+from tftui.engine.statectx import context_from_state
+from tftui.engine.whatif import (
+    RecordedCalls,
+    ScoreOverrides,
+    WouldCall,
+    apply_score_edit_to_source,
+    what_if_gate,
+)
+from tftui.flow.load import load_flow_text
+from tftui.flow.model import Flow
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "sample_flows"
+CONFORMANCE_FLOWS = ROOT / "tests" / "conformance" / "flows.json"
+
+
+async def _no_wait(_seconds: float) -> None:
+    return None
+
+
+@dataclass
+class FlowCase:
+    id: str
+    text: str  # the flow file's text (conformance flows: their JSON)
+    make_runner: Callable[[], Any]  # a fresh runner, replies from the start
+    args: dict[str, Any] | None = None
+    flow_path: str | None = None  # where the text lives (sub-flows and context files resolve from it)
+
+    def load(self, text: str | None = None) -> Flow:
+        text = self.text if text is None else text
+        if self.flow_path is None:  # conformance flows: as the conformance tests build them
+            return Flow.model_validate(json.loads(text))
+        loaded = load_flow_text(text, self.flow_path)
+        assert loaded.flow is not None, [d.message for d in loaded.diagnostics if d.severity == "error"]
+        return loaded.flow
+
+    async def run(self, text: str | None = None, **kw: Any) -> tuple[Flow, RunResult]:
+        flow = self.load(text)
+        result = await run_flow(
+            flow, args=self.args, runner=kw.pop("runner", None) or self.make_runner(), clock=InstantClock(),
+            keep_events=True, flow_path=self.flow_path, **kw,
+        )
+        return flow, result
+
+
+def _sample_cases() -> list[FlowCase]:
+    out: list[FlowCase] = []
+    for path in sorted(SAMPLES.glob("*.json")):
+        if path.name.endswith(".replies.json"):
+            continue
+        replies = sorted(SAMPLES.glob(f"{path.stem}.replies.json")) + sorted(SAMPLES.glob(f"{path.stem}.*.replies.json"))
+        for reply_file in replies:
+            label = reply_file.name.removesuffix(".replies.json")
+            out.append(
+                FlowCase(
+                    id=f"sample:{label}",
+                    text=path.read_text(encoding="utf-8"),
+                    make_runner=lambda f=reply_file: ScriptedRunner.from_file(f, sleep=_no_wait),
+                    flow_path=str(path),
+                )
+            )
+    return out
+
+
+def _conformance_cases() -> list[FlowCase]:
+    data = json.loads(CONFORMANCE_FLOWS.read_text(encoding="utf-8"))
+    out: list[FlowCase] = []
+    for case in data["cases"]:
+        inp = case["input"]
+        out.append(
+            FlowCase(
+                id=f"conformance:{case['id']}",
+                text=json.dumps(inp["flow"], indent=2, ensure_ascii=False),
+                make_runner=lambda s=inp.get("script") or {}: MarkerRunner(json.loads(json.dumps(s))),
+                args=inp.get("args") or None,
+            )
+        )
+    return out
+
+
+def all_cases() -> list[FlowCase]:
+    return _sample_cases() + _conformance_cases()
+
+
+def phases_of(case: FlowCase, kind: Callable[[dict[str, Any]], bool]) -> list[tuple[FlowCase, str]]:
+    """(case, phase id) for every top-level phase of the case's flow that `kind` accepts."""
+    data = json.loads(case.text)
+    return [(case, p["id"]) for p in data.get("phases", []) if isinstance(p, dict) and kind(p)]
+
+
+CASES = all_cases()
+GATES = [item for case in CASES for item in phases_of(case, lambda p: p.get("type") == "gate")]
+SCORE_GATES = [item for case in CASES for item in phases_of(case, lambda p: p.get("type") == "gate" and "score" in p)]
+
+
+def _ids(item: tuple[FlowCase, str]) -> str:
+    return f"{item[0].id}/{item[1]}"
+
+
+def _context_at(flow: Flow, events: list[Event], record: GateRecord) -> Any:
+    """What the gate saw when it was evaluated: the run folded up to its verdict."""
+    return context_from_state(flow, fold(e for e in events if e.seq < record.seq), record.phase_id)
+
+
+def _evaluations(flow: Flow, result: RunResult, gate: str) -> list[GateRecord]:
+    assert result.events is not None
+    return [r for r in gate_records(result.events, gate, flow) if r.status == "done"]
+
+
+def test_every_flow_has_gates_to_check():
+    assert len(GATES) >= 10 and len(SCORE_GATES) >= 5  # the property below is not vacuous
+
+
+@pytest.mark.parametrize("item", GATES, ids=_ids)
+async def test_what_if_unchanged_reproduces_every_evaluation(item):
+    case, gate = item
+    flow, result = await case.run()
+    records = _evaluations(flow, result, gate)
+    assert records, f"{gate} was never evaluated"
+    for record in records:
+        ctx = _context_at(flow, result.events, record)
+        out = what_if_gate(flow.phase(gate), ctx, ScoreOverrides(), previous=record)
+        assert out.errors == [] and out.would_call is None
+        assert (out.after_verdict, out.after_score, out.after_source) == (
+            record.verdict, record.combined, record.source
+        ), record.label
+        assert out.flips is False
+    final = result.phases[gate]
+    assert final.gate is not None and final.gate["verdict"] == records[-1].verdict
+
+
+@st.composite
+def _score_edits(draw: st.DrawFn, score: dict[str, Any]) -> ScoreOverrides:
+    """A changed threshold and/or weight (a non-weighted block is switched to weighted first)."""
+    slots = len(score.get("scorers") or []) + (1 if score.get("judge") is not None else 0)
+    weight = st.sampled_from([0.1, 0.25, 0.5, 1, 2, 3]) | st.floats(0.05, 5, allow_nan=False)
+    threshold = st.sampled_from([0.05, 0.3, 0.5, 0.6, 0.7, 0.8, 0.95, 1]) | st.floats(0.01, 1, allow_nan=False)
+    ov = ScoreOverrides()
+    if score.get("combine") != "weighted":
+        ov.combine, ov.removed = "weighted", ()
+        ov.new_weights = draw(st.lists(weight, min_size=slots, max_size=slots))
+        ov.threshold = draw(threshold)
+        return ov
+    if draw(st.booleans()):
+        ov.threshold = draw(threshold)
+    weights = score.get("weights") if isinstance(score.get("weights"), list) else []
+    if weights and (ov.threshold is None or draw(st.booleans())):
+        ov.weights = {draw(st.integers(0, len(weights) - 1)): draw(weight)}
+    if ov.empty:
+        ov.threshold = draw(threshold)
+    return ov
+
+
+@pytest.mark.parametrize("item", SCORE_GATES, ids=_ids)
+def test_what_if_edit_equals_a_real_run_of_the_edited_file(item):
+    case, gate = item
+    flow, result = asyncio.run(case.run())
+    record = _evaluations(flow, result, gate)[0]  # the first evaluation: a fresh run repeats it
+    ctx = _context_at(flow, result.events, record)
+    recorded = RecordedCalls.of(record, gate)
+    score = flow.phase(gate).score
+
+    @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(_score_edits(score))
+    def check(ov: ScoreOverrides) -> None:
+        out = what_if_gate(flow.phase(gate), ctx, ov, previous=record)
+        assert out.errors == []
+        edit = apply_score_edit_to_source(case.text, gate, ov)
+        assert edit.error is None and edit.text is not None
+        edited_flow, rerun = asyncio.run(case.run(edit.text))
+        assert rerun.events is not None
+        first = next(r for r in gate_records(rerun.events, gate, edited_flow) if r.round == 0)
+        new_calls = [
+            WouldCall(c.node_path, c.prompt) for c in first.calls if recorded.reply(c.node_path, c.prompt) is None
+        ]
+        if new_calls:  # the real run asked a model something it had not been asked before
+            assert out.would_call == new_calls[0] and out.after_verdict is None
+        else:
+            assert out.would_call is None
+            assert (out.after_verdict, out.after_score, out.after_source) == (
+                first.verdict, first.combined, first.source
+            )
+
+    check()
