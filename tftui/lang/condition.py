@@ -12,11 +12,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 from tftui.lang.interpolate import Context, JSFunction, compile_ref, interpolate, missing_warning, resolve
 from tftui.lang.jsops import ORDER, compare, js_numeric, js_string, str_compare, truthy
-from tftui.lang.values import JS_WHITESPACE, MISSING, js_json_stringify, js_trim
+from tftui.lang.values import JS_WHITESPACE, MISSING, JSONValue, js_json_stringify, js_trim
 
 
 class ConditionSyntaxError(Exception):
@@ -43,10 +42,12 @@ class EvalCheck:
 
 # ----------------------------------------------------------------------------- AST
 
+LitValue = str | float | bool | None  # a literal of the condition language
+
 
 @dataclass(frozen=True, slots=True)
 class Lit:
-    value: Any  # str, float, True, False or None
+    value: LitValue
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,8 +86,8 @@ _NUMBER_RE = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _KEYWORDS = {"true": True, "false": False, "null": None}
 _CMP_OPS = frozenset(("==", "!=", ">", "<", ">=", "<="))
 
-# token = (kind, value, position); kind: "op" | "lit" | "ref"
-Token = tuple[str, Any, int]
+# token = (kind, value, position); kind: "op" | "lit" | "ref"; an op's or ref's value is its text
+Token = tuple[str, LitValue, int]
 
 
 def tokenize(expr: str) -> list[Token]:
@@ -177,7 +178,7 @@ def _parse_tokens(tokens: list[Token], end: int) -> Expr:
     for kind, value, pos in tokens:
         if expect_operand:
             if kind != "op":
-                out.append(Lit(value) if kind == "lit" else Ref(value))
+                out.append(Lit(value) if kind == "lit" else Ref(str(value)))  # a ref token holds text
                 can_compare, cmp_rhs, primary_only = not cmp_rhs, False, False
                 expect_operand = False
             elif value == "(":
@@ -247,10 +248,10 @@ def syntax_error(expr: str) -> ConditionSyntaxError | None:
 
 # ----------------------------------------------------------------------------- compilation
 
-Getter = Callable[[Context], Any]
+Getter = Callable[[Context], JSONValue]
 
 
-def _lit_getter(value: Any) -> Getter:
+def _lit_getter(value: LitValue) -> Getter:
     return lambda ctx: value
 
 
@@ -350,7 +351,7 @@ def _clip(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def evaluate_eval_entry(entry: Any, ctx: Context) -> EvalCheck:
+def evaluate_eval_entry(entry: JSONValue, ctx: Context) -> EvalCheck:
     """One gate `eval` entry (§5.8, §6.1): non-strings, parse errors and false all fail."""
     if not isinstance(entry, str):
         return EvalCheck(False, f"eval entry is not a string ({type(entry).__name__})")
@@ -382,13 +383,13 @@ _BRACED_RE = re.compile(r"\{([^}]*)\}")
 class Explanation:
     value: bool
     error: str | None
-    refs: list[tuple[str, Any]]  # ("{path}", resolved value or MISSING), first appearance order
+    refs: list[tuple[str, JSONValue]]  # ("{path}", resolved value or MISSING), first appearance order
 
 
 def condition_refs(expr: str) -> list[str]:
     """Placeholder paths a condition reads (in order, no duplicates); tolerant of syntax errors."""
     try:
-        paths = [value for kind, value, _ in tokenize(expr) if kind == "ref"]
+        paths = [str(value) for kind, value, _ in tokenize(expr) if kind == "ref"]
     except ConditionSyntaxError:
         paths = [js_trim(match.group(1)) for match in _BRACED_RE.finditer(expr)]
     return list(dict.fromkeys(paths))
@@ -405,7 +406,7 @@ def explain(expr: str, ctx: Context) -> Explanation:
     return Explanation(result.value, result.error, refs)
 
 
-def _show(value: Any) -> str:
+def _show(value: JSONValue) -> str:
     if value is MISSING:
         return "unresolved"
     if isinstance(value, JSFunction):

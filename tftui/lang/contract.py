@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TypeGuard
 
-from tftui.lang.values import MISSING
+from tftui.lang.values import MISSING, JSONValue
 
 MAX_VIOLATIONS = 8
 TYPE_NAMES = ("object", "array", "string", "number", "integer", "boolean", "null")
@@ -55,11 +55,11 @@ _JS_PROTOTYPE_KEYS = frozenset(
 )
 
 
-def _is_num(value: Any) -> bool:
+def _is_num(value: object) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def js_type_name(value: Any) -> str:
+def js_type_name(value: object) -> str:
     """The `<actual>` of a type violation."""
     if value is MISSING:
         return "nothing (not valid JSON?)"
@@ -78,7 +78,7 @@ def js_type_name(value: Any) -> str:
     return type(value).__name__
 
 
-def _has_type(value: Any, name: str) -> bool:
+def _has_type(value: object, name: str) -> bool:
     if name == "object":
         return isinstance(value, Mapping)
     if name == "array":
@@ -98,7 +98,7 @@ def _has_type(value: Any, name: str) -> bool:
     return value is None  # "null"
 
 
-def js_deep_equal(a: Any, b: Any) -> bool:
+def js_deep_equal(a: object, b: object) -> bool:
     """Deep equality of JSON values: key order ignored, `true` is not `1`, `1` equals `1.0`."""
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b
@@ -114,14 +114,14 @@ def js_deep_equal(a: Any, b: Any) -> bool:
 
 
 # A compiled check appends violations for `value` at `path` to `out` (stops at MAX_VIOLATIONS).
-Check = Callable[[Any, str, list], None]
+Check = Callable[[JSONValue, str, list[str]], None]
 
 
-def _noop(value: Any, path: str, out: list) -> None:
+def _noop(value: JSONValue, path: str, out: list[str]) -> None:
     return None
 
 
-def _compile(schema: Any) -> Check:
+def _compile(schema: JSONValue) -> Check:
     if not isinstance(schema, Mapping):
         return _noop  # a contract that is not an object checks nothing
     type_name = schema.get("type")
@@ -143,7 +143,7 @@ def _compile(schema: Any) -> Check:
         elif has_items:
             type_name = "array"
 
-    def check(value: Any, path: str, out: list) -> None:
+    def check(value: JSONValue, path: str, out: list[str]) -> None:
         if len(out) >= MAX_VIOLATIONS:
             return
         is_map = type(value) is dict or isinstance(value, Mapping)
@@ -172,11 +172,11 @@ def _compile(schema: Any) -> Check:
 
 # Cache of compiled contracts, keyed by id() and confirmed by equality with a private
 # snapshot, so a hot path that passes the same contract object pays only a dict lookup.
-_CACHE: dict[int, tuple[Any, Any, Check]] = {}
+_CACHE: dict[int, tuple[JSONValue, JSONValue, Check]] = {}
 _CACHE_MAX = 512
 
 
-def compile_contract(schema: Any) -> Check:
+def compile_contract(schema: JSONValue) -> Check:
     entry = _CACHE.get(id(schema))
     if entry is not None and entry[0] is schema and entry[1] == schema:
         return entry[2]
@@ -188,7 +188,7 @@ def compile_contract(schema: Any) -> Check:
     return compiled
 
 
-def _snapshot(value: Any) -> Any:
+def _snapshot(value: JSONValue) -> JSONValue:
     if isinstance(value, Mapping):
         return {k: _snapshot(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -196,7 +196,7 @@ def _snapshot(value: Any) -> Any:
     return value
 
 
-def contract_violations(value: Any, schema: Any) -> list[str]:
+def contract_violations(value: JSONValue, schema: JSONValue) -> list[str]:
     """Violations of `schema` by `value` (MISSING = nothing parsed), at most 8; [] when it holds."""
     out: list[str] = []
     try:
@@ -206,7 +206,7 @@ def contract_violations(value: Any, schema: Any) -> list[str]:
     return out
 
 
-def contract_shape_errors(schema: Any, path: str = "$") -> list[str]:
+def contract_shape_errors(schema: JSONValue, path: str = "$") -> list[str]:
     """Validation-time errors of a contract (the checker itself ignores all of these)."""
     if not isinstance(schema, Mapping):
         return [f"{path}: {NOT_AN_OBJECT}"]

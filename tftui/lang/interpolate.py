@@ -11,18 +11,18 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Final
 
 from tftui.lang.jsonish import lenient_parse
-from tftui.lang.values import MISSING, template_text
+from tftui.lang.values import MISSING, JSONObject, JSONValue, template_text
 
 FAILED_SENTINEL = "[previous phase failed]"
 
 # SPEC §4.1: `{` segment ("." segment)* `}` with segment = [a-zA-Z0-9_-]+ (ASCII only).
 PLACEHOLDER_RE = re.compile(r"\{([a-zA-Z0-9_-]+(?:\.[a-zA-Z0-9_-]+)*)\}")
 
-_NOPE: Any = object()  # "key absent" marker for dict.get (distinct from MISSING values)
-_UNPARSED: Any = object()
+_NOPE: Final = object()  # "key absent" marker for dict.get (distinct from MISSING values)
+_UNPARSED: Final = object()
 
 
 # --------------------------------------------------------------------------- context
@@ -33,19 +33,19 @@ class StepView:
     """What a downstream placeholder sees of a finished (done or failed) phase."""
 
     output: str
-    json: Any = MISSING
+    json: JSONValue = MISSING
     status: str = "done"
     error: str | None = None
-    _parsed: Any = field(default=_UNPARSED, init=False, repr=False, compare=False)
-    _parsed_src: Any = field(default=None, init=False, repr=False, compare=False)
+    _parsed: JSONValue = field(default=_UNPARSED, init=False, repr=False, compare=False)
+    _parsed_src: str | None = field(default=None, init=False, repr=False, compare=False)
 
-    def output_value(self) -> Any:
+    def output_value(self) -> JSONValue:
         """`{steps.ID.output}`: the failed-phase sentinel for failed phases (SPEC §4.2, D3)."""
         if self.status == "failed":
             return FAILED_SENTINEL
         return self.output
 
-    def json_value(self) -> Any:
+    def json_value(self) -> JSONValue:
         """`{steps.ID.json}`: stored json, else (MISSING or null, as JS `??`) a cached lenient parse."""
         if self.status == "failed":
             return MISSING
@@ -58,7 +58,7 @@ class StepView:
             self._parsed_src = self.output
         return self._parsed
 
-    def error_value(self) -> Any:
+    def error_value(self) -> JSONValue:
         """`{steps.ID.error}` (tftui extension): the error text of a failed phase, else MISSING."""
         if self.status == "failed" and isinstance(self.error, str):
             return self.error
@@ -67,10 +67,10 @@ class StepView:
 
 @dataclass(slots=True)
 class Context:
-    args: dict
+    args: JSONObject
     steps: dict[str, StepView]
     previous_output: str | None = None
-    locals: dict = field(default_factory=dict)
+    locals: JSONObject = field(default_factory=dict)
     reflexion: str | None = None
 
 
@@ -135,7 +135,7 @@ def utf16_len(text: str) -> int:
     return len(text) if text.isascii() else len(_utf16_units(text)) // 2
 
 
-def js_get(value: Any, key: str) -> Any:
+def js_get(value: JSONValue, key: str) -> JSONValue:
     """`value[key]` as JS property access, MISSING for undefined; never raises."""
     if isinstance(value, dict):
         found = value.get(key, _NOPE)
@@ -174,7 +174,7 @@ def js_get(value: Any, key: str) -> Any:
     return MISSING
 
 
-def walk(value: Any, segments: tuple[str, ...] | list[str]) -> Any:
+def walk(value: JSONValue, segments: tuple[str, ...] | list[str]) -> JSONValue:
     for key in segments:
         if value is MISSING:
             return MISSING
@@ -184,19 +184,19 @@ def walk(value: Any, segments: tuple[str, ...] | list[str]) -> Any:
 
 # --------------------------------------------------------------------------- ref compilation
 
-Resolver = Callable[[Context], Any]
+Resolver = Callable[[Context], JSONValue]
 
 
-def _const_missing(ctx: Context) -> Any:
+def _const_missing(ctx: Context) -> JSONValue:
     return MISSING
 
 
-def _previous_output(ctx: Context) -> Any:
+def _previous_output(ctx: Context) -> JSONValue:
     prev = ctx.previous_output
     return MISSING if prev is None else prev
 
 
-def _reflexion(ctx: Context) -> Any:
+def _reflexion(ctx: Context) -> JSONValue:
     if ctx.reflexion is not None:
         return ctx.reflexion
     return ctx.locals.get("reflexion", MISSING)
@@ -208,7 +208,7 @@ def _args_resolver(rest: tuple[str, ...]) -> Resolver:
     if len(rest) == 1:
         key = rest[0]
 
-        def one(ctx: Context) -> Any:
+        def one(ctx: Context) -> JSONValue:
             args = ctx.args
             if type(args) is dict:  # fast path: a plain own key
                 found = args.get(key, _NOPE)
@@ -223,7 +223,7 @@ def _args_resolver(rest: tuple[str, ...]) -> Resolver:
 def _steps_resolver(step_id: str, fieldname: str, rest: tuple[str, ...]) -> Resolver:
     if fieldname == "output" and not rest:
 
-        def output(ctx: Context) -> Any:
+        def output(ctx: Context) -> JSONValue:
             step = ctx.steps.get(step_id)
             if step is None:
                 return MISSING
@@ -232,7 +232,7 @@ def _steps_resolver(step_id: str, fieldname: str, rest: tuple[str, ...]) -> Reso
         return output
     if fieldname == "error" and not rest:
 
-        def error(ctx: Context) -> Any:
+        def error(ctx: Context) -> JSONValue:
             step = ctx.steps.get(step_id)
             return MISSING if step is None else step.error_value()
 
@@ -242,7 +242,7 @@ def _steps_resolver(step_id: str, fieldname: str, rest: tuple[str, ...]) -> Reso
     if len(rest) == 1:
         key = rest[0]
 
-        def json_one(ctx: Context) -> Any:
+        def json_one(ctx: Context) -> JSONValue:
             step = ctx.steps.get(step_id)
             if step is None:
                 return MISSING
@@ -257,7 +257,7 @@ def _steps_resolver(step_id: str, fieldname: str, rest: tuple[str, ...]) -> Reso
 
         return json_one
 
-    def json_path(ctx: Context) -> Any:
+    def json_path(ctx: Context) -> JSONValue:
         step = ctx.steps.get(step_id)
         return MISSING if step is None else walk(step.json_value(), rest)
 
@@ -265,7 +265,7 @@ def _steps_resolver(step_id: str, fieldname: str, rest: tuple[str, ...]) -> Reso
 
 
 def _local_resolver(head: str, rest: tuple[str, ...]) -> Resolver:
-    def local(ctx: Context) -> Any:
+    def local(ctx: Context) -> JSONValue:
         value = ctx.locals.get(head, _NOPE)
         if value is _NOPE:
             return MISSING
@@ -292,7 +292,7 @@ def compile_ref(path: str) -> Resolver:
     return _local_resolver(head, rest)
 
 
-def resolve(ref: str, ctx: Context) -> Any:
+def resolve(ref: str, ctx: Context) -> JSONValue:
     """Raw value of a ref path (no braces), MISSING when unresolved. Never raises."""
     if not isinstance(ref, str):
         return MISSING
@@ -305,7 +305,7 @@ def resolve(ref: str, ctx: Context) -> Any:
 # --------------------------------------------------------------------------- templates
 
 
-def value_text(value: Any) -> str:
+def value_text(value: JSONValue) -> str:
     """Insertion text of a resolved (non-MISSING) value: SPEC §4.5, plus JS functions → `undefined`."""
     if isinstance(value, JSFunction):
         return "undefined"
@@ -327,7 +327,7 @@ def _compile_template(template: str) -> tuple[str, tuple[tuple[str, Resolver], .
     return "".join(pieces), tuple(refs)
 
 
-def interpolate(template: Any, ctx: Context) -> Interpolated:
+def interpolate(template: JSONValue, ctx: Context) -> Interpolated:
     """Fill `{path}` placeholders; unresolved ones stay verbatim and are listed (in order, with duplicates)."""
     if type(template) is not str:
         if not isinstance(template, str):
@@ -355,7 +355,7 @@ def interpolate(template: Any, ctx: Context) -> Interpolated:
     return Interpolated(form % tuple(texts), missing)
 
 
-def interpolate_value(value: Any, ctx: Context) -> Any:
+def interpolate_value(value: JSONValue, ctx: Context) -> JSONValue:
     """SPEC §4.8: an exact single placeholder keeps its type; mixed strings become text; others pass.
 
     A JS prototype function (js_artifact) is treated as unresolved here, so it never leaks
@@ -372,7 +372,7 @@ def interpolate_value(value: Any, ctx: Context) -> Any:
     return interpolate(value, ctx).text
 
 
-def placeholders(template: Any) -> list[str]:
+def placeholders(template: JSONValue) -> list[str]:
     """Ref paths of a template, in order of first appearance, without duplicates."""
     if not isinstance(template, str):
         return []

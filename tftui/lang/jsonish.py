@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import NoReturn
 
-from tftui.lang.values import MISSING, js_trim
+from tftui.lang.values import MISSING, JSONValue, js_trim
 
 # ```<info>\n<body>```  — info has no backticks and no newline; \r\n accepted; body non-greedy.
 _FENCE_RE = re.compile(r"```([^`\n]*?)\r?\n([\s\S]*?)```")
 
 
-def _reject_constant(name: str) -> Any:
+def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"JSON does not allow {name}")
 
 
@@ -24,7 +24,7 @@ def _reject_constant(name: str) -> Any:
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
-def strict_json(text: str) -> Any:
+def strict_json(text: str) -> JSONValue:
     """JSON.parse: MISSING on any syntax error (NaN/Infinity are not JSON)."""
     start = len(text) - len(text.lstrip(" \t\n\r"))
     try:
@@ -37,7 +37,7 @@ def strict_json(text: str) -> Any:
     return value
 
 
-def lenient_parse(text: Any) -> Any:
+def lenient_parse(text: object) -> JSONValue:
     """First success of: whole text, fenced blocks (json-tagged first), bracket slice."""
     if not isinstance(text, str):
         return MISSING

@@ -10,22 +10,26 @@ from collections.abc import Callable
 from typing import Any
 
 from tftui.lang.interpolate import JSFunction
-from tftui.lang.values import JS_WHITESPACE, MISSING, is_number, js_number_str, js_to_number
+from tftui.lang.values import JS_WHITESPACE, MISSING, JSONValue, is_number, js_number_str, js_to_number
 
 
-def truthy(value: Any) -> bool:
+def truthy(value: JSONValue) -> bool:
     """SPEC §5.5 truthiness."""
     if value is None or value is MISSING:
         return False
-    kind = type(value)
+    kind = type(value)  # exact-type tests first: this runs for every guard operand
     if kind is bool:
-        return value
+        flag: bool = value
+        return flag
     if kind is str or isinstance(value, str):
-        return value.strip(JS_WHITESPACE).lower() not in _FALSY_WORDS
+        text: str = value
+        return text.strip(JS_WHITESPACE).lower() not in _FALSY_WORDS
     if kind is int:
-        return value != 0
+        integer: int = value
+        return integer != 0
     if kind is float:
-        return value != 0 and value == value  # NaN is falsy (R3)
+        number: float = value
+        return number != 0 and number == number  # NaN is falsy (R3)
     if isinstance(value, (list, tuple, dict)):
         return len(value) > 0
     return True  # JS functions and any other object
@@ -34,7 +38,7 @@ def truthy(value: Any) -> bool:
 _FALSY_WORDS = frozenset(("", "false", "0", "no", "off", "null"))
 
 
-def js_numeric(value: Any) -> float | None:
+def js_numeric(value: JSONValue) -> float | None:
     """§5.4 numeric operand: finite number, or non-blank string that JS Number() makes finite."""
     kind = type(value)
     if kind is float:
@@ -54,7 +58,7 @@ def js_numeric(value: Any) -> float | None:
     return None
 
 
-def js_string(value: Any) -> str:
+def js_string(value: JSONValue) -> str:
     """JS String() for comparisons, except null/undefined → "" (§5.4)."""
     if type(value) is str:
         return value
@@ -88,6 +92,7 @@ def str_compare(op: str, a: str, b: str) -> bool:
     return ORDER[op](a, b)
 
 
+# Operands are two floats, two str or two UTF-16 byte strings: one table serves all three.
 ORDER: dict[str, Callable[[Any, Any], bool]] = {
     "==": lambda a, b: a == b,
     "!=": lambda a, b: a != b,
@@ -98,7 +103,7 @@ ORDER: dict[str, Callable[[Any, Any], bool]] = {
 }
 
 
-def compare(op: str, left: Any, right: Any) -> bool:
+def compare(op: str, left: JSONValue, right: JSONValue) -> bool:
     """§5.4: numeric when both sides are numeric, else JS string comparison."""
     a = js_numeric(left)
     if a is not None:

@@ -11,7 +11,7 @@ import json
 import math
 import re
 from decimal import Decimal
-from typing import Any
+from typing import Any, Final, TypeAlias, TypeGuard
 
 
 class _Missing:
@@ -34,7 +34,16 @@ class _Missing:
         return "MISSING"
 
 
-MISSING: Any = _Missing()
+MISSING: Final = _Missing()
+Missing: TypeAlias = _Missing  # the type of MISSING, for annotations (`str | Missing`)
+
+# A value of the flow language: what JSON parsing gives (dict / list / str / int / float / bool /
+# None), and where a placeholder resolves, also MISSING (JS undefined) or a JS prototype function.
+# It stays `Any` on purpose: this is the JSON boundary (flow args, agent replies, `{steps.X.json}`),
+# every consumer dispatches on the runtime type, and a recursive union would make each
+# `dict[str, int]` literal incompatible with `dict[str, JSONValue]` (dict is invariant).
+JSONValue: TypeAlias = Any
+JSONObject: TypeAlias = dict[str, JSONValue]
 
 # Characters JavaScript's `\s` and `String.prototype.trim` treat as whitespace.
 JS_WHITESPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
@@ -45,7 +54,7 @@ def js_trim(text: str) -> str:
     return text.strip(JS_WHITESPACE)
 
 
-def is_number(value: Any) -> bool:
+def is_number(value: object) -> TypeGuard[int | float]:
     """A JSON number (bool excluded, as in JS where true is not a number)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -107,7 +116,7 @@ def js_to_number(text: str) -> float | None:
     return None
 
 
-def _json_scalar(value: Any) -> str:
+def _json_scalar(value: object) -> str:
     if value is None or value is MISSING:
         return "null"
     if value is True:
@@ -123,14 +132,14 @@ def _json_scalar(value: Any) -> str:
     return json.dumps(str(value), ensure_ascii=False)
 
 
-def js_json_stringify(value: Any, indent: int | None = 2) -> str:
+def js_json_stringify(value: object, indent: int | None = 2) -> str:
     """`JSON.stringify(value, null, indent)` with JS number formatting and no ASCII escaping."""
     parts: list[str] = []
     step = " " * indent if indent else ""
     newline = "\n" if indent else ""
     colon = ": " if indent else ":"
 
-    def emit(node: Any, depth: int) -> None:
+    def emit(node: object, depth: int) -> None:
         if isinstance(node, dict):
             items = [(k, v) for k, v in node.items() if v is not MISSING]
             if not items:
@@ -159,7 +168,7 @@ def js_json_stringify(value: Any, indent: int | None = 2) -> str:
     return "".join(parts)
 
 
-def template_text(value: Any) -> str:
+def template_text(value: object) -> str:
     """How a resolved value is inserted into a template (SPEC §4.5). MISSING is the caller's business."""
     if isinstance(value, str):
         return value

@@ -11,10 +11,9 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from tftui.lang.jsonish import lenient_parse
-from tftui.lang.values import JS_WS_CLASS, MISSING, is_number, js_to_number, js_trim
+from tftui.lang.values import JS_WS_CLASS, MISSING, JSONObject, JSONValue, is_number, js_to_number, js_trim
 
 GATE_UNPARSEABLE = "unparseable gate verdict (fail-open)"
 JUDGE_UNPARSEABLE = "unparseable judge output (fail-open)"
@@ -65,12 +64,12 @@ class Winner:
     parsed: bool
 
 
-def _json_object(text: Any) -> dict | None:
+def _json_object(text: object) -> JSONObject | None:
     value = lenient_parse(text) if isinstance(text, str) else MISSING
     return value if isinstance(value, dict) else None
 
 
-def _reason(data: dict) -> str | None:
+def _reason(data: JSONObject) -> str | None:
     reason = data.get("reason")
     if isinstance(reason, str) and js_trim(reason):
         return js_trim(reason)
@@ -93,7 +92,7 @@ def _marker_verdict(word: str) -> str:
     return "pass" if word.upper() in ("PASS", "OK") else "block"
 
 
-def parse_gate_verdict(text: Any) -> GateVerdict:
+def parse_gate_verdict(text: object) -> GateVerdict:
     """SPEC §6.3: JSON continue/pass/verdict, else the last VERDICT marker, else pass (fail-open)."""
     if not isinstance(text, str):
         return GateVerdict("pass", GATE_UNPARSEABLE, False)
@@ -118,8 +117,9 @@ def _clamp01(value: float) -> float:
     return min(1.0, max(0.0, value))
 
 
-def _json_number(value: Any) -> float | None:
+def _json_number(value: JSONValue) -> float | None:
     """A finite number, or a string through JS Number() (so `"0x2"` is 2 and `""` is 0)."""
+    number: float | None
     if is_number(value):
         try:
             number = float(value)
@@ -134,7 +134,7 @@ def _json_number(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def parse_judge_output(text: Any) -> JudgeOutput:
+def parse_judge_output(text: object) -> JudgeOutput:
     """SPEC §6.7 judge grammar; unparseable → score 1, pass (seed fail-open, D2)."""
     if not isinstance(text, str):
         return JudgeOutput(1.0, "pass", JUDGE_UNPARSEABLE, False)
@@ -161,7 +161,7 @@ def parse_judge_output(text: Any) -> JudgeOutput:
     return JudgeOutput(1.0, "pass", JUDGE_UNPARSEABLE, False)
 
 
-def parse_tournament_winner(text: Any, count: int | float) -> Winner:
+def parse_tournament_winner(text: object, count: int) -> Winner:
     """SPEC §8.1 winner grammar: JSON winner/best/choice, else the last WINNER marker, else 1."""
     number: float | None = None
     reason: str | None = None
