@@ -13,12 +13,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
 
 from tftui.flow.checks_phase import PhaseChecker, field_of, is_num
 from tftui.flow.diagnostics import Diagnostic, JsonPath, json_type, suggestion
 from tftui.flow.graph import Dag, find_cycle
 from tftui.flow.model import Flow, PhaseBase
+from tftui.lang.values import JSONValue
 
 STRICT_PREFIX = "Strict interpolation: "
 _AGENT_NAME = re.compile(r"[a-z][a-z0-9-]*")
@@ -29,7 +29,7 @@ TOP_LEVEL_KEYS = [f.alias or n for n, f in Flow.model_fields.items()]
 
 def check_flow(
     flow: Flow,
-    args: Mapping[str, Any] | None = None,
+    args: Mapping[str, JSONValue] | None = None,
     *,
     prior_errors: bool = False,
     promote: bool = True,
@@ -214,7 +214,7 @@ def collect_refs(
 
     Scans every field that is interpolated at run time (taskflow's collectRefs).
     """
-    texts: list[tuple[tuple[str | int, ...], Any]] = [
+    texts: list[tuple[JsonPath, JSONValue]] = [
         (("task",), phase.task),
         (("over",), field_of(phase, "over")),
         (("when",), phase.when),
@@ -252,7 +252,13 @@ def collect_refs(
     return steps, args
 
 
-def _reachability(phases, bases, by_id, deps_of, out: list[Diagnostic]) -> None:
+def _reachability(
+    phases: Sequence[PhaseBase],
+    bases: Sequence[JsonPath],
+    by_id: Mapping[str, tuple[PhaseBase, JsonPath]],
+    deps_of: Mapping[str, list[str]],
+    out: list[Diagnostic],
+) -> None:
     bit = {pid: 1 << i for i, pid in enumerate(by_id)}
     masks: dict[str, int] = {}  # phase -> bitmask of its transitive ancestors, built on first need
 
@@ -300,7 +306,13 @@ def _reachability(phases, bases, by_id, deps_of, out: list[Diagnostic]) -> None:
                 )
 
 
-def _arg_warnings(flow: Flow, phases, bases, args: Mapping[str, Any], out: list[Diagnostic]) -> None:
+def _arg_warnings(
+    flow: Flow,
+    phases: Sequence[PhaseBase],
+    bases: Sequence[JsonPath],
+    args: Mapping[str, JSONValue],
+    out: list[Diagnostic],
+) -> None:
     resolved = {**flow.arg_defaults(), **dict(args)}
     for name, spec in (flow.args or {}).items():
         has_default = "default" in spec.model_fields_set

@@ -11,8 +11,17 @@ import math
 import re
 from typing import Any
 
-from tftui.flow.diagnostics import Diagnostic, JsonPath, existing_prefix, json_type, named_path, suggestion
+from tftui.flow.diagnostics import (
+    Diagnostic,
+    JsonPath,
+    Severity,
+    existing_prefix,
+    json_type,
+    named_path,
+    suggestion,
+)
 from tftui.flow.model import PHASE_CLASSES, PhaseBase
+from tftui.lang.values import JSONObject, JSONValue
 
 AGENT_RUNNING = {"agent", "gate", "reduce", "map", "parallel", "loop", "tournament", "race"}
 EXPECT_TYPES = ("agent", "gate", "reduce", "loop")
@@ -33,7 +42,7 @@ ALL_KEYS += ["run", "input", "score", "reflexion"]  # owned by one type each; li
 ALL_KEYS = list(dict.fromkeys(ALL_KEYS))
 
 
-def is_num(value: Any) -> bool:
+def is_num(value: object) -> bool:
     """A finite JSON number (booleans are not numbers, as in JS)."""
     if isinstance(value, bool):
         return False
@@ -55,8 +64,9 @@ def optional_module(name: str) -> Any:
     return _MODULES[name]
 
 
-def field_of(model: Any, attr: str) -> Any:
-    """A model attribute, or None where the phase type has no such field.
+def field_of(model: PhaseBase, attr: str) -> Any:
+    """A model attribute, or None where the phase type has no such field (its type is that field's:
+    `Any`, as the attribute name is only known at run time).
 
     Reads the instance dict: `getattr(model, missing, None)` goes through pydantic's
     slow `__getattr__` and an exception, which dominates checking a 1,000-phase flow.
@@ -64,10 +74,10 @@ def field_of(model: Any, attr: str) -> Any:
     return model.__dict__.get(attr)
 
 
-_FIELD_BY_ALIAS: dict[type, dict[str, str]] = {}
+_FIELD_BY_ALIAS: dict[type[PhaseBase], dict[str, str]] = {}
 
 
-def field_by_alias(cls: type) -> dict[str, str]:
+def field_by_alias(cls: type[PhaseBase]) -> dict[str, str]:
     if cls not in _FIELD_BY_ALIAS:
         _FIELD_BY_ALIAS[cls] = {(f.alias or n): n for n, f in cls.model_fields.items()}
     return _FIELD_BY_ALIAS[cls]
@@ -83,14 +93,14 @@ class PhaseChecker:
         self.base = base
         self.incremental = flow_incremental
         self.out = out
-        self.extra: dict[str, Any] = dict(phase.model_extra or {})
+        self.extra: JSONObject = dict(phase.model_extra or {})
 
-    def err(self, message: str, *path: str | int, at_key: bool = False, severity: str = "error") -> None:
+    def err(self, message: str, *path: str | int, at_key: bool = False, severity: Severity = "error") -> None:
         field = str(path[0]) if path else None
         self.out.append(
             Diagnostic(
                 severity, message, phase_id=self.id, field=field, path=(*self.base, *path), at_key=at_key
-            )  # type: ignore[arg-type]
+            )
         )
 
     def warn(self, message: str, *path: str | int, at_key: bool = False) -> None:
@@ -188,7 +198,7 @@ class PhaseChecker:
                 "agent",
             )
 
-    def _shape_errors(self, messages: list[str], root: str, value: Any, field: str | None = None) -> None:
+    def _shape_errors(self, messages: list[str], root: str, value: JSONValue, field: str | None = None) -> None:
         """Report shape errors of the nested value at `field` (default: `root`) where each one
         points: at the most specific part of `value` its message names (`score.weights: …`
         -> the weights array), or the nearest part that exists (a missing key -> its object)."""
@@ -201,7 +211,7 @@ class PhaseChecker:
             )
             self.err(f"Phase '{self.id}': {message}", field or root, *path, at_key=at_key)
 
-    def _regex_patterns(self, score: Any) -> None:
+    def _regex_patterns(self, score: JSONValue) -> None:
         """A regex scorer whose pattern does not compile fails on every run (SPEC §6.4). This is
         a warning, not an error: SPEC's shape-error list does not include it, the reference
         accepts the flow (conformance sh033) and runs it, failing only that scorer."""

@@ -11,7 +11,9 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Literal
+from typing import Literal
+
+from tftui.lang.values import JSONObject, JSONValue
 
 Severity = Literal["error", "warning"]
 JsonPath = tuple[str | int, ...]
@@ -50,7 +52,7 @@ class Diagnostic:
         suffix = f" [{self.phase_id}]" if self.phase_id else ""
         return f"{where}: {self.severity}: {self.message}{suffix}"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         data = asdict(self)
         data["path"] = self.json_path
         del data["at_key"]
@@ -98,7 +100,7 @@ def named_path(message: str, root: str) -> JsonPath | None:
     return tuple(steps) if pos == len(rest) else None
 
 
-def existing_prefix(value: Any, path: JsonPath) -> JsonPath:
+def existing_prefix(value: JSONValue, path: JsonPath) -> JsonPath:
     """The longest prefix of `path` that exists in the parsed `value`."""
     for i, step in enumerate(path):
         if isinstance(value, dict) and isinstance(step, str) and step in value:
@@ -110,7 +112,7 @@ def existing_prefix(value: Any, path: JsonPath) -> JsonPath:
     return tuple(path)
 
 
-def json_type(value: Any) -> str:
+def json_type(value: object) -> str:
     """The JSON type name of a parsed value, as a person would say it."""
     if value is None:
         return "null"

@@ -13,12 +13,13 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Final
 
+from tftui.flow.diagnostics import JsonPath
 from tftui.flow.jsonpos import Locator
 from tftui.flow.load import parse_json_text
 from tftui.flow.shorthand import shorthand_kind
-from tftui.lang.values import is_number, js_number_str
+from tftui.lang.values import JSONObject, JSONValue, is_number, js_number_str
 
 _DECODER = json.JSONDecoder()
 _WS = re.compile(r"[ \t\r\n]*")
@@ -93,7 +94,7 @@ def _insert_member(text: str, positions: str, locator: Locator, index: int, lite
 
 # ---- generic member edits (what-if "write to file") --------------------------------------
 
-REMOVE: Any = object()  # pass as the value to delete a member
+REMOVE: Final = object()  # pass as the value to delete a member
 
 
 def _show_path(path: Sequence[str | int]) -> str:
@@ -103,14 +104,14 @@ def _show_path(path: Sequence[str | int]) -> str:
     return out
 
 
-def _literal(value: Any) -> str:
+def _literal(value: JSONValue) -> str:
     """A JSON literal in the style a person writes it: numbers as JS prints them (0.8, 1)."""
     if is_number(value):
         return js_number_str(value)
     return json.dumps(value, ensure_ascii=False)
 
 
-def _lookup(data: Any, path: Sequence[str | int]) -> tuple[bool, Any]:
+def _lookup(data: JSONValue, path: Sequence[str | int]) -> tuple[bool, JSONValue]:
     node = data
     for step in path:
         if isinstance(step, int):
@@ -122,7 +123,7 @@ def _lookup(data: Any, path: Sequence[str | int]) -> tuple[bool, Any]:
     return True, node
 
 
-def set_value(text: str, path: Sequence[str | int], value: Any) -> EditResult:
+def set_value(text: str, path: Sequence[str | int], value: JSONValue) -> EditResult:
     """Set the value at JSON `path` (e.g. `("phases", 2, "score", "threshold")`) to `value`.
 
     An existing value is replaced in place; a missing object member is appended to its
@@ -159,10 +160,12 @@ def set_value(text: str, path: Sequence[str | int], value: Any) -> EditResult:
 
 
 def _append_member(
-    text: str, positions: str, locator: Locator, parent_path: tuple, parent_at: int, parent: dict, member: str
+    text: str, positions: str, locator: Locator, parent_path: JsonPath, parent_at: int, parent: JSONObject, member: str
 ) -> str:
     if not parent:
-        inside = _WS.match(positions, parent_at + 1).end()  # type: ignore[union-attr]
+        blank = _WS.match(positions, parent_at + 1)
+        assert blank is not None  # `[ \t\r\n]*` matches anywhere, if only the empty string
+        inside = blank.end()
         return text[: parent_at + 1] + member + text[inside:]
     last = list(parent)[-1]
     key_at = locator.offset((*parent_path, last), at_key=True)
@@ -189,7 +192,7 @@ def phase_index(text: str, phase_id: str) -> tuple[int | None, str | None]:
     return None, f"no phase with id '{phase_id}'"
 
 
-def set_phase_values(text: str, phase_id: str, edits: Sequence[tuple[Sequence[str | int], Any]]) -> EditResult:
+def set_phase_values(text: str, phase_id: str, edits: Sequence[tuple[Sequence[str | int], JSONValue]]) -> EditResult:
     """Apply `(path inside the phase, value)` edits to one phase, in order; all or nothing."""
     index, error = phase_index(text, phase_id)
     if index is None:

@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import NoReturn, TypeVar
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from tftui.flow.diagnostics import Diagnostic, JsonPath, dotted, json_type, suggestion
 from tftui.flow.jsonpos import Locator, string_char_offset, strip_jsonc
 from tftui.flow.model import PHASE_CLASSES, ArgSpec, Budget, Flow, PhaseBase
 from tftui.flow.shorthand import Kind, desugar, shorthand_kind, source_path
+from tftui.lang.values import JSONObject, JSONValue
 
 __all__ = ["Diagnostic", "LoadResult", "build_flow", "load_flow", "load_flow_text", "parse_json_text"]
 
@@ -34,7 +36,7 @@ class LoadResult:
     model: Flow | None = None  # built even when checks found errors (None if it could not be built)
     shorthand: Kind | None = None
     unreadable: bool = False  # the file could not be read at all (missing, a directory, no permission)
-    data: Any = field(default=None, repr=False)  # the parsed JSON (after desugaring)
+    data: JSONValue = field(default=None, repr=False)  # the parsed JSON (after desugaring)
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -69,7 +71,7 @@ def _decode(raw: bytes) -> tuple[str | None, Diagnostic | None]:
         return None, Diagnostic("error", message, line, col)
 
 
-def _reject_constant(name: str) -> Any:
+def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not a JSON value")
 
 
@@ -83,7 +85,7 @@ def _js_int(text: str) -> int | float:
 _CONSTANT = re.compile(r"-?\b(?:NaN|Infinity)\b")
 
 
-def parse_json_text(text: str) -> tuple[Any, str, Diagnostic | None]:
+def parse_json_text(text: str) -> tuple[JSONValue, str, Diagnostic | None]:
     """Parse JSON, falling back to JSONC. Returns (value, text used for positions, error)."""
     try:
         return json.loads(text, parse_constant=_reject_constant, parse_int=_js_int), text, None
@@ -106,6 +108,8 @@ def parse_json_text(text: str) -> tuple[Any, str, Diagnostic | None]:
 # ---------------------------------------------------------------------------
 # JSON value -> models (schema errors)
 
+_M = TypeVar("_M", bound=BaseModel)
+
 _EXPECT = {
     "string_type": "a string",
     "bool_type": "a boolean",
@@ -118,10 +122,10 @@ _EXPECT = {
 }
 
 
-def _walk(data: Any, loc: tuple[Any, ...]) -> tuple[tuple[Any, ...], Any]:
+def _walk(data: JSONValue, loc: JsonPath) -> tuple[JsonPath, JSONValue]:
     """Follow `loc` into `data` as far as it exists (pydantic adds union tags that do not)."""
     value = data
-    real: list[Any] = []
+    real: list[str | int] = []
     for step in loc:
         if isinstance(value, dict) and isinstance(step, str) and step in value:
             value = value[step]
@@ -133,13 +137,15 @@ def _walk(data: Any, loc: tuple[Any, ...]) -> tuple[tuple[Any, ...], Any]:
     return tuple(real), value
 
 
-def _got(value: Any) -> str:
+def _got(value: JSONValue) -> str:
     return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else json_type(value)
 
 
-def _schema_diags(exc: ValidationError, data: Mapping[str, Any], phase_id: str | None, base: JsonPath):
+def _schema_diags(
+    exc: ValidationError, data: Mapping[str, JSONValue], phase_id: str | None, base: JsonPath
+) -> Iterator[tuple[JsonPath, Diagnostic]]:
     """Human messages for pydantic errors; yields (top-level key to drop, Diagnostic)."""
-    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    groups: dict[JsonPath, list[ErrorDetails]] = {}
     for err in exc.errors():
         loc, _ = _walk(data, tuple(err["loc"]))
         if err["type"] in ("missing", "extra_forbidden"):
@@ -183,7 +189,7 @@ def _schema_diags(exc: ValidationError, data: Mapping[str, Any], phase_id: str |
         yield loc, diag
 
 
-def _known_keys(loc: tuple[Any, ...]) -> list[str]:
+def _known_keys(loc: JsonPath) -> list[str]:
     model: type[BaseModel] | None = None
     if loc and loc[0] == "budget":
         model = Budget
@@ -194,18 +200,21 @@ def _known_keys(loc: tuple[Any, ...]) -> list[str]:
     return [f.alias or n for n, f in model.model_fields.items()]
 
 
-def _drop(data: dict[str, Any], loc: tuple[Any, ...]) -> bool:
+def _drop(data: JSONObject, loc: JsonPath) -> bool:
     """Remove the value an error is about so validation can go on; False if impossible."""
-    if not loc or loc[0] not in data:
+    key = loc[0] if loc else None
+    if not isinstance(key, str) or key not in data:  # (object keys are strings: an index is never there)
         return False
     if loc[0] == "args" and len(loc) >= 2 and isinstance(data["args"], dict) and loc[1] in data["args"]:
         data["args"] = {k: v for k, v in data["args"].items() if k != loc[1]}
         return True
-    del data[loc[0]]
+    del data[key]
     return True
 
 
-def _validate(cls: type[BaseModel], data: dict[str, Any], phase_id: str | None, base: JsonPath, out: list):
+def _validate(
+    cls: type[_M], data: JSONObject, phase_id: str | None, base: JsonPath, out: list[Diagnostic]
+) -> _M | None:
     """Validate, reporting and dropping bad fields until what remains is valid (or give up)."""
     for _ in range(4):
         try:
@@ -220,7 +229,7 @@ def _validate(cls: type[BaseModel], data: dict[str, Any], phase_id: str | None, 
     return None
 
 
-def _build_phase(raw: Any, index: int, out: list[Diagnostic]) -> PhaseBase | None:
+def _build_phase(raw: JSONValue, index: int, out: list[Diagnostic]) -> PhaseBase | None:
     base: JsonPath = ("phases", index)
     if not isinstance(raw, dict):
         out.append(Diagnostic("error", f"Each phase must be an object, got {json_type(raw)}", path=base))
@@ -242,10 +251,10 @@ def _build_phase(raw: Any, index: int, out: list[Diagnostic]) -> PhaseBase | Non
         # Reported by checks as an unknown type; keep the phase so its edges still resolve.
         data["type"] = ptype = json.dumps(ptype)
     cls = PHASE_CLASSES.get(ptype, PhaseBase)
-    return _validate(cls, data, pid, base, out)  # type: ignore[return-value]
+    return _validate(cls, data, pid, base, out)
 
 
-def build_flow(data: Mapping[str, Any]) -> tuple[Flow | None, list[Diagnostic], list[int]]:
+def build_flow(data: Mapping[str, JSONValue]) -> tuple[Flow | None, list[Diagnostic], list[int]]:
     """Models from a full-flow dict: (flow, schema diagnostics, source index of each phase).
 
     Phases that cannot be built at all (not an object, no id) are left out, so indices
@@ -266,6 +275,8 @@ def build_flow(data: Mapping[str, Any]) -> tuple[Flow | None, list[Diagnostic], 
         if phase is not None:
             phases.append(phase)
             indices.append(i)
+    # The field is declared as the tagged union (pydantic's schema and validation need it), but a phase
+    # of unknown type stays a bare PhaseBase here so its edges still resolve (checks report the type).
     flow.phases = phases  # type: ignore[assignment]
     return flow, out, indices
 
@@ -275,7 +286,7 @@ def build_flow(data: Mapping[str, Any]) -> tuple[Flow | None, list[Diagnostic], 
 
 
 def load_flow_text(
-    text: str | bytes, path: str | None = None, *, args: Mapping[str, Any] | None = None, check: bool = True
+    text: str | bytes, path: str | None = None, *, args: Mapping[str, JSONValue] | None = None, check: bool = True
 ) -> LoadResult:
     """Parse and check flow text. `args` switches checks to runtime mode (SPEC §1.6)."""
     from tftui.flow.checks import check_flow, promote_strict
@@ -344,7 +355,7 @@ def _locate(diag: Diagnostic, locator: Locator, kind: Kind | None) -> Diagnostic
     return replace(diag, line=line, col=col, path=src)
 
 
-def load_flow(path: str | Path, *, args: Mapping[str, Any] | None = None) -> LoadResult:
+def load_flow(path: str | Path, *, args: Mapping[str, JSONValue] | None = None) -> LoadResult:
     """Read and load a flow file; an unreadable file is a diagnostic, never an exception."""
     name = str(path)
     try:

@@ -15,9 +15,11 @@ SPEC's errors for keys that belong to another type, such as `score` on an agent)
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+
+from tftui.lang.values import JSONObject, JSONValue
 
 PHASE_TYPES = (
     "agent",
@@ -40,7 +42,7 @@ class _Model(BaseModel):
 
 
 class ArgSpec(_Model):
-    default: Any = Field(
+    default: JSONValue = Field(
         default=None,
         description="Value used when the caller does not supply the arg (any JSON; type not enforced).",
     )
@@ -52,7 +54,7 @@ class ArgSpec(_Model):
         default=None,
         description="Informational type of the arg (taskflow typed args: string, relative-path, number, boolean, enum).",
     )  # informational (typed args are a taskflow extension)
-    values: list[Any] | None = Field(
+    values: list[JSONValue] | None = Field(
         default=None, description="Allowed values of an enum-typed arg (informational)."
     )  # enum values of a typed arg (informational)
     minimum: float | None = Field(
@@ -80,13 +82,13 @@ class Retry(BaseModel):
     """`{max, backoffMs?, factor?}`; numeric limits are checked by checks.py (SPEC §1.6)."""
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
-    max: Any = Field(default=None, description="Retries after the first try, 0-20 (SPEC §7).")
-    backoff_ms: Any = Field(
+    max: JSONValue = Field(default=None, description="Retries after the first try, 0-20 (SPEC §7).")
+    backoff_ms: JSONValue = Field(
         default=None,
         alias="backoffMs",
         description="Base delay before a retry in ms, 0-60000. Absent: 2000 ms doubling.",
     )
-    factor: Any = Field(
+    factor: JSONValue = Field(
         default=None, description="Backoff multiplier per attempt, 1-10 (only with backoffMs)."
     )
 
@@ -95,7 +97,7 @@ class Branch(BaseModel):
     """One parallel/race/tournament branch: `{task, agent?, cwd?}`."""
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
-    task: Any = Field(default=None, description="Prompt template of this branch (supports {placeholders}).")
+    task: JSONValue = Field(default=None, description="Prompt template of this branch (supports {placeholders}).")
     agent: str | None = Field(
         default=None, description="Agent for this branch (defaults to the phase agent)."
     )
@@ -117,7 +119,7 @@ class PhaseBase(BaseModel):
     agent: str | None = Field(
         default=None, description="Agent that runs this phase's model calls (lowercase, hyphens)."
     )
-    task: Any = Field(
+    task: JSONValue = Field(
         default=None,
         description="Prompt template; {args.X}, {steps.ID.output}, {steps.ID.json.f}, {previous.output} are interpolated.",
     )  # a string template; non-strings are reported by checks
@@ -131,7 +133,7 @@ class PhaseBase(BaseModel):
         alias="from",
         description="[reduce] Ids whose outputs are aggregated into {previous.output}; also DAG edges.",
     )
-    join: Any = Field(
+    join: JSONValue = Field(
         default="all",
         description="'all' (default): every dependency must be satisfied; 'any': one is enough.",
     )
@@ -150,14 +152,14 @@ class PhaseBase(BaseModel):
     idempotent: bool = Field(
         default=True, description="false = side effects: no transient auto-retry and no caching."
     )
-    timeout: Any = Field(
+    timeout: JSONValue = Field(
         default=None,
         description="Per model call timeout in ms (>= 1000); script: 1000-300000 (default 60000). Not for approval/flow.",
     )
     output: Literal["text", "json"] = Field(
         default="text", description="'json' parses the output leniently into {steps.ID.json}."
     )
-    expect: Any = Field(
+    expect: JSONValue = Field(
         default=None,
         description='Output contract {type, properties, required, items, enum}; needs output: "json"; agent/gate/reduce/loop only.',
     )
@@ -165,28 +167,28 @@ class PhaseBase(BaseModel):
         default=None,
         description="Files/globs or placeholders pre-read and prepended to every prompt of the phase.",
     )
-    context_limit: Any = Field(
+    context_limit: JSONValue = Field(
         default=None, alias="contextLimit", description="Max characters read per context file (default 8000)."
     )
     final: bool = Field(
         default=False, description="Marks the phase whose output is the run result (at most one)."
     )
-    concurrency: Any = Field(
+    concurrency: JSONValue = Field(
         default=None, description="Fan-out width for map/parallel/tournament/race (defaults to the flow's)."
     )
     model: str | None = Field(default=None, description="Model override passed to the runner.")
-    thinking: Any = Field(default=None, description="Thinking level passed to the runner.")
-    tools: Any = Field(default=None, description="Tool names the agent may use (passed to the runner).")
+    thinking: JSONValue = Field(default=None, description="Thinking level passed to the runner.")
+    tools: JSONValue = Field(default=None, description="Tool names the agent may use (passed to the runner).")
     cwd: str | None = Field(default=None, description="Working directory for the phase's agent or script.")
-    cache: Any = Field(
+    cache: JSONValue = Field(
         default=None, description="Cache policy {scope: run-only|cross-run|off, ttl?, fingerprint?} (P2)."
     )
-    idle_timeout: Any = Field(
+    idle_timeout: JSONValue = Field(
         default=None,
         alias="idleTimeout",
         description="[agent-running] Idle watchdog in ms (0 disables, else >= 1000); overrides the flow's (P2).",
     )
-    share_context: Any = Field(
+    share_context: JSONValue = Field(
         default=None,
         alias="shareContext",
         description="Opt into the shared context tree for this phase (P2).",
@@ -214,7 +216,7 @@ class ParallelPhase(PhaseBase):
 
 class MapPhase(PhaseBase):
     type: Literal["map"]
-    over: Any = Field(
+    over: JSONValue = Field(
         default=None,
         description='Placeholder resolving to an array (e.g. "{steps.scan.json}") or an inline array.',
     )  # a placeholder string or an inline array
@@ -228,7 +230,7 @@ class ReducePhase(PhaseBase):
     reduce_strategy: Literal["one-shot", "tree"] | None = Field(
         default=None, alias="reduceStrategy", description="'one-shot' (default) or 'tree' (batched, P2)."
     )
-    batch_size: Any = Field(
+    batch_size: JSONValue = Field(
         default=None,
         alias="batchSize",
         description="Inputs per intermediate call with reduceStrategy 'tree' (integer >= 2).",
@@ -237,11 +239,11 @@ class ReducePhase(PhaseBase):
 
 class GatePhase(PhaseBase):
     type: Literal["gate"]
-    eval: list[Any] | None = Field(
+    eval: list[JSONValue] | None = Field(
         default=None,
         description="Zero-token conditions checked first; all true passes the gate without a model call. Supports 'X contains Y'.",
     )  # entries must be strings; checks reports others
-    score: Any = Field(
+    score: JSONValue = Field(
         default=None,
         description="Deterministic scorers with optional judge: {target?, scorers: [...], combine?, weights?, threshold?, judge?}.",
     )  # shape-checked by tftui.scoring (score_shape_errors)
@@ -262,7 +264,7 @@ class LoopPhase(PhaseBase):
         default=None,
         description="Stop condition evaluated after each successful iteration ({steps.<self>.output} is the iteration's output).",
     )
-    max_iterations: Any = Field(
+    max_iterations: JSONValue = Field(
         default=None, alias="maxIterations", description="Hard cap on iterations (default 10, at most 100)."
     )
     convergence: bool = Field(
@@ -275,7 +277,7 @@ class LoopPhase(PhaseBase):
 
 class TournamentPhase(PhaseBase):
     type: Literal["tournament"]
-    variants: Any = Field(
+    variants: JSONValue = Field(
         default=None, description="Number of competing variants from 'task' (default 3, 2-20)."
     )
     judge: str | None = Field(
@@ -284,7 +286,7 @@ class TournamentPhase(PhaseBase):
     judge_agent: str | None = Field(
         default=None, alias="judgeAgent", description="Agent running the judge (defaults to the phase agent)."
     )
-    mode: Any = Field(
+    mode: JSONValue = Field(
         default="best",
         description="'best' (default): the winner's output; 'aggregate': the judge's synthesis.",
     )
@@ -308,12 +310,12 @@ class FlowPhase(PhaseBase):
     use: str | None = Field(
         default=None, description="Name of a saved flow to run as this phase (exclusive with 'def')."
     )
-    def_: Any = Field(
+    def_: JSONValue = Field(
         default=None,
         alias="def",
         description="Inline sub-flow definition, or a placeholder string that resolves to one.",
     )
-    with_: dict[str, Any] | None = Field(
+    with_: JSONObject | None = Field(
         default=None,
         alias="with",
         description="Args passed to the sub-flow (string values are interpolated).",
@@ -334,18 +336,18 @@ class RacePhase(PhaseBase):
 
 class ExpandPhase(PhaseBase):
     type: Literal["expand"]
-    def_: Any = Field(
+    def_: JSONValue = Field(
         default=None,
         alias="def",
         description="Fragment flow (or a placeholder resolving to one) to expand at run time.",
     )
-    with_: dict[str, Any] | None = Field(
+    with_: JSONObject | None = Field(
         default=None, alias="with", description="Args passed to the fragment."
     )
     mode: Literal["nested", "graft"] = Field(
         default="nested", description="'nested' (default) or 'graft' (promote child phases as <id>-<child>)."
     )
-    max_nodes: Any = Field(
+    max_nodes: JSONValue = Field(
         default=None, alias="maxNodes", description="Max phases accepted from the fragment (1-100)."
     )
 
@@ -366,7 +368,8 @@ PHASE_CLASSES: dict[str, type[PhaseBase]] = {
 }
 
 
-def _phase_tag(value: Any) -> str | None:
+def _phase_tag(value: object) -> JSONValue:
+    """The union's tag: a phase's raw `type` (pydantic itself reports a tag that is no phase type)."""
     if isinstance(value, dict):
         return value.get("type", "agent")
     return getattr(value, "type", None)
@@ -394,7 +397,7 @@ class Flow(BaseModel):
 
     name: str = Field(description="Flow name (required, non-empty).")
     description: str | None = Field(default=None, description="Display description.")
-    version: Any = Field(default=1, description="Informational version number.")
+    version: JSONValue = Field(default=1, description="Informational version number.")
     args: dict[str, ArgSpec] | None = Field(
         default=None,
         description="Declared invocation arguments: name -> {default?, description?, required?}.",
@@ -402,7 +405,7 @@ class Flow(BaseModel):
     phases: list[Phase] = Field(
         description="The phases (at least one); the DAG comes from dependsOn/from, never from array order."
     )
-    concurrency: Any = Field(
+    concurrency: JSONValue = Field(
         default=None,
         description="Max phases running at once inside one layer, and default fan-out width (default 8).",
     )
@@ -419,7 +422,7 @@ class Flow(BaseModel):
         alias="agentScope",
         description="Where agent definitions are discovered: user (default), project, both.",
     )
-    idle_timeout: Any = Field(
+    idle_timeout: JSONValue = Field(
         default=None, alias="idleTimeout", description="Idle watchdog in ms (0 disables, else >= 1000) (P2)."
     )
     incremental: bool = Field(default=False, description="Cross-run caching default (P2).")
@@ -441,7 +444,7 @@ class Flow(BaseModel):
             return 8
         return max(1, int(value))
 
-    def arg_defaults(self) -> dict[str, Any]:
+    def arg_defaults(self) -> JSONObject:
         """Declared arg defaults (an explicit `"default": null` counts as a default)."""
         return {
             k: spec.default for k, spec in (self.args or {}).items() if "default" in spec.model_fields_set

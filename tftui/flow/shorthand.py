@@ -6,9 +6,10 @@ in the desugared flow back to the shorthand file, so diagnostics point at the ri
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal, TypeGuard
 
 from tftui.flow.diagnostics import Diagnostic, JsonPath, suggestion
+from tftui.lang.values import JSONObject, JSONValue
 
 Kind = Literal["task", "tasks", "chain"]
 
@@ -22,7 +23,7 @@ _TOP_KEYS = {
 }
 
 
-def shorthand_kind(data: Any) -> Kind | None:
+def shorthand_kind(data: JSONValue) -> Kind | None:
     """Which shorthand `data` is, or None for a full flow (SPEC §1.1 rule)."""
     if not isinstance(data, dict) or isinstance(data.get("phases"), list):
         return None
@@ -35,20 +36,20 @@ def shorthand_kind(data: Any) -> Kind | None:
     return None
 
 
-def _context_list(value: Any) -> list[str] | None:
+def _context_list(value: JSONValue) -> list[str] | None:
     if not isinstance(value, list):
         return None
     items = [v for v in value if isinstance(v, str) and v.strip()]
     return items or None
 
 
-def _step(raw: Any, path: JsonPath, warnings: list[Diagnostic]) -> dict[str, Any]:
+def _step(raw: JSONValue, path: JsonPath, warnings: list[Diagnostic]) -> JSONObject:
     """One chain/tasks step: a string is its task; an object keeps the step keys."""
     if isinstance(raw, str):
         return {"task": raw}
     if not isinstance(raw, dict):
         return {"task": ""}
-    step: dict[str, Any] = {"task": raw.get("task", "")}
+    step: JSONObject = {"task": raw.get("task", "")}
     if isinstance(raw.get("agent"), str):
         step["agent"] = raw["agent"]
     ctx = _context_list(raw.get("context"))
@@ -70,10 +71,10 @@ def _step(raw: Any, path: JsonPath, warnings: list[Diagnostic]) -> dict[str, Any
     return step
 
 
-def desugar(data: dict[str, Any], kind: Kind) -> tuple[dict[str, Any], list[Diagnostic]]:
+def desugar(data: JSONObject, kind: Kind) -> tuple[JSONObject, list[Diagnostic]]:
     """The full flow dict for a shorthand spec, plus warnings about ignored keys."""
     warnings: list[Diagnostic] = []
-    flow: dict[str, Any] = {k: data[k] for k in CARRIED if k in data}
+    flow: JSONObject = {k: data[k] for k in CARRIED if k in data}
     name = data.get("name")
     if not (isinstance(name, str) and name.strip()):
         flow["name"] = {"task": "task", "tasks": "parallel", "chain": "chain"}[kind]
@@ -141,7 +142,7 @@ def desugar(data: dict[str, Any], kind: Kind) -> tuple[dict[str, Any], list[Diag
     return flow, warnings
 
 
-def _num(value: Any) -> bool:
+def _num(value: object) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
