@@ -21,14 +21,19 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any
 
-from tftui.lang.values import js_number_str
+from tftui.lang.values import JSONValue, js_number_str
+from tftui.lang.verdict import JudgeOutput
 from tftui.scoring.scorers import ScorerResult
 
 DEFAULT_THRESHOLD = 0.5
 MODES = ("all", "any", "weighted")
 REPORT_HEADER = "## Deterministic scorer report"
+
+# A scorer result as the evaluator returns it, or in its JSON form (`ScorerResult.to_json`, a trace).
+ResultLike = ScorerResult | Mapping[str, object]
+# The judge's parsed output, or its JSON form ({score, verdict}).
+JudgeLike = JudgeOutput | Mapping[str, object]
 
 
 @dataclass(slots=True)
@@ -49,38 +54,39 @@ class Combined:
     judge_verdict: str | None = None
 
 
-def _passed(result: Any) -> bool:
+def _passed(result: object) -> bool:
     if isinstance(result, Mapping):
         return result.get("passed") is True
     return getattr(result, "passed", False) is True
 
 
-def _weight(value: Any) -> float:
-    """Missing, non-numeric or non-positive weights count as 1."""
+def _weight(value: JSONValue) -> float:
+    """Missing, non-numeric or non-positive weights count as 1 (an int weight stays an int)."""
     kind = type(value)
     if (kind is float or kind is int) and 0 < value < math.inf:
-        return value
+        weight: float = value
+        return weight
     return 1
 
 
-def _clamp01(value: Any) -> float:
+def _clamp01(value: object) -> float:
     if not isinstance(value, (int, float)) or isinstance(value, bool) or math.isnan(value):
         return 0
     return min(1, max(0, value))
 
 
-def _judge_fields(judge: Any) -> tuple[float, str]:
+def _judge_fields(judge: object) -> tuple[float, str]:
     if isinstance(judge, Mapping):
         return _clamp01(judge.get("score")), str(judge.get("verdict", "pass"))
     return _clamp01(getattr(judge, "score", 0)), str(getattr(judge, "verdict", "pass"))
 
 
 def combine(
-    results: Sequence[Any],
+    results: Sequence[ResultLike],
     mode: str = "all",
-    weights: Sequence[Any] | None = None,
-    threshold: Any = None,
-    judge: Any = None,
+    weights: JSONValue = None,
+    threshold: JSONValue = None,
+    judge: JudgeLike | None = None,
     *,
     judge_configured: bool | None = None,
 ) -> Combined:
@@ -114,23 +120,26 @@ def combine(
     )
 
 
-def _weighted(scores: list[int], weights: Any, threshold: Any, judge: Any, has_judge: bool) -> Combined:
+def _weighted(
+    scores: list[int], weights: JSONValue, threshold: JSONValue, judge: JudgeLike | None, has_judge: bool
+) -> Combined:
     n = len(scores)
-    thr = (
+    thr: float = (
         threshold
         if isinstance(threshold, (int, float)) and not isinstance(threshold, bool) and threshold > 0
         else DEFAULT_THRESHOLD
     )
     given = list(weights) if isinstance(weights, (list, tuple)) else []
-    scorer_w = [_weight(w) for w in given[:n]] if len(given) >= n else [1] * n
-    judge_w = (_weight(given[n]) if len(given) == n + 1 else 1) if has_judge else 0
+    scorer_w: list[float] = [_weight(w) for w in given[:n]] if len(given) >= n else [1] * n
+    judge_w: float = (_weight(given[n]) if len(given) == n + 1 else 1) if has_judge else 0
     numerator = sum(s * w for s, w in zip(scores, scorer_w, strict=True))
     denominator = sum(scorer_w) + judge_w
     det = numerator / denominator if n and denominator > 0 else 0
     ok = n > 0 and det >= thr
-    common = dict(threshold=thr, deterministic=det, scores=scores)
     if not has_judge:
-        return Combined("weighted", det, ok, "deterministic", weights=scorer_w, **common)
+        return Combined(
+            "weighted", det, ok, "deterministic", weights=scorer_w, threshold=thr, deterministic=det, scores=scores
+        )
     if ok:
         return Combined(
             "weighted",
@@ -140,7 +149,9 @@ def _weighted(scores: list[int], weights: Any, threshold: Any, judge: Any, has_j
             lower_bound=det,
             weights=scorer_w,
             judge_weight=judge_w,
-            **common,
+            threshold=thr,
+        deterministic=det,
+        scores=scores,
         )
     if judge is None:
         return Combined(
@@ -152,11 +163,14 @@ def _weighted(scores: list[int], weights: Any, threshold: Any, judge: Any, has_j
             needs_judge=True,
             weights=scorer_w,
             judge_weight=judge_w,
-            **common,
+            threshold=thr,
+        deterministic=det,
+        scores=scores,
         )
     judge_score, verdict = _judge_fields(judge)
     if len(given) == n + 1:
-        merge_w, merge_jw = [_weight(w) for w in given[:n]], _weight(given[n])
+        merge_w: list[float] = [_weight(w) for w in given[:n]]
+        merge_jw = _weight(given[n])
     else:
         merge_w, merge_jw = [1] * n, 1
     total = sum(s * w for s, w in zip(scores, merge_w, strict=True)) + judge_score * merge_jw
@@ -172,7 +186,9 @@ def _weighted(scores: list[int], weights: Any, threshold: Any, judge: Any, has_j
         judge_weight=merge_jw,
         judge_score=judge_score,
         judge_verdict=verdict,
-        **common,
+        threshold=thr,
+        deterministic=det,
+        scores=scores,
     )
 
 
@@ -230,7 +246,7 @@ def explain(c: Combined) -> str:
 
 
 def scorer_report(
-    results: Sequence[Any],
+    results: Sequence[ResultLike],
     combined: float = 0.0,
     threshold: float | None = None,
     *,

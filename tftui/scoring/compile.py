@@ -29,9 +29,8 @@ import signal
 import sys
 import tempfile
 from collections.abc import Mapping
-from typing import Any
 
-from tftui.scoring.scorers import ScorerResult, scorer_name
+from tftui.scoring.scorers import ScorerResult, ScorerSpec, scorer_name
 
 LANGUAGES = ("javascript", "typescript", "python")
 _FILES = {"javascript": "snippet.mjs", "typescript": "snippet.ts", "python": "snippet.py"}
@@ -133,7 +132,7 @@ def _kill_group(proc: asyncio.subprocess.Process) -> None:
 
 
 async def run_code_compiles(
-    scorer: Mapping[str, Any], index: int, target: str, *, timeout_s: float = 30
+    scorer: ScorerSpec, index: int, target: str, *, timeout_s: float = 30
 ) -> ScorerResult:
     """Run the scorer's compiler on the target; never raises."""
     name = scorer_name(scorer, index)

@@ -18,11 +18,11 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import NoReturn, NotRequired, TypedDict, TypeGuard
 
 from tftui.lang.contract import compile_contract, contract_shape_errors
 from tftui.lang.jsonish import lenient_parse
-from tftui.lang.values import MISSING, js_json_stringify, js_number_str, js_trim
+from tftui.lang.values import MISSING, JSONValue, js_json_stringify, js_number_str, js_trim
 from tftui.scoring.jsregex import compile_js_regex
 
 SCORER_TYPES = ("exact-match", "contains", "regex", "json-schema", "length-range", "code-compiles")
@@ -39,6 +39,20 @@ ALLOWED_FIELDS: dict[str, tuple[str, ...]] = {
 }
 IMPURE_DETAIL = "code-compiles must be evaluated by the runtime (impure scorer)"
 
+# One entry of a gate's `score.scorers`, as the flow file has it: evaluation also accepts
+# scorers that never went through shape validation, so the values are any JSON.
+ScorerSpec = Mapping[str, JSONValue]
+
+
+class ScorerResultJSON(TypedDict):
+    """A `ScorerResult` as stored in the gate's `json.results` and in traces."""
+
+    name: str
+    type: str
+    passed: bool
+    score: int
+    detail: NotRequired[str]
+
 
 @dataclass(slots=True)
 class ScorerResult:
@@ -48,9 +62,9 @@ class ScorerResult:
     score: int  # 1 or 0
     detail: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ScorerResultJSON:
         """`{name, type, passed, score, detail?}` as stored in the gate's `json.results`."""
-        data: dict[str, Any] = {
+        data: ScorerResultJSON = {
             "name": self.name,
             "type": self.type,
             "passed": self.passed,
@@ -61,7 +75,7 @@ class ScorerResult:
         return data
 
 
-def js_string(value: Any) -> str:
+def js_string(value: JSONValue) -> str:
     """JavaScript `String(value)` for the values a flow file can hold."""
     if isinstance(value, str):
         return value
@@ -78,11 +92,11 @@ def js_string(value: Any) -> str:
     return "[object Object]"
 
 
-def _is_num(value: Any) -> bool:
+def _is_num(value: object) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def scorer_name(scorer: Any, index: int) -> str:
+def scorer_name(scorer: JSONValue, index: int) -> str:
     """Trimmed `name` if non-empty, else `<type>-<index>`."""
     if isinstance(scorer, Mapping):
         name = scorer.get("name")
@@ -92,13 +106,13 @@ def scorer_name(scorer: Any, index: int) -> str:
     return f"undefined-{index}"
 
 
-def _js_truthy(value: Any) -> bool:
+def _js_truthy(value: JSONValue) -> bool:
     if isinstance(value, (str, bool, int, float)) or value is None or value is MISSING:
         return bool(value) and not (isinstance(value, float) and math.isnan(value))
     return True  # objects and arrays, even empty ones
 
 
-def _text_field(scorer: Mapping, key: str) -> str:
+def _text_field(scorer: ScorerSpec, key: str) -> str:
     value = scorer.get(key)
     return value if type(value) is str else ("" if value is None else js_string(value))
 
@@ -106,7 +120,7 @@ def _text_field(scorer: Mapping, key: str) -> str:
 # Each check returns (passed, detail-or-None); details are built only on failure.
 
 
-def _exact_match(scorer: Mapping, target: str) -> tuple[bool, str | None]:
+def _exact_match(scorer: ScorerSpec, target: str) -> tuple[bool, str | None]:
     value = scorer.get("value")
     expected = "" if value is None else value
     if isinstance(expected, str) and target == expected:
@@ -114,7 +128,7 @@ def _exact_match(scorer: Mapping, target: str) -> tuple[bool, str | None]:
     return False, f"target ({len(target)} chars) !== value ({len(js_string(expected))} chars)"
 
 
-def _contains(scorer: Mapping, target: str) -> tuple[bool, str | None]:
+def _contains(scorer: ScorerSpec, target: str) -> tuple[bool, str | None]:
     value = _text_field(scorer, "value")
     if value in target:
         return True, None
@@ -122,7 +136,7 @@ def _contains(scorer: Mapping, target: str) -> tuple[bool, str | None]:
     return False, f"target does not contain {quoted[:80] + '…' if len(quoted) > 80 else quoted}"
 
 
-def _regex(scorer: Mapping, target: str) -> tuple[bool, str | None]:
+def _regex(scorer: ScorerSpec, target: str) -> tuple[bool, str | None]:
     pattern = _text_field(scorer, "pattern")
     compiled = compile_js_regex(pattern)
     if compiled.regex is None:
@@ -136,11 +150,11 @@ def _regex(scorer: Mapping, target: str) -> tuple[bool, str | None]:
 # The last few parsed targets: re-scoring the same text (onBlock rounds with an unchanged
 # output, a gate re-run after editing its scorers, several json-schema scorers on one
 # target) parses it once. Values are only read, never handed out.
-_PARSED: dict[str, Any] = {}
+_PARSED: dict[str, JSONValue] = {}
 _PARSED_MAX = 8
 
 
-def _reject_constant(name: str) -> Any:
+def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"JSON does not allow {name}")
 
 
@@ -149,7 +163,7 @@ def _reject_constant(name: str) -> Any:
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
-def _parse_target(target: str) -> Any:
+def _parse_target(target: str) -> JSONValue:
     try:
         return _PARSED[target]
     except KeyError:
@@ -164,7 +178,7 @@ def _parse_target(target: str) -> Any:
     return value
 
 
-def _json_schema(scorer: Mapping, target: str) -> tuple[bool, str | None]:
+def _json_schema(scorer: ScorerSpec, target: str) -> tuple[bool, str | None]:
     parsed = _parse_target(target)
     if parsed is MISSING:
         return False, "target is not valid JSON"
@@ -173,11 +187,10 @@ def _json_schema(scorer: Mapping, target: str) -> tuple[bool, str | None]:
     return (False, "; ".join(violations)) if violations else (True, None)
 
 
-def _length_range(scorer: Mapping, target: str) -> tuple[bool, str | None]:
-    low = scorer.get("min")
-    high = scorer.get("max")
-    low = low if _is_num(low) else None
-    high = high if _is_num(high) else None
+def _length_range(scorer: ScorerSpec, target: str) -> tuple[bool, str | None]:
+    given_low, given_high = scorer.get("min"), scorer.get("max")
+    low = given_low if _is_num(given_low) else None
+    high = given_high if _is_num(given_high) else None
     length = len(target)  # code points (tftui decision R7; JS counts UTF-16 units)
     if (low is None or length >= low) and (high is None or length <= high):
         return True, None
@@ -187,7 +200,7 @@ def _length_range(scorer: Mapping, target: str) -> tuple[bool, str | None]:
     return False, f"length {length} outside {bounds}"
 
 
-def _impure(scorer: Mapping, target: str) -> tuple[bool, str | None]:
+def _impure(scorer: ScorerSpec, target: str) -> tuple[bool, str | None]:
     return False, IMPURE_DETAIL
 
 
@@ -201,7 +214,7 @@ _CHECKS = {
 }
 
 
-def evaluate_scorer(scorer: Any, index: int, target: str) -> ScorerResult:
+def evaluate_scorer(scorer: JSONValue, index: int, target: str) -> ScorerResult:
     """Run one pure scorer on `target`; never raises."""
     if not isinstance(scorer, Mapping):
         return ScorerResult(
@@ -228,7 +241,7 @@ def evaluate_scorer(scorer: Any, index: int, target: str) -> ScorerResult:
 # --- shape validation (SPEC §6.4); messages without the `Phase '<id>': ` prefix -------------
 
 
-def _scorer_shape_errors(scorer: Any, i: int) -> list[str]:
+def _scorer_shape_errors(scorer: JSONValue, i: int) -> list[str]:
     at = f"score.scorers[{i}]"
     if not isinstance(scorer, Mapping) or "type" not in scorer:
         return [f"{at}: must be an object with a 'type'"]
@@ -262,7 +275,7 @@ def _scorer_shape_errors(scorer: Any, i: int) -> list[str]:
     return errors
 
 
-def _length_range_errors(scorer: Mapping, at: str) -> list[str]:
+def _length_range_errors(scorer: ScorerSpec, at: str) -> list[str]:
     if "min" not in scorer and "max" not in scorer:
         return [f"{at}: 'length-range' requires 'min' and/or 'max'"]
     errors: list[str] = []
@@ -275,7 +288,7 @@ def _length_range_errors(scorer: Mapping, at: str) -> list[str]:
     return errors
 
 
-def score_shape_errors(score: Any) -> list[str]:
+def score_shape_errors(score: JSONValue) -> list[str]:
     """Shape errors of a gate's `score` block ([] when well-formed)."""
     if not isinstance(score, Mapping):
         return ["score: must be an object ({scorers: [...], combine?, threshold?, judge?})"]
@@ -314,7 +327,7 @@ def score_shape_errors(score: Any) -> list[str]:
     return errors
 
 
-def _weighted_errors(score: Mapping, n: int, has_judge: bool) -> list[str]:
+def _weighted_errors(score: ScorerSpec, n: int, has_judge: bool) -> list[str]:
     errors: list[str] = []
     expected = n + (1 if has_judge else 0)
     weights = score.get("weights")
