@@ -18,11 +18,13 @@ from __future__ import annotations
 import json
 import os
 import zipfile
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
+from tftui.engine.events import Event
 from tftui.engine.replay import Recording, ReplayError
+from tftui.lang.values import JSONObject, JSONValue
 
 BUNDLE_FORMAT = "tftui-bundle"
 BUNDLE_VERSION = 1
@@ -35,11 +37,11 @@ class BundleError(ReplayError):
     pass
 
 
-def answers_from_events(events: list[Any]) -> dict[str, list[Any]]:
+def answers_from_events(events: Sequence[Event]) -> dict[str, list[JSONValue]]:
     """Node path -> recorded replies in call order (a ScriptedRunner replies mapping)."""
     from tftui.agents.cassette import recorded_calls
 
-    replies: dict[str, list[Any]] = {}
+    replies: dict[str, list[JSONValue]] = {}
     for call in recorded_calls(events):
         replies.setdefault(call.node_path, []).append(call.to_reply())
     return replies
@@ -126,7 +128,7 @@ def open_bundle(path: str | os.PathLike[str]) -> Recording:
     if events_text is None:
         raise BundleError(f"{file}: the bundle has no events.jsonl")
     warnings: list[str] = []
-    rows: list[dict[str, Any]] = []
+    rows: list[JSONObject] = []
     for number, line in enumerate(events_text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -149,7 +151,7 @@ def open_bundle(path: str | os.PathLike[str]) -> Recording:
     )
 
 
-def _json(text: str | None) -> Any:
+def _json(text: str | None) -> JSONValue:
     if text is None:
         return None
     try:

@@ -24,7 +24,7 @@ import tomllib
 from dataclasses import dataclass, field
 from itertools import compress
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 import tomli_w
 
@@ -38,6 +38,28 @@ HEADER = (
     "# tftui trace baseline (SPEC §9.6). Regenerate with `tftui gate … --update-baseline`;\n"
     "# commit it together with the behaviour change that explains the new numbers.\n"
 )
+
+
+class BaselineEntry(TypedDict):
+    """One comparison of a trace against its baseline (the report's `baseline` list)."""
+
+    metric: str  # modelCalls | tokens | attempts:<tool> | requiredTool:<tool> | baseline
+    baseline: float | str | None
+    current: float | str | None
+    delta: NotRequired[float]
+    absSlack: NotRequired[float]
+    relSlack: NotRequired[float]
+    regression: bool
+    message: str
+
+
+class _Deltas(TypedDict, total=False):
+    delta: float
+    absSlack: float
+    relSlack: float
+
+
+# TOML tables read from a baseline file are `Any` below: the TOML boundary, checked key by key.
 
 
 @dataclass(frozen=True)
@@ -61,8 +83,8 @@ class TraceBaseline:
     maximum_tokens: float | int | None = None
     maximum_attempts_by_tool: dict[str, int] = field(default_factory=dict)
 
-    def to_toml(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"fixture": self.fixture, "requiredTools": list(self.required_tools)}
+    def to_toml(self) -> dict[str, object]:
+        out: dict[str, object] = {"fixture": self.fixture, "requiredTools": list(self.required_tools)}
         if self.maximum_model_calls is not None:
             out["maximumModelCalls"] = self.maximum_model_calls
         if self.maximum_tokens is not None:
@@ -206,19 +228,31 @@ def is_regression(current: float, baseline: float, slack: Slack) -> bool:
     return delta > slack.abs and delta > slack.rel * baseline
 
 
-def _entry(metric: str, baseline: Any, current: Any, slack: Slack | None, regression: bool, message: str) -> dict[str, Any]:
-    entry: dict[str, Any] = {"metric": metric, "baseline": baseline, "current": current}
+def _entry(
+    metric: str,
+    baseline: float | str | None,
+    current: float | str | None,
+    slack: Slack | None,
+    regression: bool,
+    message: str,
+) -> BaselineEntry:
+    deltas: _Deltas = {}
     if isinstance(baseline, (int, float)) and isinstance(current, (int, float)):
-        entry["delta"] = current - baseline
+        deltas["delta"] = current - baseline
     if slack is not None:
-        entry["absSlack"] = slack.abs
-        entry["relSlack"] = slack.rel
-    entry["regression"] = regression
-    entry["message"] = message
-    return entry
+        deltas["absSlack"] = slack.abs
+        deltas["relSlack"] = slack.rel
+    return {
+        "metric": metric,
+        "baseline": baseline,
+        "current": current,
+        **deltas,
+        "regression": regression,
+        "message": message,
+    }
 
 
-def _numeric(metric: str, label: str, base: float, cur: float, slack: Slack) -> dict[str, Any]:
+def _numeric(metric: str, label: str, base: float, cur: float, slack: Slack) -> BaselineEntry:
     bad = is_regression(cur, base, slack)
     delta = cur - base
     sign = "+" if delta >= 0 else ""
@@ -231,12 +265,12 @@ def _numeric(metric: str, label: str, base: float, cur: float, slack: Slack) -> 
 
 
 def compare(baseline: TraceBaseline | None, metrics: TraceMetrics, tools_present: set[str],
-            slack: dict[str, Slack]) -> list[dict[str, Any]]:
+            slack: dict[str, Slack]) -> list[BaselineEntry]:
     """Comparison entries for one trace; `regression: true` entries fail the gate (exit 1)."""
     if baseline is None:
         return [_entry("baseline", None, None, None, False,
                        "no baseline for this fixture (run with --update-baseline to record one)")]
-    entries: list[dict[str, Any]] = []
+    entries: list[BaselineEntry] = []
     for tool in baseline.required_tools:
         present = tool in tools_present
         entries.append(_entry(f"requiredTool:{tool}", "present", "present" if present else "missing", None,
@@ -273,7 +307,7 @@ def baseline_from_metrics(fixture: str, metrics: TraceMetrics, previous: TraceBa
 
 
 def dump_baseline(file: BaselineFile) -> str:
-    data: dict[str, Any] = {}
+    data: dict[str, object] = {}
     if file.single and len(file.baselines) == 1:
         data.update(next(iter(file.baselines.values())).to_toml())
     else:

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections import Counter
 from itertools import compress, repeat
-from typing import Any
+from typing import Final, cast
 
 from tftui.trace.model import TraceColumns
 
 EXTERNAL_KINDS = frozenset({"model", "tool"})
-ABSENT = object()  # a metadata key that is not there (distinct from null)
+ABSENT: Final = object()  # a metadata key that is not there (distinct from null)
+# (name, kind, status, then each key's metadata value or ABSENT): hashable parts of mixed types
+Signature = tuple[object, ...]
 
 
 def clean_number(value: float | int) -> float | int:
@@ -54,7 +56,7 @@ class Facts:
         self._sorted: bool | None = None
         self._tokens: tuple[int, float | int] | None = None
         self._block: tuple[int | None] | None = None
-        self._signatures: dict[tuple[str, ...], tuple[tuple[Any, ...] | None, int]] = {}
+        self._signatures: dict[tuple[str, ...], tuple[Signature | None, int]] = {}
 
     def kind_codes(self) -> bytes:
         if self._kind_codes is None:
@@ -95,7 +97,7 @@ class Facts:
     def max_attempt(self, name: str) -> int:
         """max(attempt ?? 1) over steps named `name`; 0 when there is none."""
         attempts = self.cols.attempts
-        return max((1 if attempts[i] is None else attempts[i] for i in self.indices(name)), default=0)
+        return max((1 if (a := attempts[i]) is None else a for i in self.indices(name)), default=0)
 
     def token_usage(self) -> tuple[int, float | int]:
         """(model steps missing input or output tokens, Σ input+output over model steps)."""
@@ -107,7 +109,8 @@ class Facts:
                 missing = sum(1 for a, b in zip(ins, outs, strict=True) if a is None or b is None)
                 self._tokens = (missing, 0)
             else:
-                self._tokens = (0, clean_number(sum(ins) + sum(outs)))
+                # no None left (checked above): the columns are all numbers here
+                self._tokens = (0, clean_number(sum(cast(list[float], ins)) + sum(cast(list[float], outs))))
         return self._tokens
 
     def first_blocked(self) -> int | None:
@@ -142,7 +145,7 @@ class Facts:
             if seq > block_seq
         ]
 
-    def worst_signature(self, keys: tuple[str, ...]) -> tuple[tuple[Any, ...] | None, int]:
+    def worst_signature(self, keys: tuple[str, ...]) -> tuple[Signature | None, int]:
         """The most repeated signature `(name, kind, status, value of each key…)` and its count;
         the first one in sequence order on ties; (None, 0) for an empty trace. Absent key: ABSENT."""
         if keys not in self._signatures:

@@ -11,8 +11,9 @@ Two representations, on purpose:
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, NotRequired
+from typing import Final, Literal, NotRequired, Protocol
 
 from pydantic import (
     BaseModel,
@@ -27,7 +28,9 @@ from pydantic import (
 )
 from typing_extensions import TypedDict
 
-SCHEMA_VERSION = 1
+from tftui.lang.values import JSONObject
+
+SCHEMA_VERSION: Final = 1
 StepKind = Literal["run", "model", "tool", "retrieval", "policy", "fallback"]
 StepStatus = Literal["ok", "error", "blocked", "cancelled"]
 STEP_KINDS: tuple[str, ...] = ("run", "model", "tool", "retrieval", "policy", "fallback")
@@ -35,6 +38,7 @@ STEP_STATUSES: tuple[str, ...] = ("ok", "error", "blocked", "cancelled")
 
 Number = StrictInt | StrictFloat
 MetaValue = StrictStr | StrictBool | StrictInt | StrictFloat | None
+Metadata = dict[str, MetaValue]  # a step's flat metadata object
 
 # Root-step metadata flag saying the run used a fake clock, so `durationMs` is deterministic and kept.
 FAKE_CLOCK_KEY = "fakeClock"
@@ -55,7 +59,7 @@ class TraceStep(BaseModel):
     input_tokens: Number | None = Field(default=None, alias="inputTokens")
     output_tokens: Number | None = Field(default=None, alias="outputTokens")
     duration_ms: Number | None = Field(default=None, alias="durationMs")
-    metadata: dict[str, MetaValue] | None = None
+    metadata: Metadata | None = None
 
 
 class AgentTrace(BaseModel):
@@ -69,9 +73,9 @@ class AgentTrace(BaseModel):
     steps: list[TraceStep]
 
 
-def step_to_json(step: TraceStep) -> dict[str, Any]:
+def step_to_json(step: TraceStep) -> StepJSON:
     """camelCase JSON of a step; absent optional fields are omitted (null metadata values are kept)."""
-    out: dict[str, Any] = {
+    out: StepJSON = {
         "id": step.id,
         "parentId": step.parent_id,
         "sequence": step.sequence,
@@ -92,7 +96,7 @@ def step_to_json(step: TraceStep) -> dict[str, Any]:
     return out
 
 
-def trace_to_json(trace: AgentTrace) -> dict[str, Any]:
+def trace_to_json(trace: AgentTrace) -> TraceJSON:
     return {
         "schemaVersion": trace.schema_version,
         "fixture": trace.fixture,
@@ -117,7 +121,7 @@ def dump_columns(cols: TraceColumns) -> str:
         cols.ids, cols.parent_ids, cols.sequences, cols.names, cols.kinds, cols.statuses, cols.attempts,
         cols.input_tokens, cols.output_tokens, cols.durations, cols.metadata, strict=True,
     ):
-        out: dict[str, Any] = {"id": i, "parentId": p, "sequence": q, "name": n, "kind": k, "status": st}
+        out: StepJSON = {"id": i, "parentId": p, "sequence": q, "name": n, "kind": k, "status": st}
         if a is not None:
             out["attempt"] = a
         if it is not None:
@@ -141,7 +145,7 @@ class TraceLoad:
     error: str | None = None  # "trace parse: …" / "trace schema: …" (an instrumentation error)
 
 
-def _loc_text(loc: tuple[Any, ...]) -> str:
+def _loc_text(loc: tuple[int | str, ...]) -> str:
     parts: list[str] = []
     for item in loc:
         if isinstance(item, int):
@@ -170,7 +174,7 @@ def _schema_error(exc: ValidationError) -> str:
     return f"{where}: {err['msg']}"
 
 
-def parse_trace(data: str | bytes | dict[str, Any]) -> TraceLoad:
+def parse_trace(data: str | bytes | JSONObject) -> TraceLoad:
     """Validate a trace (file text or decoded JSON). Never raises: errors come back in `TraceLoad.error`."""
     try:
         if isinstance(data, dict):
@@ -183,7 +187,9 @@ def parse_trace(data: str | bytes | dict[str, Any]) -> TraceLoad:
         return TraceLoad(None, f"trace schema: {_schema_error(exc)}")
 
 
-class _StepDict(TypedDict):
+class StepJSON(TypedDict):
+    """A step as the trace file has it (camelCase); the strict types are what loading enforces."""
+
     id: StrictStr
     parentId: StrictStr | None
     sequence: StrictInt
@@ -194,17 +200,19 @@ class _StepDict(TypedDict):
     inputTokens: NotRequired[Number | None]
     outputTokens: NotRequired[Number | None]
     durationMs: NotRequired[Number | None]
-    metadata: NotRequired[dict[str, MetaValue] | None]
+    metadata: NotRequired[Metadata | None]
 
 
-class _TraceDict(TypedDict):
+class TraceJSON(TypedDict):
+    """`{schemaVersion, fixture, status?, steps}`: the trace file's top level."""
+
     schemaVersion: Literal[1]
     fixture: StrictStr
     status: NotRequired[StepStatus | None]
-    steps: list[_StepDict]
+    steps: list[StepJSON]
 
 
-_TRACE_DICT: TypeAdapter[_TraceDict] | None = None
+_TRACE_DICT: TypeAdapter[TraceJSON] | None = None
 
 
 @dataclass
@@ -218,7 +226,7 @@ def load_columns(data: str | bytes) -> ColumnsLoad:
     pydantic into plain dicts (half the time and memory of model objects; unknown fields dropped)."""
     global _TRACE_DICT
     if _TRACE_DICT is None:
-        _TRACE_DICT = TypeAdapter(_TraceDict)
+        _TRACE_DICT = TypeAdapter(TraceJSON)
     try:
         raw = _TRACE_DICT.validate_json(data)
     except ValidationError as exc:
@@ -242,6 +250,33 @@ def normalize(trace: AgentTrace, *, fake_clock: bool | None = None) -> AgentTrac
 # --- the column view (what rules read) --------------------------------------------------------------
 
 
+class StepLike(Protocol):
+    """What `TraceColumns.from_steps` reads: TraceStep's attribute names (model steps, recorder steps)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def parent_id(self) -> str | None: ...
+    @property
+    def sequence(self) -> int: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def kind(self) -> StepKind: ...
+    @property
+    def status(self) -> StepStatus: ...
+    @property
+    def attempt(self) -> int | None: ...
+    @property
+    def input_tokens(self) -> float | int | None: ...
+    @property
+    def output_tokens(self) -> float | int | None: ...
+    @property
+    def duration_ms(self) -> float | int | None: ...
+    @property
+    def metadata(self) -> Metadata | None: ...
+
+
 @dataclass
 class TraceColumns:
     """One list per step field, index-aligned, in sequence order once normalized.
@@ -250,18 +285,18 @@ class TraceColumns:
     """
 
     fixture: str
-    status: str | None
+    status: StepStatus | None
     ids: list[str]
     parent_ids: list[str | None]
     sequences: list[int]
     names: list[str]
-    kinds: list[str]
-    statuses: list[str]
+    kinds: list[StepKind]
+    statuses: list[StepStatus]
     attempts: list[int | None]
     input_tokens: list[float | int | None]
     output_tokens: list[float | int | None]
     durations: list[float | int | None]
-    metadata: list[dict[str, Any] | None]
+    metadata: list[Metadata | None]
 
     def __len__(self) -> int:
         return len(self.names)
@@ -271,7 +306,7 @@ class TraceColumns:
         return cls.from_steps(trace.steps, fixture=trace.fixture, status=trace.status)
 
     @classmethod
-    def from_steps(cls, steps: list[Any], *, fixture: str, status: str | None) -> TraceColumns:
+    def from_steps(cls, steps: Sequence[StepLike], *, fixture: str, status: StepStatus | None) -> TraceColumns:
         """Columns from objects with TraceStep's attribute names (model steps, recorder steps)."""
         return cls(
             fixture=fixture,
@@ -290,7 +325,9 @@ class TraceColumns:
         )
 
     @classmethod
-    def from_dicts(cls, steps: list[dict[str, Any]], *, fixture: str = "", status: str | None = "ok") -> TraceColumns:
+    def from_dicts(
+        cls, steps: Sequence[StepJSON], *, fixture: str = "", status: StepStatus | None = "ok"
+    ) -> TraceColumns:
         """Columns from plain camelCase step dicts (already trusted: tests, benchmarks, recorders)."""
         return cls(
             fixture=fixture,

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import re
 from itertools import chain
-from typing import Any
+from typing import TypeVar
 
-from tftui.trace.model import FAKE_CLOCK_KEY, SCHEMA_VERSION, AgentTrace, TraceColumns, TraceStep
+from tftui.trace.model import FAKE_CLOCK_KEY, SCHEMA_VERSION, AgentTrace, Metadata, TraceColumns, TraceStep
+
+_T = TypeVar("_T")
 
 # Metadata keys whose values change from run to run: wall clock, request/trace ids, temp dirs.
 # Compared lower-cased with `_`/`-` removed, so `request_id`, `requestId` and `Request-Id` all match.
@@ -38,16 +40,16 @@ def volatile_key(key: str) -> bool:
     return flat in _VOLATILE_KEYS or flat.endswith(_VOLATILE_SUFFIXES) or bool(_CAMEL_AT.search(key))
 
 
-def volatile_value(value: Any) -> bool:
+def volatile_value(value: object) -> bool:
     return isinstance(value, str) and bool(_TEMP_PATH.match(value) or _ISO_TIME.match(value))
 
 
-def volatile_metadata(key: str, value: Any) -> bool:
+def volatile_metadata(key: str, value: object) -> bool:
     """True for metadata that must not influence a deterministic result."""
     return volatile_key(key) or volatile_value(value)
 
 
-def _clean_metadata(metadata: list[dict[str, Any] | None]) -> list[dict[str, Any] | None]:
+def _clean_metadata(metadata: list[Metadata | None]) -> list[Metadata | None]:
     """Metadata without volatile entries; dicts without any are shared, not copied."""
     present = list(filter(None, metadata))
     keys = set(chain.from_iterable(present))
@@ -56,7 +58,7 @@ def _clean_metadata(metadata: list[dict[str, Any] | None]) -> list[dict[str, Any
     bad_values = {v for v in strings if volatile_value(v)}
     if not bad_keys and not bad_values:
         return metadata
-    out: list[dict[str, Any] | None] = []
+    out: list[Metadata | None] = []
     for m in metadata:
         if m and (not bad_keys.isdisjoint(m) or any(type(v) is str and v in bad_values for v in m.values())):
             m = {k: v for k, v in m.items() if k not in bad_keys and not (type(v) is str and v in bad_values)}
@@ -68,19 +70,19 @@ def uses_fake_clock(cols: TraceColumns) -> bool:
     if cols.parent_ids.count(None) != 1:
         return False
     root = cols.metadata[cols.parent_ids.index(None)]
-    return bool(root) and root.get(FAKE_CLOCK_KEY) is True
+    return root is not None and root.get(FAKE_CLOCK_KEY) is True
 
 
 def normalize_columns(cols: TraceColumns, *, fake_clock: bool | None = None) -> TraceColumns:
     keep_duration = uses_fake_clock(cols) if fake_clock is None else fake_clock
     seqs = cols.sequences
     if seqs == sorted(seqs):
-        def reorder(column: list[Any]) -> list[Any]:
+        def reorder(column: list[_T]) -> list[_T]:
             return column
     else:
         order = sorted(range(len(seqs)), key=seqs.__getitem__)
 
-        def reorder(column: list[Any]) -> list[Any]:
+        def reorder(column: list[_T]) -> list[_T]:
             return [column[i] for i in order]
 
     sequences = reorder(seqs)

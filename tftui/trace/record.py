@@ -27,30 +27,41 @@ fallback steps when they are decided):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypeGuard
 
-from tftui.trace.model import FAKE_CLOCK_KEY, AgentTrace, TraceColumns, dump_columns, dump_trace
+from tftui.engine import events as ev
+from tftui.lang.values import JSONObject
+from tftui.trace.model import (
+    FAKE_CLOCK_KEY,
+    AgentTrace,
+    Metadata,
+    StepKind,
+    StepStatus,
+    TraceColumns,
+    dump_columns,
+    dump_trace,
+)
 from tftui.trace.normalize import columns_to_trace, normalize_columns
 
 TRACE_FILE = "trace.json"
-RUN_STATUS = {"completed": "ok", "failed": "error", "blocked": "blocked", "paused": "cancelled"}
+RUN_STATUS: dict[str, StepStatus] = {"completed": "ok", "failed": "error", "blocked": "blocked", "paused": "cancelled"}
 
 
 @dataclass
 class _Step:
     sequence: int
     name: str
-    kind: str
-    status: str
+    kind: StepKind
+    status: StepStatus
     parent: int | None = 0
     attempt: int | None = None
     input_tokens: float | int | None = None
     output_tokens: float | int | None = None
     duration_ms: float | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata: Metadata = field(default_factory=dict)
 
     # TraceStep's names, so TraceColumns.from_steps reads recorder steps directly
     @property
@@ -62,7 +73,7 @@ class _Step:
         return None if self.parent is None else f"s{self.parent}"
 
 
-def _num(value: Any) -> bool:
+def _num(value: object) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
@@ -82,8 +93,17 @@ class _Recorder:
         self.phase_outcome: dict[str, str] = {}  # phase id -> "skipped" | "ran"
         self.run_status: str | None = None
 
-    def new(self, name: str, kind: str, status: str, parent: int | None = 0, **kw: Any) -> _Step:
-        step = _Step(len(self.steps), name, kind, status, parent, **kw)
+    def new(
+        self,
+        name: str,
+        kind: StepKind,
+        status: StepStatus,
+        parent: int | None = 0,
+        *,
+        attempt: int | None = None,
+        metadata: Metadata | None = None,
+    ) -> _Step:
+        step = _Step(len(self.steps), name, kind, status, parent, attempt=attempt, metadata=metadata or {})
         self.steps.append(step)
         return step
 
@@ -108,37 +128,37 @@ class _Recorder:
         return parent
 
     # ---- events ---------------------------------------------------------------------------------
-    def feed(self, event: Any) -> None:
+    def feed(self, event: ev.Event) -> None:
         handler = getattr(self, f"on_{getattr(event, 'kind', '')}", None)
         if handler is not None:
             handler(event)
 
-    def on_run_started(self, e: Any) -> None:
+    def on_run_started(self, e: ev.RunStarted) -> None:
         root = self.ensure_root(e.flow_name or "run")
         if root.name == "run" and e.flow_name:
             root.name = e.flow_name
         self.phase_types.update(e.phase_types or {})
 
-    def on_phase_started(self, e: Any) -> None:
+    def on_phase_started(self, e: ev.PhaseStarted) -> None:
         self.ensure_root()
         self.phase_types.setdefault(e.phase_id, e.phase_type)
         self.depth[e.phase_id] = e.depth
         self.phase_outcome[e.phase_id] = "ran"
         self.iterations[e.phase_id] = 0
         if e.phase_type == "script":
-            meta = {"phase": e.phase_id, "phaseType": "script"}
+            meta: Metadata = {"phase": e.phase_id, "phaseType": "script"}
             if e.round:
                 meta["round"] = e.round
             self.open_tools[e.phase_id] = self.new(e.phase_id, "tool", "cancelled", attempt=1, metadata=meta)
 
-    def on_phase_skipped(self, e: Any) -> None:
+    def on_phase_skipped(self, e: ev.PhaseSkipped) -> None:
         self.phase_outcome[e.phase_id] = "skipped"
 
-    def on_attempt_started(self, e: Any) -> None:
+    def on_attempt_started(self, e: ev.AttemptStarted) -> None:
         self.ensure_root()
         node = e.node_path or e.phase_id
         phase_type = self.phase_types.get(e.phase_id, "")
-        meta: dict[str, Any] = {"phase": e.phase_id, "phaseType": phase_type, "transient": False}
+        meta: Metadata = {"phase": e.phase_id, "phaseType": phase_type, "transient": False}
         if phase_type == "loop" and node == e.phase_id:
             if e.attempt == 0:
                 self.iterations[e.phase_id] = self.iterations.get(e.phase_id, 0) + 1
@@ -146,7 +166,7 @@ class _Recorder:
         step = self.new(node, "model", "cancelled", self.parent_for(node), attempt=e.attempt + 1, metadata=meta)
         self.open_calls[(node, e.attempt)] = step
 
-    def on_agent_returned(self, e: Any) -> None:
+    def on_agent_returned(self, e: ev.AgentReturned) -> None:
         step = self.open_calls.get((e.node_path or e.phase_id, e.attempt))
         if step is None:
             return
@@ -163,7 +183,7 @@ class _Recorder:
                 if _num(usage.get(key)):
                     step.metadata[meta_key] = usage[key]
 
-    def on_attempt_failed(self, e: Any) -> None:
+    def on_attempt_failed(self, e: ev.AttemptFailed) -> None:
         step = self.open_calls.get((e.node_path or e.phase_id, e.attempt))
         if step is None:
             return
@@ -174,30 +194,30 @@ class _Recorder:
         if e.why in ("contract", "budget"):
             step.metadata["failure"] = e.why
 
-    def on_gate_verdict(self, e: Any) -> None:
+    def on_gate_verdict(self, e: ev.GateVerdict) -> None:
         self.ensure_root()
         block = e.verdict == "block"
-        meta: dict[str, Any] = {"phase": e.phase_id, "verdict": e.verdict, "source": e.source or "", "round": e.round}
+        meta: Metadata = {"phase": e.phase_id, "verdict": e.verdict, "source": e.source or "", "round": e.round}
         if _num(e.combined):
             meta["combined"] = e.combined
         halts = block and self.depth.get(e.phase_id, 0) == 0
         if block and not halts:
             meta["halted"] = False
-        status = "blocked" if halts else ("error" if block else "ok")
+        status: StepStatus = "blocked" if halts else ("error" if block else "ok")
         self.last_policy[e.phase_id] = self.new(e.phase_id, "policy", status, metadata=meta)
 
-    def on_on_block_round(self, e: Any) -> None:
+    def on_on_block_round(self, e: ev.OnBlockRound) -> None:
         # The block that triggered this rework round did not halt the run (SPEC §6.10).
         step = self.last_policy.get(e.phase_id)
         if step is not None and step.status == "blocked":
             step.status = "error"
             step.metadata["halted"] = False
 
-    def on_fallback_used(self, e: Any) -> None:
+    def on_fallback_used(self, e: ev.FallbackUsed) -> None:
         self.ensure_root()
         self.new(f"{e.phase_id}#fallback", "fallback", "ok", metadata={"phase": e.phase_id, "reason": e.reason})
 
-    def on_phase_finished(self, e: Any) -> None:
+    def on_phase_finished(self, e: ev.PhaseFinished) -> None:
         tool = self.open_tools.pop(e.phase_id, None)
         if tool is not None:
             tool.status = "ok" if e.status == "done" else "error"
@@ -207,7 +227,7 @@ class _Recorder:
         if sub is not None:
             sub.status = "ok" if e.status == "done" else "error"
 
-    def on_run_finished(self, e: Any) -> None:
+    def on_run_finished(self, e: ev.RunFinished) -> None:
         self.ensure_root()
         self.run_status = e.status
 
@@ -226,7 +246,7 @@ class _Recorder:
         return normalize_columns(raw, fake_clock=self.fake_clock)
 
 
-def trace_columns_from_events(events: Iterable[Any], fixture: str, *, fake_clock: bool = False) -> TraceColumns:
+def trace_columns_from_events(events: Iterable[ev.Event], fixture: str, *, fake_clock: bool = False) -> TraceColumns:
     """`trace_from_events` as columns, with no model object per step: the cheap form for writing
     trace.json at the end of a run (`write_trace` takes either) and for rules."""
     recorder = _Recorder(fixture, fake_clock)
@@ -235,7 +255,7 @@ def trace_columns_from_events(events: Iterable[Any], fixture: str, *, fake_clock
     return recorder.trace()
 
 
-def trace_from_events(events: Iterable[Any], fixture: str, *, fake_clock: bool = False) -> AgentTrace:
+def trace_from_events(events: Iterable[ev.Event], fixture: str, *, fake_clock: bool = False) -> AgentTrace:
     """The normalized trace of a run from its events (engine event objects, in emission order).
 
     `fake_clock=True` when the run used a fake/instant clock: durations are then deterministic
@@ -253,7 +273,7 @@ def write_trace(run_dir: str | Path, trace: AgentTrace | TraceColumns, name: str
     return path
 
 
-def _run_dir_events(run_dir: str | Path, fixture: str | None) -> tuple[list[Any] | None, str, list[str]]:
+def _run_dir_events(run_dir: str | Path, fixture: str | None) -> tuple[list[ev.Event] | None, str, list[str]]:
     """The decoded events of `<run_dir>/events.jsonl`, the fixture name to use, and warnings."""
     from tftui.engine.journal import decode_events, read_journal
 
@@ -293,12 +313,12 @@ def trace_run_dir(run_dir: str | Path, *, fixture: str | None = None, fake_clock
     return target, warnings
 
 
-def _fixture_name(meta: dict[str, Any], events: list[Any]) -> str:
+def _fixture_name(meta: JSONObject, events: Sequence[ev.Event]) -> str:
     """Default fixture: the flow file's stem, else the flow name, else `run`."""
     flow_path = meta.get("flowPath")
     flow_name = meta.get("flowName")
     for e in events:
-        if getattr(e, "kind", "") == "run_started":
+        if isinstance(e, ev.RunStarted):
             flow_path = flow_path or e.flow_path
             flow_name = flow_name or e.flow_name
             break

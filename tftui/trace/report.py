@@ -6,9 +6,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
+from tftui.lang.values import JSONObject
+from tftui.trace.baseline import BaselineEntry
 from tftui.trace.integrity import check_columns, integrity_error
 from tftui.trace.model import AgentTrace, TraceColumns
 from tftui.trace.normalize import normalize_columns
@@ -25,7 +27,7 @@ class GateReport:
     rules: list[str] = field(default_factory=list)  # "<id>@<version>", in evaluation order
     trace_path: str | None = None
     error: str | None = None  # instrumentation error: "trace integrity: …" / "trace parse: …"
-    baseline: list[dict[str, Any]] | None = None  # comparison entries (baseline.py), None without --baseline
+    baseline: list[BaselineEntry] | None = None  # comparison entries (baseline.py), None without --baseline
     normalized: TraceColumns | None = None  # the trace the rules saw (not serialized into the report)
     baseline_updated: bool = False  # --update-baseline accepted the current metrics: no regression fails
 
@@ -43,7 +45,7 @@ class GateReport:
         return self.error is None and not self.failures
 
     @property
-    def regressions(self) -> list[dict[str, Any]]:
+    def regressions(self) -> list[BaselineEntry]:
         """Baseline regressions that fail the gate (none once the baseline was just updated)."""
         if self.baseline_updated:
             return []
@@ -61,8 +63,8 @@ class GateReport:
             return 3
         return 0 if self.gate_passed else 1
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_json(self) -> JSONObject:
+        out: JSONObject = {
             "schemaVersion": REPORT_SCHEMA_VERSION,
             "fixture": self.fixture,
             "passed": self.passed,
@@ -105,7 +107,7 @@ def error_report(fixture: str, error: str, rules: list[Rule] | tuple[Rule, ...],
 # --- Markdown ------------------------------------------------------------------------------------------
 
 
-def _value_text(value: EvidenceValue | Any) -> str:
+def _value_text(value: EvidenceValue | None) -> str:
     if value is None:
         return "—"
     if isinstance(value, bool):
@@ -115,7 +117,7 @@ def _value_text(value: EvidenceValue | Any) -> str:
     return str(value)
 
 
-def evidence_text(evidence: dict[str, Any] | None) -> str:
+def evidence_text(evidence: Mapping[str, EvidenceValue | None] | None) -> str:
     """`key=value, key=value` (SPEC §9.5)."""
     if not evidence:
         return ""
@@ -189,7 +191,7 @@ def reports_markdown(reports: list[GateReport]) -> str:
     return head + "\n".join(report_markdown(r) for r in reports)
 
 
-def reports_json(reports: list[GateReport]) -> dict[str, Any]:
+def reports_json(reports: list[GateReport]) -> JSONObject:
     """One trace: the report itself. Several: `{schemaVersion, passed, reports: [...]}`."""
     if len(reports) == 1:
         return reports[0].to_json()

@@ -9,16 +9,27 @@ A rule never raises: an unexpected exception becomes a failed result naming the 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal, NotRequired, TypedDict
 
 from tftui.lang.values import js_number_str
-from tftui.trace.facts import ABSENT, Facts
+from tftui.trace.facts import ABSENT, Facts, Signature
 from tftui.trace.model import AgentTrace, TraceColumns
 
 Severity = Literal["error", "warning"]
 SEVERITIES: tuple[str, ...] = ("error", "warning")
 EvidenceValue = str | int | float | bool
 DEFAULT_SIGNATURE_KEYS: tuple[str, ...] = ("planner_state", "selected_tool", "outcome")
+
+
+class RuleResultJSON(TypedDict):
+    """A rule result in report.json."""
+
+    ruleId: str
+    severity: str
+    passed: bool
+    message: str
+    evidence: NotRequired[dict[str, EvidenceValue]]
+    fix: NotRequired[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,8 +41,8 @@ class RuleResult:
     evidence: dict[str, EvidenceValue] | None = None
     fix: str | None = None  # what to change (failing results only), shown in the Markdown report
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_json(self) -> RuleResultJSON:
+        out: RuleResultJSON = {
             "ruleId": self.rule_id,
             "severity": self.severity,
             "passed": self.passed,
@@ -49,7 +60,7 @@ def num_text(value: float | int) -> str:
     return js_number_str(value)
 
 
-def signature_text(parts: tuple[Any, ...]) -> str:
+def signature_text(parts: Signature) -> str:
     """`name|kind|status|v1|v2|…`; an absent metadata key is empty, null is `null`, numbers as in JS."""
     out: list[str] = []
     for part in parts:

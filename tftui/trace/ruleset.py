@@ -17,7 +17,7 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypeGuard
 
 from tftui.trace.rules import (
     DEFAULT_SIGNATURE_KEYS,
@@ -29,8 +29,10 @@ from tftui.trace.rules import (
     Order,
     RequiredSteps,
     Rule,
+    Severity,
 )
 
+Table = dict[str, object]  # one parsed TOML table (values: any TOML value)
 TOP_LEVEL_KEYS = ("rules", "description")
 
 
@@ -48,11 +50,11 @@ class _ParamError(Exception):
         self.problem = problem
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _name(table: dict[str, Any], key: str) -> str:
+def _name(table: Table, key: str) -> str:
     value = table.get(key)
     if value is None:
         raise _ParamError(key, f"missing parameter '{key}' (a step name)")
@@ -61,7 +63,7 @@ def _name(table: dict[str, Any], key: str) -> str:
     return value
 
 
-def _names(table: dict[str, Any], key: str, *, required: bool, default: tuple[str, ...] = ()) -> tuple[str, ...]:
+def _names(table: Table, key: str, *, required: bool, default: tuple[str, ...] = ()) -> tuple[str, ...]:
     if key not in table:
         if required:
             raise _ParamError(key, f"missing parameter '{key}' (an array of strings)")
@@ -74,44 +76,51 @@ def _names(table: dict[str, Any], key: str, *, required: bool, default: tuple[st
     return tuple(value)
 
 
-def _limit(table: dict[str, Any], *, integer: bool, minimum: int) -> Any:
+def _limit(table: Table, *, minimum: int) -> float:
     if "limit" not in table:
         raise _ParamError("limit", "missing parameter 'limit'")
     value = table["limit"]
-    if integer and not (isinstance(value, int) and not isinstance(value, bool)):
-        raise _ParamError("limit", f"'limit' must be an integer, got {value!r}")
     if not _is_number(value) or not value >= minimum or value == float("inf"):
         raise _ParamError("limit", f"'limit' must be a finite number ≥ {minimum}, got {value!r}")
     return value
 
 
-def _required_steps(t: dict[str, Any], sev: Any) -> Rule:
+def _int_limit(table: Table, *, minimum: int) -> int:
+    value = table.get("limit")
+    if "limit" in table and not (isinstance(value, int) and not isinstance(value, bool)):
+        raise _ParamError("limit", f"'limit' must be an integer, got {value!r}")
+    _limit(table, minimum=minimum)  # missing, or below the minimum
+    assert isinstance(value, int)
+    return value
+
+
+def _required_steps(t: Table, sev: Severity) -> Rule:
     return RequiredSteps(sev, names=_names(t, "names", required=True))
 
 
-def _order(t: dict[str, Any], sev: Any) -> Rule:
+def _order(t: Table, sev: Severity) -> Rule:
     return Order(sev, before=_name(t, "before"), after=_name(t, "after"))
 
 
-def _no_external(t: dict[str, Any], sev: Any) -> Rule:
+def _no_external(t: Table, sev: Severity) -> Rule:
     return NoExternalWorkAfterBlock(sev)
 
 
-def _max_attempts(t: dict[str, Any], sev: Any) -> Rule:
-    return MaxAttempts(sev, name=_name(t, "name"), limit=_limit(t, integer=True, minimum=0))
+def _max_attempts(t: Table, sev: Severity) -> Rule:
+    return MaxAttempts(sev, name=_name(t, "name"), limit=_int_limit(t, minimum=0))
 
 
-def _max_total_tokens(t: dict[str, Any], sev: Any) -> Rule:
-    return MaxTotalTokens(sev, limit=_limit(t, integer=False, minimum=0))
+def _max_total_tokens(t: Table, sev: Severity) -> Rule:
+    return MaxTotalTokens(sev, limit=_limit(t, minimum=0))
 
 
-def _loop_signature(t: dict[str, Any], sev: Any) -> Rule:
+def _loop_signature(t: Table, sev: Severity) -> Rule:
     keys = _names(t, "keys", required=False, default=DEFAULT_SIGNATURE_KEYS)
-    return LoopSignature(sev, keys=keys, limit=_limit(t, integer=True, minimum=1))
+    return LoopSignature(sev, keys=keys, limit=_int_limit(t, minimum=1))
 
 
 # id -> (parameter keys, builder)
-RULE_TYPES: dict[str, tuple[tuple[str, ...], Callable[[dict[str, Any], Any], Rule]]] = {
+RULE_TYPES: dict[str, tuple[tuple[str, ...], Callable[[Table, Severity], Rule]]] = {
     "required_steps": (("names",), _required_steps),
     "order": (("before", "after"), _order),
     "no_external_work_after_block": ((), _no_external),
@@ -128,7 +137,7 @@ def _table_lines(text: str) -> list[int]:
     return [text.count("\n", 0, m.start()) + 1 for m in _RULES_HEADER.finditer(text)]
 
 
-def _build(table: Any) -> tuple[Rule | None, str | None, str | None]:
+def _build(table: object) -> tuple[Rule | None, str | None, str | None]:
     """(rule, key, problem) for one `[[rules]]` table."""
     if not isinstance(table, dict):
         return None, None, "must be a table"
@@ -157,9 +166,9 @@ def parse_ruleset(text: str, path: str = "rules.toml") -> RuleSetLoad:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         return RuleSetLoad(error=f"{path}: invalid TOML: {exc}")
-    for key in data:
-        if key not in TOP_LEVEL_KEYS:
-            return RuleSetLoad(error=f"{path}: unknown top-level key '{key}' (allowed: {', '.join(TOP_LEVEL_KEYS)})")
+    for top_key in data:
+        if top_key not in TOP_LEVEL_KEYS:
+            return RuleSetLoad(error=f"{path}: unknown top-level key '{top_key}' (allowed: {', '.join(TOP_LEVEL_KEYS)})")
     description = data.get("description")
     if description is not None and not isinstance(description, str):
         return RuleSetLoad(error=f"{path}: 'description' must be a string")
