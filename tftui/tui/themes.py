@@ -66,7 +66,8 @@ def load_builtin_themes() -> tuple[list[Theme], list[str]]:
     problems: list[str] = []
     entries = builtin_theme_files()
     if entries is None:
-        return [], ["the package tftui.themes is missing from the installation"]
+        # e.g. an editable install made before the themes moved to themes/: reinstall it
+        return [], ["the package tftui.themes is missing from the installation (reinstall tftui: pip install -e .)"]
     for entry in entries:
         try:
             data = tomllib.loads(entry.read_text(encoding="utf-8"))
