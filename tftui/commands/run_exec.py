@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tftui import run_service
 from tftui.commands.progress import Progress
 from tftui.commands.run import UsageProblem, check_cli_arg_names, parse_arg_pairs
 from tftui.commands.run_report import EXIT_INTERRUPTED, EXIT_USAGE, exit_code_for, run_json, summary_line
 from tftui.commands.runner_select import RunnerSelectionError, select_runner
 from tftui.engine import journal as jr
-from tftui.engine.redaction import REDACTED
-from tftui.engine.state import PhaseStatus, RunState, fold
+from tftui.engine.state import RunState
 
 
 @dataclass
@@ -33,15 +33,25 @@ class Plan:
     flow_text: str
     args: dict[str, Any]
     root: Path | None
-    run_dir: Path | None = None
-    resume_state: RunState | None = None
-    run_id: str | None = None
-    prior_calls: int = 0
-    # Resume: successful calls that phases in flight at the interruption already made (served
-    # again from the journal when the re-run asks the same thing; see cassette.in_flight_answers).
-    journal_answers: list[Any] = field(default_factory=list)
-    answered: dict[str, int] = field(default_factory=dict)  # resume: answers per node path so far
+    session: run_service.RunSession | None = None  # resume: prepared from the journal
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def run_dir(self) -> Path | None:
+        return self.session.run_dir if self.session is not None else None
+
+    @property
+    def run_id(self) -> str | None:
+        return self.session.run_id if self.session is not None else None
+
+    @property
+    def resume_state(self) -> RunState | None:
+        return self.session.resume_state if self.session is not None else None
+
+    @property
+    def prior_calls(self) -> int:
+        info = self.session.resumed if self.session is not None else None
+        return info.prior_calls if info is not None else 0
 
 
 def _err(message: str) -> None:
@@ -95,7 +105,7 @@ def _plan_fresh(args: argparse.Namespace, cli_args: dict[str, Any]) -> Plan | in
 
 
 def _plan_resume(args: argparse.Namespace, cli_args: dict[str, Any]) -> Plan | int:
-    from tftui.engine.journal import decode_events, find_run, read_journal
+    from tftui.engine.journal import find_run
 
     if args.no_journal:
         raise UsageProblem("--resume continues a journal; it cannot be combined with --no-journal")
@@ -115,29 +125,18 @@ def _plan_resume(args: argparse.Namespace, cli_args: dict[str, Any]) -> Plan | i
         if not found:
             raise UsageProblem(f"run '{args.resume}' was not found under {where} (list runs with `tftui runs`)")
     run_dir = found[0]
-    root = run_dir.parent
-    rows, meta, warnings = read_journal(run_dir)
-    for warning in warnings:
+    recorded = run_service.read_recorded(run_dir)
+    for warning in recorded.warnings:
         _err(f"warning: {warning}")
-    recorded_path = meta.get("flowPath")
-    flow_path = (
-        Path(args.flow) if args.flow else Path(recorded_path) if recorded_path else run_dir / jr.FLOW_FILE
-    )
+    flow_path = Path(args.flow) if args.flow else recorded.flow_path
     if not flow_path.exists():
         raise UsageProblem(f"flow file not found: {flow_path} (pass FLOW explicitly)")
-    copy_path = run_dir / jr.FLOW_FILE
-    if copy_path.exists() and copy_path.read_bytes() != flow_path.read_bytes():
+    if recorded.flow_changed(flow_path):
         raise UsageProblem(
-            f"{flow_path} changed since run {run_dir.name} started (its copy is {copy_path}); "
+            f"{flow_path} changed since run {run_dir.name} started (its copy is {run_dir / jr.FLOW_FILE}); "
             "resuming would mix two versions of the flow — start a new run instead"
         )
-    events, decode_warnings = decode_events(rows)
-    for warning in decode_warnings:
-        _err(f"warning: {warning}")
-    state = fold(events)
-    recorded_args = dict(state.args or meta.get("args") or {})
-    merged_args = {**recorded_args, **cli_args}
-    redacted = [k for k, v in merged_args.items() if v == REDACTED and k not in cli_args]
+    merged_args, redacted = recorded.args(cli_args)
     if redacted:
         raise UsageProblem(
             f"argument(s) {', '.join(redacted)} were redacted from the journal; pass them again with --arg"
@@ -146,38 +145,18 @@ def _plan_resume(args: argparse.Namespace, cli_args: dict[str, Any]) -> Plan | i
     if loaded is None:
         return EXIT_USAGE
     flow, text = loaded
-    from tftui.engine.events import AttemptStarted
-
-    plan = Plan(
-        flow=flow,
-        flow_path=flow_path,
-        flow_text=text,
-        args=merged_args,
-        root=root,
-        run_dir=run_dir,
-        resume_state=state,
-        run_id=str(meta.get("runId") or state.run_id or run_dir.name),
-        prior_calls=sum(1 for e in events if isinstance(e, AttemptStarted)),
-    )
-    from tftui.engine.resume import plan_resume
-
-    resume = plan_resume(events, flow.phases, folded=state)  # rolls back in-flight rework rounds, picks replays
-    plan.resume_state = state = resume.state
-    plan.journal_answers = resume.replay
-    plan.answered = resume.answered
-    finished = [p for p in state.phases.values() if p.status.terminal]
-    plan.notes.append(
-        f"resuming run {plan.run_id}: {len(finished)}/{len(state.phases)} phases already finished"
-    )
-    for phase in flow.phases:
-        st = state.phases.get(phase.id)
-        if st is not None and st.status == PhaseStatus.RUNNING and phase.idempotent is False:
-            plan.notes.append(
-                f"phase '{phase.id}' (idempotent: false) was in flight when the run stopped; "
-                "it is NOT repeated — it is marked failed so you can check its side effect"
-            )
-    for pid in resume.rerun:
-        kept = sum(1 for call in resume.replay if call.phase_id.split("/")[0] == pid)
+    session = run_service.resume(recorded, flow, args=merged_args, flow_path=str(flow_path.resolve()))
+    plan = Plan(flow=flow, flow_path=flow_path, flow_text=text, args=merged_args, root=run_dir.parent,
+                session=session)
+    info = session.resumed
+    assert info is not None
+    plan.notes.append(f"resuming run {plan.run_id}: {info.finished}/{info.total} phases already finished")
+    for pid in info.side_effects_in_flight:
+        plan.notes.append(
+            f"phase '{pid}' (idempotent: false) was in flight when the run stopped; "
+            "it is NOT repeated — it is marked failed so you can check its side effect"
+        )
+    for pid, kept in info.rerun:
         reuse = f", replaying its {kept} recorded call(s) from the journal (answers and failures)" if kept else ""
         plan.notes.append(f"phase '{pid}' was in flight when the run stopped; it runs again{reuse}")
     return plan
@@ -229,9 +208,7 @@ def _report(
         _err(summary_line(state, status=status, run_dir=plan.run_dir, calls=calls, duration_ms=duration_ms))
 
 
-async def _drive(plan: Plan, runner: Any, journal: Any, progress: Progress, clock: Any, approve: bool) -> Any:
-    from tftui.engine import run_flow
-
+async def _drive(session: run_service.RunSession, runner: Any, progress: Progress, clock: Any, approve: bool) -> Any:
     approver = None
     if approve:
         # Headless approval phases auto-reject (SPEC §8.6) unless an approver is given.
@@ -248,17 +225,8 @@ async def _drive(plan: Plan, runner: Any, journal: Any, progress: Progress, cloc
             pass  # not on the main thread / not supported: Ctrl+C still works
     progress.start()
     try:
-        return await run_flow(
-            plan.flow,
-            args=plan.args,
-            runner=runner,
-            approver=approver,
-            journal=journal,
-            clock=clock,
-            on_event=progress.on_event,
-            run_id=plan.run_id,
-            resume_state=plan.resume_state,
-            flow_path=str(plan.flow_path.resolve()),
+        return await run_service.execute(
+            session, runner=runner, approver=approver, clock=clock, on_event=progress.on_event
         )
     finally:
         await progress.stop()
@@ -274,19 +242,6 @@ async def _drive(plan: Plan, runner: Any, journal: Any, progress: Progress, cloc
             pass
 
 
-def _write_trace(run_dir: Path, args: argparse.Namespace) -> None:
-    """Every journaled run leaves a normalized `trace.json` beside its journal (SPEC §9.8)."""
-    from tftui.trace.record import trace_run_dir
-
-    try:
-        _path, warnings = trace_run_dir(run_dir)
-    except Exception as exc:  # a trace problem must never turn a finished run into a crash
-        warnings = [f"could not write trace.json: {exc}"]
-    if not args.quiet:
-        for warning in warnings:
-            _err(f"trace: {warning}")
-
-
 def execute(args: argparse.Namespace) -> int:
     cli_args = parse_arg_pairs(args.args)
     plan = _plan_resume(args, cli_args) if args.resume else _plan_fresh(args, cli_args)
@@ -296,6 +251,7 @@ def execute(args: argparse.Namespace) -> int:
     if done is not None:
         return done
     cassette_from = getattr(args, "from_", None)
+    runner: Any
     try:
         runner = select_runner(args, plan.flow_path)
     except RunnerSelectionError as exc:
@@ -303,6 +259,7 @@ def execute(args: argparse.Namespace) -> int:
             _err(f"tftui run: {exc}")
             return EXIT_USAGE
         runner = None  # cassette only: a call the recording lacks fails, naming its node path
+    cassette: Any = None
     if cassette_from:
         from tftui.commands.open_flow import cassette_runner
 
@@ -310,15 +267,26 @@ def execute(args: argparse.Namespace) -> int:
         if problem:
             _err(f"tftui run: {problem}")
             return EXIT_USAGE
+        cassette = runner
 
-    skip = getattr(runner, "skip_answered", None)
-    if plan.answered and callable(skip):  # a replies file continues where the interrupted run was
-        skip(plan.answered)
-    answers = None
-    if plan.journal_answers:
-        from tftui.agents.cassette import CassetteRunner
-
-        answers = runner = CassetteRunner(None, runner, calls=plan.journal_answers)
+    session = plan.session
+    if session is None:
+        session = plan.session = run_service.start(
+            plan.flow,
+            args=plan.args,
+            flow_path=str(plan.flow_path.resolve()),
+            flow_text=plan.flow_path.read_bytes().decode("utf-8", errors="replace"),
+            root=plan.root,
+            runner=runner,
+        )
+        refused = [n for n in session.notes if n.kind == "not-journaled"]
+        if refused:
+            _err(
+                f"tftui run: cannot create the run journal under {plan.root}: {refused[0].detail} "
+                "(choose another place with --runs-dir, or run with --no-journal)"
+            )
+            return EXIT_USAGE
+    runner = session.runner_for(runner)
 
     progress = Progress(phase_types={p.id: p.type for p in plan.flow.phases}, quiet=args.quiet or args.json)
     if plan.resume_state is not None:
@@ -327,29 +295,12 @@ def execute(args: argparse.Namespace) -> int:
         if not args.quiet:  # stderr, so also with --json (whose notes list repeats them)
             progress.message(note)
 
-    journal = None
-    if plan.run_dir is not None:
+    if session.resumed is not None:
         try:
-            journal = jr.Journal.reopen(plan.run_dir)
-        except jr.JournalBusy as exc:
+            run_service.reopen(session)
+        except run_service.JournalBusy as exc:
             _err(f"tftui run: cannot resume {plan.run_id}: {exc} (is it still running? see `tftui runs`)")
             return EXIT_USAGE
-    elif plan.root is not None:
-        try:
-            journal = jr.Journal.create(
-                plan.root,
-                flow_name=plan.flow.name,
-                flow_path=plan.flow_path,
-                flow_text=plan.flow_path.read_bytes().decode("utf-8", errors="replace"),
-                args=plan.args,
-            )
-        except OSError as exc:
-            _err(
-                f"tftui run: cannot create the run journal under {plan.root}: {exc.strerror or exc} "
-                "(choose another place with --runs-dir, or run with --no-journal)"
-            )
-            return EXIT_USAGE
-        plan.run_dir, plan.run_id = journal.run_dir, journal.run_id
 
     from tftui.engine.clock import Clock
 
@@ -357,22 +308,20 @@ def execute(args: argparse.Namespace) -> int:
     clock.skip_all = bool(args.no_wait)
     started = time.monotonic()
     try:
-        result = asyncio.run(_drive(plan, runner, journal, progress, clock, bool(args.approve)))
+        result = asyncio.run(_drive(session, runner, progress, clock, bool(args.approve)))
     except (KeyboardInterrupt, asyncio.CancelledError):
-        if journal is not None:
-            journal.close()
         hint = f" — resume with: tftui run {plan.flow_path} --resume {plan.run_id}" if plan.run_dir else ""
         _err(f"interrupted{hint}")
         return EXIT_INTERRUPTED
-    finally:
-        if journal is not None:
-            journal.close()
     duration_ms = (time.monotonic() - started) * 1000
-    if plan.run_dir is not None:
-        _write_trace(plan.run_dir, args)
+    if not args.quiet:
+        for item in session.notes:
+            if item.kind == "trace":
+                _err(f"trace: {item.detail}")
     state = result.state or progress.state
-    plan.run_id = plan.run_id or result.run_id
+    session.run_id = session.run_id or result.run_id
     calls = plan.prior_calls + progress.calls
+    answers = session.answers
     if answers is not None:
         calls -= answers.replayed  # counted once already, in the interrupted run
         if answers.replayed:
@@ -384,7 +333,7 @@ def execute(args: argparse.Namespace) -> int:
             if not args.quiet:
                 progress.message(plan.notes[-1])
     _report(plan, args, state, result.status, result.final_output, calls, duration_ms)
-    if cassette_from and not args.quiet:
-        saved = runner.saved_usage.input + runner.saved_usage.output
-        _err(f"cassette: {runner.replayed} replayed, {runner.live} live ({saved} recorded tokens not spent again)")
+    if cassette is not None and not args.quiet:
+        saved = cassette.saved_usage.input + cassette.saved_usage.output
+        _err(f"cassette: {cassette.replayed} replayed, {cassette.live} live ({saved} recorded tokens not spent again)")
     return exit_code_for(result.status)

@@ -214,19 +214,6 @@ class Debugger:
     def set_breakpoint(self, phase_id: str, on: bool = True) -> None:
         (self.breakpoints.add if on else self.breakpoints.discard)(phase_id)
 
-    # Aliases used by the TUI's run controller.
-    def clear_breakpoint(self, phase_id: str) -> None:
-        self.set_breakpoint(phase_id, False)
-
-    def set_guard_override(self, phase_id: str, expr: str) -> None:
-        self.set_guard(phase_id, expr)
-
-    def clear_guard_override(self, phase_id: str) -> None:
-        self.set_guard(phase_id, None)
-
-    def resume(self) -> None:
-        self.continue_()
-
     def add_data_breakpoint(self, expr: str) -> str | None:
         """Add a data breakpoint; returns the syntax error message instead when it does not parse."""
         from tftui.lang.condition import syntax_error

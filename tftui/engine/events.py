@@ -223,6 +223,41 @@ class PhaseReset(Event):
 
 
 @dataclass(slots=True, kw_only=True)
+class PhasesReset(Event):
+    """A partial re-run begins (`u` stale phases, a gate re-run, an applied guard): these
+    phases are pending again as if they had never run (their attempts, rounds and gate
+    history are cleared); every other phase keeps its result. Emitted before the re-run's
+    `RunStarted`, so the re-run's journal and every front end fold the same state."""
+
+    kind: ClassVar[str] = "phases_reset"
+    phase_ids: list[str] = field(default_factory=list)
+    phase_types: dict[str, str] = field(default_factory=dict)
+    reason: str = ""  # "stale" | "rerun-gate" | "guard-applied"
+
+
+@dataclass(slots=True, kw_only=True)
+class PhasesStale(Event):
+    """The flow file changed (hot reload): these phases' results were made by another
+    version of their definition (or of what they read) and a partial re-run would change
+    them. `removed`: phases no longer in the flow, whose state is dropped. Emitted by the
+    debugger session, not by a run: it is folded, never journaled."""
+
+    kind: ClassVar[str] = "phases_stale"
+    phase_ids: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True, kw_only=True)
+class PhasesGrafted(Event):
+    """A graft-mode `expand` phase (`phase_id`) is about to run its generated flow: its
+    phases will appear as these top-level phases (`<expandId>-<childId>`)."""
+
+    kind: ClassVar[str] = "phases_grafted"
+    phase_id: str = ""
+    phase_ids: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True, kw_only=True)
 class Paused(Event):
     kind: ClassVar[str] = "paused"
     point: str = ""  # before-phase | before-attempt | before-round | after-verdict | after-failure
@@ -293,6 +328,9 @@ EVENT_TYPES: dict[str, type[Event]] = {
         PhaseFinished,
         ItemsResolved,
         PhaseReset,
+        PhasesReset,
+        PhasesStale,
+        PhasesGrafted,
         Paused,
         Resumed,
         RunFinished,

@@ -11,6 +11,12 @@ start. Two things keep that equal to the uninterrupted run:
   when the gate started (else the gate would first judge the last round's output). Their
   calls inside the rounds are replayed too, so the rounds go exactly as before.
 
+Partial re-runs in the debugger are resumes too: a finished run continues with some phases
+reset (`PhasesReset`), every other result kept. What they reset is decided here, once:
+`u` re-runs the stale phases (`PhasesStale`: marked when a saved edit of the flow file
+changes a phase that ran, or what it reads), `r` a gate and everything downstream of it,
+and a guard applied to a finished phase re-runs that phase and its downstream.
+
 Pure functions of the event list; nothing here touches files.
 """
 
@@ -18,10 +24,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from tftui.engine import events as ev
 from tftui.engine.state import PhaseStatus, RunState, fold
+from tftui.flow.graph import Dag, diff_flows
+from tftui.flow.model import Flow
+
+RerunReason = Literal["stale", "rerun-gate", "guard-applied"]
 
 
 @dataclass
@@ -90,3 +100,66 @@ def _last_fresh_start(events: list[ev.Event], phase_id: str) -> int:
         if isinstance(e, ev.PhaseStarted) and e.phase_id == phase_id and e.depth == 0 and e.round == 0:
             return index
     return 0
+
+
+# ── partial re-runs (the debugger's `u`, `r` and an applied guard) ───────────────────
+
+
+def with_downstream(flow: Flow, phase_id: str) -> list[str]:
+    """`phase_id` and every phase downstream of it, in flow order: what a gate re-run (`r`)
+    or a guard applied to a finished phase re-runs (the other phases keep their outputs)."""
+    wanted = {phase_id, *Dag.from_flow(flow).downstream(phase_id)}
+    return [p.id for p in flow.phases if p.id in wanted]
+
+
+def guard_rerun(flow: Flow, state: RunState, phase_id: str) -> list[str] | None:
+    """What a guard edit of `phase_id` re-runs at once: the phase and its downstream when the
+    phase has finished (its guard was already evaluated); None when the edit simply applies
+    once the run reaches the phase."""
+    phase = state.phases.get(phase_id)
+    if phase is None or not phase.status.terminal:
+        return None
+    return with_downstream(flow, phase_id)
+
+
+def reset_phases(flow: Flow, state: RunState, phase_ids: Iterable[str], reason: RerunReason) -> ev.PhasesReset:
+    """The event that starts a partial re-run of `phase_ids` (not yet stamped with seq/ts)."""
+    wanted = set(phase_ids)
+    order = [p.id for p in flow.phases if p.id in wanted]
+    order += sorted(wanted - set(order))  # ids the flow no longer has (kept: the fold decides)
+    types: dict[str, str] = {p.id: p.type for p in flow.phases if p.id in wanted}
+    for pid in order:
+        if pid not in types and pid in state.phases:
+            types[pid] = state.phases[pid].type
+    return ev.PhasesReset(phase_ids=order, phase_types=types, reason=reason)
+
+
+def _ran(state: RunState) -> set[str]:
+    return {pid for pid, st in state.phases.items() if st.status != PhaseStatus.PENDING}
+
+
+def stale_after_reload(state: RunState, old: Flow, new: Flow) -> ev.PhasesStale | None:
+    """What a valid saved edit makes stale (None: no phase changed).
+
+    Changed and added phases and everything downstream of them are stale, but only results
+    can go stale: a phase that never ran is not (added phases are, once anything ran).
+    Phases the edit removed are dropped from the state."""
+    diff = diff_flows(old, new)
+    if diff.unchanged:
+        return None
+    removed = list(diff.removed)
+    ran = _ran(state) - set(removed)
+    added = set(diff.added)
+    stale = [pid for pid in diff.stale if pid in ran or (ran and pid in added)]
+    return ev.PhasesStale(phase_ids=stale, removed=removed)
+
+
+def stale_after_run(state: RunState, ran_version: Flow, saved: Flow) -> ev.PhasesStale | None:
+    """A run that ended after the file changed ran the old version of the changed phases (and
+    of what depends on them): those that ran are stale. None when nothing new is."""
+    if ran_version is saved:
+        return None
+    diff = diff_flows(ran_version, saved)
+    ran = _ran(state)
+    newly = [pid for pid in diff.stale if pid in ran and pid not in state.stale]
+    return ev.PhasesStale(phase_ids=newly) if newly else None

@@ -153,6 +153,11 @@ class RunState:
     last_seq: int = 0
     event_count: int = 0
     resumed: bool = False
+    # Phases whose results a saved edit of the flow made out of date (PhasesStale); a phase
+    # leaves the set when it starts again or is reset (a partial re-run brings it up to date).
+    stale: set[str] = field(default_factory=set)
+    # Grafted expand children (`fanout-draft`) -> the expand phase that added them (PhasesGrafted).
+    graft_parent: dict[str, str] = field(default_factory=dict)
 
     def phase(self, phase_id: str) -> PhaseState:
         state = self.phases.get(phase_id)
@@ -203,6 +208,7 @@ def _skipped(state: RunState, e: ev.PhaseSkipped) -> None:
 
 
 def _started(state: RunState, e: ev.PhaseStarted) -> None:
+    state.stale.discard(e.phase_id)
     p = state.phase(e.phase_id)
     p.type = e.phase_type
     p.status = PhaseStatus.RUNNING
@@ -349,9 +355,15 @@ def _finished(state: RunState, e: ev.PhaseFinished) -> None:
     p.side_effect = bool(x.get("sideEffect", False))
     p.optional = bool(x.get("optional", p.optional))
     p.model = x.get("model", p.model)
+    sub = x.get("subflow")
+    if isinstance(sub, dict) and sub.get("mode") == "graft" and isinstance(sub.get("grafted"), list):
+        for child in sub["grafted"]:  # journals written before PhasesGrafted existed say it here
+            if isinstance(child, str):
+                state.graft_parent.setdefault(child, e.phase_id)
 
 
 def _reset(state: RunState, e: ev.PhaseReset) -> None:
+    state.stale.discard(e.phase_id)
     p = state.phase(e.phase_id)
     p.status = PhaseStatus.PENDING
     p.output = None
@@ -360,6 +372,26 @@ def _reset(state: RunState, e: ev.PhaseReset) -> None:
     p.gate = None
     if state.status not in ("running", "pending"):
         state.status = "running"
+
+
+def _phases_reset(state: RunState, e: ev.PhasesReset) -> None:
+    for pid in e.phase_ids:
+        old = state.phases.get(pid)
+        state.phases[pid] = PhaseState(id=pid, type=e.phase_types.get(pid) or (old.type if old else "agent"))
+        state.stale.discard(pid)
+    state.paused = None
+
+
+def _phases_stale(state: RunState, e: ev.PhasesStale) -> None:
+    for pid in e.removed:
+        state.phases.pop(pid, None)
+        state.stale.discard(pid)
+    state.stale.update(e.phase_ids)
+
+
+def _phases_grafted(state: RunState, e: ev.PhasesGrafted) -> None:
+    for child in e.phase_ids:
+        state.graft_parent[child] = e.phase_id
 
 
 def _paused(state: RunState, e: ev.Paused) -> None:
@@ -414,6 +446,9 @@ _HANDLERS: dict[type, Any] = {
     ev.PhaseFinished: _finished,
     ev.ItemsResolved: _items,
     ev.PhaseReset: _reset,
+    ev.PhasesReset: _phases_reset,
+    ev.PhasesStale: _phases_stale,
+    ev.PhasesGrafted: _phases_grafted,
     ev.Paused: _paused,
     ev.Resumed: _resumed,
     ev.RunFinished: _run_finished,

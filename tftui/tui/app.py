@@ -30,7 +30,7 @@ from tftui.flow.model import Flow
 from tftui.tui import actions, ascii_mode, present
 from tftui.tui.commands import VerbCommands
 from tftui.tui.gatetools import GateToolsMixin
-from tftui.tui.journaling import journaled_run
+from tftui.tui.journaling import Rerun, journaled_run
 from tftui.tui.keymap import configured_theme, keymap_from_config, read_config, save_theme
 from tftui.tui.messages import EngineEvents, EventBatcher, FlowChanged, RunEnded
 from tftui.tui.reload import ReloadMixin
@@ -91,7 +91,6 @@ class TftuiApp(ascii_mode.AsciiModeMixin, VerbsMixin, ReloadMixin, GateToolsMixi
         self.config_path = config_path
         self.settings = settings  # merged settings from tftui.config; None: read config_path (tests)
         self.state = RunState(flow_name=flow.name)
-        self.stale: set[str] = set()
         self.ctl = RunController(runner=runner, clock=clock, args=dict(args or {}), flow_path=flow_path)
         self.ctl.approver = self.ask_approval
         self.batcher = EventBatcher(lambda batch: self.post_message(EngineEvents(batch)))
@@ -149,7 +148,7 @@ class TftuiApp(ascii_mode.AsciiModeMixin, VerbsMixin, ReloadMixin, GateToolsMixi
         self._apply_theme_colours()
         tree = self.query_one(DagTree)
         tree.state = self.state
-        tree.stale = self.stale  # shared sets: the tree reads them when it draws a label
+        tree.stale = self.state.stale  # shared sets: the tree reads them when it draws a label
         tree.breakpoints = self.ctl.breakpoints
         tree.now = self._now
         tree.load(self.flow)
@@ -253,9 +252,7 @@ class TftuiApp(ascii_mode.AsciiModeMixin, VerbsMixin, ReloadMixin, GateToolsMixi
             pid = getattr(event, "phase_id", None)
             if pid:
                 touched.add(pid)
-                if isinstance(event, (ev.PhaseStarted, ev.PhaseReset)):
-                    self.stale.discard(pid)
-            if isinstance(event, ev.RunStarted):
+            if isinstance(event, (ev.RunStarted, ev.PhasesReset)):
                 touched.update(event.phase_ids)
         paused = self.state.paused
         new_paused = paused.phase_id if paused is not None else None
@@ -356,29 +353,32 @@ class TftuiApp(ascii_mode.AsciiModeMixin, VerbsMixin, ReloadMixin, GateToolsMixi
             self.refresh_header()
 
     # -- the run worker -------------------------------------------------------------
-    def start_run(self, *, step_first: bool = False, resume: RunState | None = None) -> None:
+    @property
+    def stale(self) -> set[str]:
+        """Phases a saved edit made out of date (the engine's fold of PhasesStale; `u` re-runs them)."""
+        return self.state.stale
+
+    def start_run(self, *, step_first: bool = False, rerun: Rerun | None = None) -> None:
+        """A fresh run, or (`rerun`) a partial re-run that continues the current state."""
         if self.ctl.running:
             return
-        if resume is None:
+        if rerun is None:
             self.state = RunState(flow_name=self.flow.name)
-            self.stale.clear()
             self.query_one(EventLog).reset()
             self.reset_tool_events()
             tree = self.query_one(DagTree)
             tree.state = self.state
+            tree.stale = self.state.stale
             tree.paused_at = None
             tree.refresh_all()
-            rewind = getattr(self.ctl.runner, "rewind", None)
-            if callable(rewind):
-                rewind()  # cassette mode (--from): a run from scratch replays the recording from its start
         self.ctl.clock.skip_all = False
         self.ctl.running = True
         self.last_result = None
         self.run_flow_version = self.flow  # what this run executes, whatever is saved meanwhile (reload)
-        self._run_worker(self.flow, step_first, resume)
+        self._run_worker(self.flow, step_first, rerun)
 
     @work(thread=True, group="run", exit_on_error=False)
-    async def _run_worker(self, flow: Flow, step_first: bool, resume: RunState | None) -> None:
+    async def _run_worker(self, flow: Flow, step_first: bool, rerun: Rerun | None) -> None:
         """The run, in a thread with its own event loop (see runctl)."""
         try:
             result = await journaled_run(
@@ -389,7 +389,7 @@ class TftuiApp(ascii_mode.AsciiModeMixin, VerbsMixin, ReloadMixin, GateToolsMixi
                 flow_text=self.flow_text,
                 previous_run_dir=self.run_dir,
                 step_first=step_first,
-                resume=resume,
+                rerun=rerun,
                 on_open=lambda run_dir: setattr(self, "run_dir", run_dir),
                 note=self._note_from_thread,
             )

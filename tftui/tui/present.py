@@ -240,7 +240,7 @@ def counted_phase_ids(state: RunState, flow: Any) -> list[str]:
 
     ids = [p.id for p in getattr(flow, "phases", None) or ()]
     known = set(ids)
-    ids += [pid for pid in state.phases if pid not in known and "/" not in pid and parent_of(pid, flow) is not None]
+    ids += [pid for pid in state.phases if pid not in known and "/" not in pid and parent_of(pid, state) is not None]
     return ids
 
 

@@ -1,21 +1,26 @@
 """Hot reload and partial re-runs, as a mixin of TftuiApp (kept apart: one reason to change).
 
-A valid change is diffed by per-phase fingerprints (`diff_flows`): changed and added
-phases plus everything downstream become stale; unchanged finished phases keep
-their outputs, so `u` re-runs only the stale part (a resume with those phases reset)
-at zero tokens for the rest. An invalid change never replaces the last good flow:
-its diagnostics are shown beside it until the file is fixed.
+A valid change is diffed by per-phase fingerprints; the engine decides what became stale
+(`stale_after_reload`, folded as a `PhasesStale` event): changed and added phases plus
+everything downstream; unchanged finished phases keep their outputs, so `u` re-runs only
+the stale part (a partial re-run: the engine resets those phases) at zero tokens for the
+rest. An invalid change never replaces the last good flow: its diagnostics are shown
+beside it until the file is fixed.
 """
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from textual import work
 from textual.widgets import Static
 
+from tftui.engine.resume import RerunReason, stale_after_reload, stale_after_run
+from tftui.engine.state import apply
+from tftui.flow.graph import diff_flows
+from tftui.tui.journaling import Rerun
 from tftui.tui.messages import FlowChanged
-from tftui.tui.runctl import resume_state_without
 from tftui.tui.watch import FlowWatcher, Reload
 
 
@@ -25,7 +30,6 @@ class ReloadMixin:
     flow_path: str | None
     flow_text: str | None
     state: Any
-    stale: set[str]
     ctl: Any
     run_flow_version: Any = None  # the flow the current/last run executes (set by start_run)
     reload_errors: int = 0  # errors of the last saved version (0: it loaded)
@@ -59,8 +63,6 @@ class ReloadMixin:
         panel.add_class("-visible")
 
     def apply_reload(self, message: FlowChanged) -> None:
-        from tftui.flow.graph import diff_flows
-
         log = self.query_one("#log")  # type: ignore[attr-defined]
         result = message.load_result
         if result.flow is None:
@@ -73,20 +75,16 @@ class ReloadMixin:
         self.set_file_warnings(result.warnings)  # type: ignore[attr-defined]
         old, new = self.flow, result.flow
         diff = diff_flows(old, new)
+        marked = stale_after_reload(self.state, old, new)  # the engine decides what went stale
         self.flow = new
         self.flow_text = message.text
         note = self.query_one("#reload-note", Static)  # type: ignore[attr-defined]
-        if diff.unchanged:
+        if marked is None:
             note.remove_class("-visible")
             log.add_note("reload: no phase changed")
             self.query_one("#tree").flow = new  # type: ignore[attr-defined]
             return
-        for pid in diff.removed:
-            self.state.phases.pop(pid, None)
-            self.stale.discard(pid)
-        ran = {pid for pid, st in self.state.phases.items() if str(st.status) != "pending"}
-        # Only results can go stale: before any run there is nothing to re-run.
-        self.stale |= {pid for pid in diff.stale if pid in ran or (ran and pid in diff.added)}
+        apply(self.state, marked)
         tree = self.query_one("#tree")  # type: ignore[attr-defined]
         if _shape(old) != _shape(new):
             tree.load(new)  # ids or edges changed: the tree's shape must be rebuilt
@@ -113,21 +111,17 @@ class ReloadMixin:
         self.show_selected()  # type: ignore[attr-defined]
 
     def mark_stale_after_run(self) -> None:
-        """A run that ended after the file changed ran the old version of the changed phases (and
-        of what depends on them): mark those that ran stale, so `u` brings them up to date."""
-        from tftui.flow.graph import diff_flows
-
+        """A run that ended after the file changed ran the old version of the changed phases:
+        the engine marks those stale (see `stale_after_run`), so `u` brings them up to date."""
         ran_version = self.run_flow_version
         if ran_version is None or ran_version is self.flow:
             return
-        diff = diff_flows(ran_version, self.flow)
-        ran = {pid for pid, st in self.state.phases.items() if str(st.status) != "pending"}
-        newly = {pid for pid in diff.stale if pid in ran} - self.stale
+        marked = stale_after_run(self.state, ran_version, self.flow)
         self.run_flow_version = self.flow
-        if not newly:
+        if marked is None:
             return
-        self.stale |= newly
-        self.query_one("#tree").refresh_phases(newly)  # type: ignore[attr-defined]
+        apply(self.state, marked)
+        self.query_one("#tree").refresh_phases(marked.phase_ids)  # type: ignore[attr-defined]
         note = self.query_one("#reload-note", Static)  # type: ignore[attr-defined]
         text = (f"The run used the version of the flow it started with; stale now: {', '.join(sorted(self.stale))} "
                 "(u re-runs them with the saved file)")
@@ -136,24 +130,15 @@ class ReloadMixin:
         self.query_one("#log").add_note(f"reload: {text}")  # type: ignore[attr-defined]
 
     # -- partial re-runs ------------------------------------------------------------------
-    def downstream_of(self, pid: str) -> set[str]:
-        from tftui.flow.graph import Dag
-
-        return set(Dag.from_flow(self.flow).downstream(pid))
-
-    def rerun_phases(self, phase_ids: set[str], *, why: str) -> None:
-        """Re-run just these phases, keeping every other finished phase's output."""
+    def rerun_phases(self, phase_ids: list[str], *, reason: RerunReason, why: str) -> None:
+        """Re-run just these phases (the engine resets them), keeping every other finished phase's output."""
         if self.ctl.running:
             self.notify("A run is in progress; pause/finish it first.")  # type: ignore[attr-defined]
             return
-        resume = resume_state_without(self.state, phase_ids)
-        for pid in phase_ids:
-            self.state.phases[pid] = resume.phases[pid].__class__(id=pid, type=resume.phases[pid].type)
-        self.stale -= phase_ids
-        self.query_one("#tree").refresh_phases(phase_ids)  # type: ignore[attr-defined]
         self.query_one("#reload-note", Static).remove_class("-visible")  # type: ignore[attr-defined]
         self.query_one("#log").add_note(f"{why}: {', '.join(sorted(phase_ids))}")  # type: ignore[attr-defined]
-        self.start_run(resume=resume)  # type: ignore[attr-defined]
+        # The run continues a copy: the engine thread never shares this thread's state.
+        self.start_run(rerun=Rerun(list(phase_ids), reason, copy.deepcopy(self.state)))  # type: ignore[attr-defined]
 
     def action_rerun_stale(self) -> None:
         if not self.stale:
@@ -163,7 +148,7 @@ class ReloadMixin:
             else:
                 self.notify("Nothing is stale: edit the flow file and save to mark changed phases.")  # type: ignore[attr-defined]
             return
-        self.rerun_phases(set(self.stale), why="re-running stale phases")
+        self.rerun_phases(sorted(self.stale), reason="stale", why="re-running stale phases")
 
 
 def _shape(flow: Any) -> list[tuple[str, tuple[str, ...]]]:

@@ -5,13 +5,13 @@ Node ids follow the engine's naming, so pauses, breakpoints and the event log li
   deeper levels add segments (`research/inner/points`); its state is the parent's
   `PhaseState.sub` (a RunState folded from SubflowEvents), looked up segment by segment;
 - a grafted expand child is the top-level phase `<expandId>-<childId>` (not in the flow,
-  not in `RunStarted.phase_ids`): it is shown under its expand phase as it appears.
+  not in `RunStarted.phase_ids`): it is shown under the expand phase that added it
+  (`PhasesGrafted`, folded into `RunState.graft_parent`) as it appears.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 from tftui.engine.state import PhaseState, RunState
 
@@ -40,19 +40,13 @@ def nested_children(state: RunState | None, phase_id: str) -> list[str]:
     return [f"{phase_id}/{child}" for child in phase.sub.phases]
 
 
-def parent_of(phase_id: str, flow: Any) -> str | None:
+def parent_of(phase_id: str, state: RunState | None) -> str | None:
     """Where a phase that is not in the flow's tree hangs: its sub-flow parent (`a/b` -> `a`),
-    or the graft-mode expand phase whose id prefixes it (`fanout-draft` -> `fanout`, the
-    longest such id when several match); None: a top-level node."""
+    or the graft-mode expand phase that added it (the engine records it: `RunState.graft_parent`);
+    None: a top-level node."""
     if "/" in phase_id:
         return phase_id.rsplit("/", 1)[0]
-    best: str | None = None
-    for phase in getattr(flow, "phases", None) or ():
-        if phase.type != "expand" or getattr(phase, "mode", "nested") != "graft":
-            continue
-        if phase_id.startswith(phase.id + "-") and (best is None or len(phase.id) > len(best)):
-            best = phase.id
-    return best
+    return state.graft_parent.get(phase_id) if state is not None else None
 
 
 def detail_state(state: RunState | None, phase_id: str) -> PhaseState | None:

@@ -9,6 +9,7 @@ import concurrent.futures
 from collections.abc import Callable
 from typing import Any
 
+from tftui.engine.resume import guard_rerun, with_downstream
 from tftui.tui.widgets.dag_tree import DagTree
 from tftui.tui.widgets.event_log import EventLog
 from tftui.tui.widgets.phase_detail import PhaseDetail
@@ -27,8 +28,7 @@ class VerbsMixin:
 
     def action_run_continue(self) -> None:
         if self.ctl.running:
-            if not self.ctl.resume():
-                self.notify("The debugger is not available in this build: the run cannot pause.")
+            self.ctl.resume()
             return
         self.start_run()
 
@@ -41,8 +41,8 @@ class VerbsMixin:
     def action_pause(self) -> None:
         if not self.ctl.running:
             self.notify("No run in progress (c runs, n steps).")
-        elif not self.ctl.pause():
-            self.notify("The debugger is not available in this build: the run cannot pause.")
+        else:
+            self.ctl.pause()
 
     def action_toggle_breakpoint(self) -> None:
         tree = self.query_one(DagTree)
@@ -146,13 +146,13 @@ class VerbsMixin:
                 self.notify(f"Saved the guard of {pid} to {self.flow_path}")
                 return
             self.ctl.set_guard(pid, None if result.expr == original else result.expr)
-            state = self.state.phases.get(pid)
-            if state is not None and state.status.terminal and not self.ctl.running:
+            rerun = guard_rerun(self.flow, self.state, pid)  # the engine: re-run now, or when reached
+            if rerun is not None and not self.ctl.running:
                 # re-evaluate it now: the phase and its downstream re-run, other outputs are kept
-                self.rerun_phases({pid} | self.downstream_of(pid), why=f"guard of {pid} applied")
+                self.rerun_phases(rerun, reason="guard-applied", why=f"guard of {pid} applied")
                 return
             self.show_selected()
-            when = "when the run reaches it" if state is None or not state.status.terminal else "on its next re-run"
+            when = "when the run reaches it" if rerun is None else "on its next re-run"
             self.notify(f"Guard of {pid}: {result.expr!r} — applies {when} (this session; empty = always run)")
 
         self.push_screen(
@@ -219,7 +219,7 @@ class VerbsMixin:
         if self.ctl.running:
             self.notify("Wait for the run to finish or pause (the gate re-runs after it).")
             return
-        self.rerun_phases({pid} | self.downstream_of(pid), why=f"re-run gate {pid}")
+        self.rerun_phases(with_downstream(self.flow, pid), reason="rerun-gate", why=f"re-run gate {pid}")
 
     # -- human answers and approvals (the agents and debugger call these) --------------
     # They are awaited on the engine's loop (another thread): the modal runs on the UI loop.

@@ -225,7 +225,10 @@ class _Grafter(_ChildEvents):
         run = self.run
         if run.aborted and self.child is not None:
             self.child.abort()
-        if isinstance(event, (ev.RunStarted, ev.RunFinished, ev.Paused, ev.Resumed)):
+        if isinstance(event, ev.RunStarted):  # say where the grafted phases hang (before they appear)
+            run.emit(ev.PhasesGrafted(phase_id=self.pr.phase.id, phase_ids=[self.rename_phase(p) for p in event.phase_ids]))
+            return
+        if isinstance(event, (ev.RunFinished, ev.Paused, ev.Resumed)):
             return  # the expand phase's own events frame the grafted run
         changes: dict[str, Any] = {}
         phase_id = getattr(event, "phase_id", None)

@@ -133,7 +133,7 @@ class DagTree(Tree[str]):
         """A sub-flow's phase (`a/b`) or a grafted expand child: not in the flow's own tree."""
         if phase_id in self._phase_types:
             return False
-        return "/" in phase_id or parent_of(phase_id, self.flow) is not None
+        return "/" in phase_id or parent_of(phase_id, self.state) is not None
 
     def refresh_phases(self, phase_ids: Iterable[str]) -> None:
         """Set the labels of these phases' nodes (main and references) in place; phases the
@@ -166,7 +166,7 @@ class DagTree(Tree[str]):
         nodes = self._phase_nodes.get(pid)
         if nodes:  # the main node, not a `↪ id` reference
             return next((n for n in nodes if not getattr(n, "_tftui_ref", False)), nodes[0])
-        parent_id = parent_of(pid, self.flow)
+        parent_id = parent_of(pid, self.state)
         parent = self._ensure_node(parent_id) if parent_id else self.root
         # before the parent's `↪ id` references: a phase's own sub-phases come first
         first_ref = next((c for c in parent.children if getattr(c, "_tftui_ref", False)), None)

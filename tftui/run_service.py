@@ -1,0 +1,381 @@
+"""One journaled-run service: every run `tftui run`, `tftui run --resume`, `--from` and the
+debugger make goes through here, so a run directory means the same thing whoever wrote it.
+
+A run is prepared as a `RunSession` and then executed (`execute`):
+
+- `start`: a fresh run, in a new, empty journal under `root` (None: not journaled). A runner
+  that can `rewind` starts over: a replies file gives the first run's answers again, and
+  the debugger's `--from` cassette (`SessionCassette`) replays its recording from the start,
+  so a run from scratch of an unchanged flow costs zero tokens each time.
+- `seed`: a partial re-run in the debugger (`u` stale phases, `r` a gate, an applied guard).
+  It continues the previous run's state with the phases the engine resets (`PhasesReset`),
+  in a NEW journal seeded with the previous run's journal lines, then the reset, then the
+  re-run's own events. Why not append to the previous journal: the flow file may have
+  changed in between (that is what made phases stale), and a journal's `flow.json` must
+  describe the run it holds (`--resume` refuses a journal whose flow changed for the same
+  reason). Why seed: the re-run keeps earlier outputs without calling them again, so its
+  journal must hold them for a fold / replay / resume of that run directory alone. The
+  previous run directory is left as it was (the record of the earlier version).
+- `read_recorded` + `resume`: `tftui run --resume`, appending to the interrupted run's own
+  journal; the engine's `plan_resume` decides what runs again and which calls are replayed.
+
+`execute` runs the engine with the session's journal and, whatever happens (a cancelled run
+is journaled as paused), closes the journal and writes `trace.json` beside it from the
+journal on disk (what `tftui gate` and bundles read: redacted like the journal).
+
+No Textual, no screen text: what happened is returned as `Note`s, which each front end words.
+Nothing here raises on a journal it cannot write, except `resume` (`JournalBusy`: the run is
+still being written by another process, which the caller must refuse).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from tftui.agents.base import AgentRunner, Usage
+from tftui.agents.cassette import CassetteRunner
+from tftui.engine import journal as jr
+from tftui.engine.clock import Clock
+from tftui.engine.debugger import Debugger
+from tftui.engine.events import AttemptStarted, Event
+from tftui.engine.redaction import REDACTED
+from tftui.engine.resume import RerunReason, plan_resume, reset_phases
+from tftui.engine.run import RunResult, run_flow
+from tftui.engine.state import PhaseStatus, RunState, apply, fold
+from tftui.flow.model import Flow
+
+__all__ = [
+    "JournalBusy",
+    "Note",
+    "Recorded",
+    "ResumeInfo",
+    "RunSession",
+    "SessionCassette",
+    "execute",
+    "read_recorded",
+    "reopen",
+    "resume",
+    "seed",
+    "start",
+]
+
+JournalBusy = jr.JournalBusy
+
+NoteKind = Literal[
+    "journal-opened",  # path: the new run directory
+    "not-journaled",  # path: the runs root that refused; detail: why
+    "seeded",  # run_id: the new run, previous: the run it continues, count: events copied
+    "seed-unreadable",  # run_id, detail
+    "seed-copy-failed",  # run_id, detail
+    "previous-journal",  # previous: the run whose journal was read, detail: its warning
+    "close-failed",  # run_id, detail
+    "trace",  # detail: a problem writing or building trace.json
+]
+
+
+@dataclass(frozen=True)
+class Note:
+    """Something the service did or could not do that a front end should say."""
+
+    kind: NoteKind
+    detail: str = ""
+    path: Path | None = None
+    run_id: str = ""
+    previous: str = ""
+    count: int = 0
+
+
+@runtime_checkable
+class Rewindable(Protocol):
+    """A runner that can start its recording over (see `SessionCassette`)."""
+
+    def rewind(self) -> None: ...
+
+
+class SessionCassette(CassetteRunner):
+    """`tftui FLOW --from SRC`: a CassetteRunner whose recording starts over with each run
+    from scratch (`start`); partial re-runs (`seed`) continue on the tape, then go live."""
+
+    def rewind(self) -> None:
+        """Back to the start of every tape; the replayed/live counts restart with it."""
+        self._used.clear()
+        self.replayed = 0
+        self.live = 0
+        self.log.clear()
+        self.saved_usage = Usage()
+
+
+@dataclass
+class ResumeInfo:
+    """What `resume` found in the interrupted run (for the front end to report)."""
+
+    finished: int  # top-level phases already finished
+    total: int
+    side_effects_in_flight: list[str] = field(default_factory=list)  # idempotent: false, failed, not repeated
+    rerun: list[tuple[str, int]] = field(default_factory=list)  # (phase, recorded calls replayed) run again
+    prior_calls: int = 0  # calls the journal already holds
+    answered: dict[str, int] = field(default_factory=dict)  # per node path: answers so far
+
+
+@dataclass
+class RunSession:
+    """One prepared run: what to run, from which state, into which journal."""
+
+    flow: Flow
+    args: dict[str, Any]
+    flow_path: str | None  # as the run records it (RunStarted.flow_path)
+    journal: jr.Journal | None = None
+    resume_state: RunState | None = None
+    run_id: str | None = None
+    # Events that belong before the run's own (a partial re-run's PhasesReset): already folded
+    # into `resume_state`; `execute` journals them and hands them to `on_event` first.
+    prelude: list[Event] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    resumed: ResumeInfo | None = None
+    replay: list[Any] = field(default_factory=list)  # resume: recorded calls answered from the journal
+    answers: CassetteRunner | None = None  # resume: the runner that answered them (see runner_for)
+    resume_dir: Path | None = None  # resume: the run directory `reopen` appends to
+
+    @property
+    def run_dir(self) -> Path | None:
+        if self.journal is not None:
+            return self.journal.run_dir
+        return self.resume_dir
+
+    def runner_for(self, runner: AgentRunner) -> AgentRunner:
+        """The runner the run should use: for a resume, `runner` continues its replies where the
+        interrupted run was, behind the calls replayed from the journal."""
+        info = self.resumed
+        skip = getattr(runner, "skip_answered", None)
+        if info is not None and info.answered and callable(skip):
+            skip(info.answered)  # a replies file continues where the interrupted run was
+        if self.replay:
+            self.answers = CassetteRunner(None, runner, calls=self.replay)
+            return self.answers
+        return runner
+
+
+def _create(
+    root: Path | None, flow: Flow, flow_path: str | None, flow_text: str | None, args: dict[str, Any]
+) -> tuple[jr.Journal | None, list[Note]]:
+    if root is None:
+        return None, []
+    try:
+        journal = jr.Journal.create(root, flow_name=flow.name, flow_path=flow_path, flow_text=flow_text, args=args)
+    except (OSError, jr.JournalBusy) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        return None, [Note("not-journaled", detail=reason, path=root)]
+    return journal, []
+
+
+def start(
+    flow: Flow,
+    *,
+    args: dict[str, Any],
+    flow_path: str | None,
+    flow_text: str | None,
+    root: Path | None,
+    runner: object = None,
+) -> RunSession:
+    """A fresh run, journaled under `root` (None: not journaled)."""
+    if isinstance(runner, Rewindable):
+        runner.rewind()  # a run from scratch replays the recording from its start
+    journal, notes = _create(root, flow, flow_path, flow_text, args)
+    session = RunSession(flow=flow, args=args, flow_path=flow_path, journal=journal, notes=notes)
+    if journal is not None:
+        session.run_id = journal.run_id
+        notes.append(Note("journal-opened", path=journal.run_dir, run_id=journal.run_id))
+    return session
+
+
+def seed(
+    flow: Flow,
+    state: RunState,
+    phase_ids: list[str],
+    reason: RerunReason,
+    *,
+    args: dict[str, Any],
+    flow_path: str | None,
+    flow_text: str | None,
+    root: Path | None,
+    previous: Path | None,
+    clock: Clock | None = None,
+) -> RunSession:
+    """A partial re-run: `state` (the previous run's) continued with `phase_ids` reset, in a new
+    journal under `root` seeded with the journal of `previous`. The run continues `state` in
+    place: pass a copy if you keep yours."""
+    reset = reset_phases(flow, state, phase_ids, reason)
+    resume_state = state
+    reset.seq = resume_state.last_seq + 1
+    reset.ts = (clock or Clock()).time()
+    apply(resume_state, reset)
+    resume_state.status = "running"
+    journal, notes = _create(root, flow, flow_path, flow_text, args)
+    session = RunSession(
+        flow=flow, args=args, flow_path=flow_path, journal=journal, resume_state=resume_state,
+        prelude=[reset], notes=notes,
+    )
+    if journal is None:
+        return session
+    session.run_id = journal.run_id
+    if previous is None:
+        notes.append(Note("journal-opened", path=journal.run_dir, run_id=journal.run_id))
+    else:
+        notes.extend(_copy_journal(journal, previous))
+    return session
+
+
+def _copy_journal(journal: jr.Journal, previous: Path) -> list[Note]:
+    """Copy the previous run's journal lines (torn or unreadable lines are dropped, with a note)."""
+    try:
+        rows, _meta, warnings = jr.read_journal(previous)
+    except OSError as exc:
+        return [Note("seed-unreadable", detail=str(exc), run_id=journal.run_id)]
+    try:
+        for row in rows:
+            journal.append(row)
+        journal.sync()
+        # `tftui runs` counts only what this run spent: the copied events are the earlier run's.
+        journal.update_meta(seededFrom=previous.name, seededEvents=len(rows))
+    except OSError as exc:
+        return [Note("seed-copy-failed", detail=str(exc), run_id=journal.run_id)]
+    notes = [Note("seeded", run_id=journal.run_id, previous=previous.name, count=len(rows))]
+    notes += [Note("previous-journal", detail=w, previous=previous.name) for w in warnings]
+    return notes
+
+
+# ── --resume ───────────────────────────────────────────────────────────────────────────
+
+
+@dataclass
+class Recorded:
+    """What an interrupted run's journal holds."""
+
+    run_dir: Path
+    meta: dict[str, Any]
+    events: list[Event]
+    state: RunState
+    warnings: list[str]  # unreadable lines, undecodable events
+
+    @property
+    def run_id(self) -> str:
+        return str(self.meta.get("runId") or self.state.run_id or self.run_dir.name)
+
+    @property
+    def flow_path(self) -> Path:
+        """The flow file the run was started with (its copy in the run directory if unknown)."""
+        recorded = self.meta.get("flowPath")
+        return Path(recorded) if recorded else self.run_dir / jr.FLOW_FILE
+
+    def flow_changed(self, flow_path: Path) -> bool:
+        """True when `flow_path` differs from the copy the run directory keeps of its flow."""
+        copy_path = self.run_dir / jr.FLOW_FILE
+        return copy_path.exists() and copy_path.read_bytes() != flow_path.read_bytes()
+
+    def args(self, given: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        """The run's args with `given` on top, and the names whose value the journal redacted
+        (they must be given again: the run cannot go on with `[redacted]`)."""
+        recorded = dict(self.state.args or self.meta.get("args") or {})
+        merged = {**recorded, **given}
+        return merged, [k for k, v in merged.items() if v == REDACTED and k not in given]
+
+
+def read_recorded(run_dir: Path) -> Recorded:
+    """Read and fold a run's journal (never raises on bad lines: they become warnings)."""
+    rows, meta, warnings = jr.read_journal(run_dir)
+    events, decode_warnings = jr.decode_events(rows)
+    return Recorded(run_dir=run_dir, meta=meta, events=events, state=fold(events),
+                    warnings=[*warnings, *decode_warnings])
+
+
+def resume(recorded: Recorded, flow: Flow, *, args: dict[str, Any], flow_path: str) -> RunSession:
+    """Continue an interrupted run in its own journal. Raises JournalBusy when another process
+    still writes it."""
+    plan = plan_resume(recorded.events, flow.phases, folded=recorded.state)  # rolls back in-flight rework rounds
+    state = plan.state
+    info = ResumeInfo(
+        finished=sum(1 for p in state.phases.values() if p.status.terminal),
+        total=len(state.phases),
+        prior_calls=sum(1 for e in recorded.events if isinstance(e, AttemptStarted)),
+        answered=plan.answered,
+    )
+    for phase in flow.phases:
+        st = state.phases.get(phase.id)
+        if st is not None and st.status == PhaseStatus.RUNNING and phase.idempotent is False:
+            info.side_effects_in_flight.append(phase.id)
+    for pid in plan.rerun:
+        info.rerun.append((pid, sum(1 for call in plan.replay if call.phase_id.split("/")[0] == pid)))
+    session = RunSession(
+        flow=flow, args=args, flow_path=flow_path, resume_state=state, run_id=recorded.run_id,
+        resumed=info, replay=plan.replay,
+    )
+    session.resume_dir = recorded.run_dir
+    return session
+
+
+def reopen(session: RunSession) -> None:
+    """Open a resumed session's journal for appending (cuts a torn last line). Raises JournalBusy
+    when another process still writes it. Called once the front end is ready to run."""
+    if session.resume_dir is not None and session.journal is None:
+        session.journal = jr.Journal.reopen(session.resume_dir)
+
+
+# ── running ────────────────────────────────────────────────────────────────────────────
+
+
+async def execute(
+    session: RunSession,
+    *,
+    runner: AgentRunner,
+    on_event: Callable[[Event], None] | None = None,
+    debugger: Debugger | None = None,
+    approver: Callable[[Any], Any] | None = None,
+    clock: Clock | None = None,
+) -> RunResult:
+    """Run the session's flow. Exceptions (a cancelled run) propagate after the journal is
+    closed and its trace written, so an interrupted run is still journaled (paused)."""
+    journal = session.journal
+    for event in session.prelude:
+        if journal is not None:
+            journal.append(event)
+        if on_event is not None:
+            on_event(event)
+    try:
+        return await run_flow(
+            session.flow,
+            args=session.args,
+            runner=runner,
+            debugger=debugger,
+            journal=journal,
+            clock=clock,
+            on_event=on_event,
+            run_id=session.run_id,
+            resume_state=session.resume_state,
+            flow_path=session.flow_path,
+            approver=approver,
+        )
+    finally:
+        session.notes.extend(close(session))
+
+
+def close(session: RunSession) -> list[Note]:
+    """Close the session's journal and write `trace.json` beside it (never raises)."""
+    journal = session.journal
+    if journal is None:
+        return []
+    notes: list[Note] = []
+    try:
+        journal.close()
+    except OSError as exc:
+        notes.append(Note("close-failed", detail=str(exc), run_id=journal.run_id))
+    from tftui.trace.record import trace_run_dir
+
+    try:
+        _path, warnings = trace_run_dir(journal.run_dir)
+    except Exception as exc:  # a trace problem must never turn a finished run into a crash
+        warnings = [f"could not write trace.json: {exc}"]
+    notes += [Note("trace", detail=w, run_id=journal.run_id) for w in warnings]
+    return notes
