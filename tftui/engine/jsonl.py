@@ -18,8 +18,10 @@ of a journaled run. Costs avoided on purpose:
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from json.encoder import encode_basestring as _encode_str
 from math import isfinite
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tftui.engine.events import (
     EVENT_TYPES,
@@ -32,10 +34,13 @@ from tftui.engine.events import (
     plain_json,
 )
 from tftui.engine.redaction import is_secret_key, might_contain_secret, might_contain_text_secret, redact
-from tftui.lang.values import MISSING
+from tftui.lang.values import MISSING, JSONObject, JSONValue
+
+if TYPE_CHECKING:
+    from _json import make_encoder
 
 
-def _encode(event: Any, *, plain: bool = True) -> dict[str, Any]:
+def _encode(event: Event | JSONObject, *, plain: bool = True) -> JSONObject:
     if isinstance(event, Event):
         data = event_to_json(event, plain=plain)
         if isinstance(event, RunStarted) and event.args:
@@ -48,31 +53,33 @@ class _HasMissing(Exception):
     """Raised by the encoder's `default` when a value holds MISSING (JS undefined)."""
 
 
-def _default(value: Any) -> Any:
+def _default(value: object) -> str:
     if value is MISSING:
         raise _HasMissing
     return str(value)
 
 
+_C_ENCODER: make_encoder | None
 try:  # the C encoder json.dumps uses, built once (json.dumps builds an encoder per call with kwargs)
-    from json.encoder import c_make_encoder as _c_make_encoder
-    from json.encoder import encode_basestring as _encode_str
+    from _json import make_encoder as _c_make_encoder  # (what json.encoder.c_make_encoder is)
 except ImportError:  # pragma: no cover - CPython always has _json
-    _c_make_encoder = None
-
-if _c_make_encoder is not None:
+    _C_ENCODER = None
+else:
     _C_ENCODER = _c_make_encoder(None, _default, _encode_str, None, ":", ",", False, False, True)
 
-    def _dumps(data: dict[str, Any]) -> str:
+if _C_ENCODER is not None:
+    _encoder = _C_ENCODER
+
+    def _dumps(data: JSONValue) -> str:
         try:
-            return "".join(_C_ENCODER(data, 0))
+            return "".join(_encoder(data, 0))
         except _HasMissing:
             raise
         except (TypeError, ValueError, RecursionError):
             return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
 else:  # pragma: no cover
 
-    def _dumps(data: dict[str, Any]) -> str:
+    def _dumps(data: JSONValue) -> str:
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=_default)
 
 
@@ -113,11 +120,11 @@ def _agent_returned_line(e: AgentReturned) -> str | None:
     if might_contain_text_secret("\n".join(texts)):
         return None
     error = "null" if e.error is None else _encode_str(e.error)
-    usage = "null" if usage is None else _dumps(usage)
+    usage_text = "null" if usage is None else _dumps(usage)
     return (
         f'{{"kind":"agent_returned","seq":{e.seq},"ts":{ts!r},"phase_id":{_encode_str(e.phase_id)},'
         f'"node_path":{_encode_str(e.node_path)},"attempt":{e.attempt},"output":{_encode_str(e.output)},'
-        f'"error":{error},"usage":{usage},"duration_ms":{duration!r},'
+        f'"error":{error},"usage":{usage_text},"duration_ms":{duration!r},'
         f'"timed_out":{"true" if e.timed_out else "false"},"exit_code":{e.exit_code}}}\n'
     )
 
@@ -126,8 +133,9 @@ def _agent_returned_line(e: AgentReturned) -> str | None:
 # most of a journal): same keys, order and values as event_to_json + the C encoder, about
 # three times cheaper. Only for plain field types and text without credential-like
 # fragments; anything else returns None and takes the generic path.
-_FAST_LINES: dict[type, Any] = (
-    {AttemptStarted: _attempt_started_line, AgentReturned: _agent_returned_line} if _c_make_encoder is not None else {}
+# (each maker takes the event class it is keyed by, hence `Any`)
+_FAST_LINES: dict[type[object], Callable[[Any], str | None]] = (
+    {AttemptStarted: _attempt_started_line, AgentReturned: _agent_returned_line} if _C_ENCODER is not None else {}
 )
 
 
@@ -145,7 +153,7 @@ _FIELD_KEYS = frozenset(
 _LONG_TEXT = 4096  # chars of output above which a line is built and checked field by field
 
 
-def _long_line(event: Any, data: dict[str, Any]) -> tuple[str, bool] | None:
+def _long_line(event: Event | JSONObject, data: JSONObject) -> tuple[str, bool] | None:
     """A known event carrying long text (a merged fan-out output, a final output): its line
     built field by field, each value serialized once, and whether it might need redaction.
     Top-level strings only need the three free-text needles (their keys are field names,
@@ -172,7 +180,7 @@ def _long_line(event: Any, data: dict[str, Any]) -> tuple[str, bool] | None:
     return "{" + ",".join(parts) + "}", suspect
 
 
-def encode_line(event: Any) -> str:
+def encode_line(event: Event | JSONObject) -> str:
     """One journal line (with its newline) for an engine Event or a plain dict, secrets redacted."""
     make = _FAST_LINES.get(type(event))
     if make is not None:
