@@ -122,9 +122,9 @@ def run(args: argparse.Namespace) -> int:
         from tftui.config import save_settings
 
         target = Path(cfg.user_file)
-        problem = save_settings(target, flags)
-        if problem:
-            print(f"tftui config: not saved: {problem}", file=sys.stderr)
+        not_saved = save_settings(target, flags)
+        if not_saved:
+            print(f"tftui config: not saved: {not_saved}", file=sys.stderr)
             return 2
         print(f"saved to {target}: " + ", ".join(f"{k} = {v!r}" for k, v in flags.items()), file=sys.stderr)
         cfg = load_config(args.flow)  # what is in effect now, from the file
