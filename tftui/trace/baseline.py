@@ -24,7 +24,7 @@ import tomllib
 from dataclasses import dataclass, field
 from itertools import compress
 from pathlib import Path
-from typing import Any, NotRequired, TypedDict
+from typing import NotRequired, TypedDict
 
 import tomli_w
 
@@ -57,9 +57,6 @@ class _Deltas(TypedDict, total=False):
     delta: float
     absSlack: float
     relSlack: float
-
-
-# TOML tables read from a baseline file are `Any` below: the TOML boundary, checked key by key.
 
 
 @dataclass(frozen=True)
@@ -131,11 +128,11 @@ def trace_metrics(cols: TraceColumns, facts: Facts | None = None) -> TraceMetric
 # --- loading -----------------------------------------------------------------------------------------
 
 
-def _is_num(v: Any) -> bool:
+def _is_num(v: object) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0
 
 
-def _parse_baseline(table: Any, where: str) -> tuple[TraceBaseline | None, str | None]:
+def _parse_baseline(table: object, where: str) -> tuple[TraceBaseline | None, str | None]:
     if not isinstance(table, dict):
         return None, f"{where}: must be a table"
     allowed = ("fixture", "requiredTools", "maximumModelCalls", "maximumTokens", "maximumAttemptsByTool")
@@ -160,7 +157,7 @@ def _parse_baseline(table: Any, where: str) -> tuple[TraceBaseline | None, str |
     return TraceBaseline(fixture, list(tools), calls, tokens, dict(attempts)), None
 
 
-def _parse_slack(data: Any, path: str) -> tuple[dict[str, Slack], dict[str, dict[str, float]], str | None]:
+def _parse_slack(data: object, path: str) -> tuple[dict[str, Slack], dict[str, dict[str, float]], str | None]:
     slack = dict(DEFAULT_SLACK)
     if data is None:
         return slack, {}, None

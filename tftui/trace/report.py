@@ -8,16 +8,40 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import NotRequired, TypedDict
 
-from tftui.lang.values import JSONObject
 from tftui.trace.baseline import BaselineEntry
 from tftui.trace.integrity import check_columns, integrity_error
 from tftui.trace.model import AgentTrace, TraceColumns
 from tftui.trace.normalize import normalize_columns
-from tftui.trace.rules import EvidenceValue, Rule, RuleResult, evaluate_rules, num_text
+from tftui.trace.rules import EvidenceValue, Rule, RuleResult, RuleResultJSON, evaluate_rules, num_text
 
 REPORT_SCHEMA_VERSION = 1
 _TABLE_MESSAGE_MAX = 160  # the table stays readable; the bullets and the JSON keep the whole message
+
+
+class GateReportJSON(TypedDict):
+    """report.json for one trace (SPEC §9.5)."""
+
+    schemaVersion: int
+    fixture: str
+    passed: bool
+    failures: list[RuleResultJSON]
+    warnings: list[RuleResultJSON]
+    results: list[RuleResultJSON]
+    rules: list[str]
+    tracePath: str | None
+    baseline: list[BaselineEntry] | None
+    error: str | None
+    baselinePassed: NotRequired[bool]
+
+
+class GateReportsJSON(TypedDict):
+    """report.json for several traces."""
+
+    schemaVersion: int
+    passed: bool
+    reports: list[GateReportJSON]
 
 
 @dataclass
@@ -63,8 +87,8 @@ class GateReport:
             return 3
         return 0 if self.gate_passed else 1
 
-    def to_json(self) -> JSONObject:
-        out: JSONObject = {
+    def to_json(self) -> GateReportJSON:
+        out: GateReportJSON = {
             "schemaVersion": REPORT_SCHEMA_VERSION,
             "fixture": self.fixture,
             "passed": self.passed,
@@ -191,7 +215,7 @@ def reports_markdown(reports: list[GateReport]) -> str:
     return head + "\n".join(report_markdown(r) for r in reports)
 
 
-def reports_json(reports: list[GateReport]) -> JSONObject:
+def reports_json(reports: list[GateReport]) -> GateReportJSON | GateReportsJSON:
     """One trace: the report itself. Several: `{schemaVersion, passed, reports: [...]}`."""
     if len(reports) == 1:
         return reports[0].to_json()
