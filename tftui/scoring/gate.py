@@ -18,17 +18,24 @@ import json
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from tftui.agents.base import AgentRequest, AgentResult, AgentRunner, Usage
+from tftui.flow.model import PhaseBase
 from tftui.lang.condition import EvalCheck, evaluate_eval_entry
 from tftui.lang.interpolate import Context, interpolate, missing_warning
 from tftui.lang.jsonish import lenient_parse
-from tftui.lang.values import JS_WS_CLASS, MISSING, js_trim
+from tftui.lang.values import JS_WS_CLASS, MISSING, JSONObject, JSONValue, js_trim
 from tftui.lang.verdict import GATE_UNPARSEABLE, JUDGE_UNPARSEABLE, parse_gate_verdict, parse_judge_output
 from tftui.scoring.combine import Combined, combine, explain, scorer_report
 from tftui.scoring.compile import run_code_compiles
-from tftui.scoring.scorers import ScorerResult, evaluate_scorer, score_shape_errors
+from tftui.scoring.scorers import (
+    ScorerResult,
+    ScorerResultJSON,
+    ScorerSpec,
+    evaluate_scorer,
+    score_shape_errors,
+)
 
 EVAL_PASS_OUTPUT = "PASS (eval checks passed — no LLM call)"
 SCORE_PASS_OUTPUT = "PASS (scorers passed — no LLM call)"
@@ -47,7 +54,24 @@ _ZWSP_FENCE = "`\u200b``"
 
 # How a `code-compiles` scorer is checked: (scorer, index, target) -> its result. The engine
 # runs the compiler (the default); what-if answers from the recorded result instead.
-CompileCheck = Callable[[Mapping[str, Any], int, str], Awaitable[ScorerResult]]
+CompileCheck = Callable[[ScorerSpec, int, str], Awaitable[ScorerResult]]
+# A gate's `score` block and its `judge` entry, as the flow file has them (shape-checked first).
+ScoreBlock = Mapping[str, JSONValue]
+
+
+class JudgeJSON(TypedDict):
+    score: float
+    reason: NotRequired[str]
+
+
+class ScoreJSON(TypedDict):
+    """The §6.6 structured result of a score gate (the phase's `json`)."""
+
+    verdict: str
+    combined: float
+    results: list[ScorerResultJSON]
+    threshold: NotRequired[float]
+    judge: NotRequired[JudgeJSON]  # when the judge ran
 
 
 @dataclass
@@ -58,8 +82,10 @@ class ScoreInfo:
     combined: float
     threshold: float | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"results": [r.to_json() for r in self.results], "combined": self.combined}
+    def to_json(self) -> JSONObject:
+        """`{results: [ScorerResultJSON…], combined, threshold?}` (plain JSON: the engine's
+        ScorersEvaluated event and the journal carry it as such)."""
+        data: JSONObject = {"results": [r.to_json() for r in self.results], "combined": self.combined}
         if self.threshold is not None:
             data["threshold"] = self.threshold
         return data
@@ -81,7 +107,7 @@ class GateOutcome:
     reason: str | None
     output: str
     source: str  # "eval" | "score" | "judge" | "task" | "fail-open"
-    json: Any = MISSING  # the §6.6 structured result for score gates (or the parsed output:"json")
+    json: JSONValue = MISSING  # the §6.6 structured result for score gates (or the parsed output:"json")
     scores: ScoreInfo | None = None
     judge: JudgeInfo | None = None
     combined: Combined | None = None  # the final combine (for the arithmetic line)
@@ -107,7 +133,7 @@ _SHAPES: dict[str, list[str]] = {}
 _SHAPE_KEY = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
 
 
-def _score_shape_errors(score: Any) -> list[str]:
+def _score_shape_errors(score: JSONValue) -> list[str]:
     try:
         key = _SHAPE_KEY.encode(score)
     except (TypeError, ValueError, RecursionError):  # not plain JSON data: check it uncached
@@ -121,12 +147,12 @@ def _score_shape_errors(score: Any) -> list[str]:
     return errors
 
 
-def skips_eval(phase: Any, round_: int) -> bool:
+def skips_eval(phase: PhaseBase, round_: int) -> bool:
     """SPEC §6.10: an onBlock round re-runs a score gate entirely, any other gate only its task."""
     return round_ > 0 and getattr(phase, "score", None) is None
 
 
-def gate_format_suffix(task: str, phase: Any) -> str:
+def gate_format_suffix(task: str, phase: PhaseBase) -> str:
     """SPEC §6.2: the suffix to append to a gate task ("" when not applicable)."""
     if getattr(phase, "output", "text") == "json" and getattr(phase, "expect", None) is not None:
         return ""
@@ -144,12 +170,12 @@ def judge_prompt(preread: str, judge_task: str, target: str, report: str) -> str
     )
 
 
-def task_fallback_prompt(preread: str, task: str, report: str, phase: Any) -> str:
+def task_fallback_prompt(preread: str, task: str, report: str, phase: PhaseBase) -> str:
     """SPEC §6.5 task fallback: task, separator, report, then the format suffix."""
     return preread + task + REPORT_SEPARATOR + report + gate_format_suffix(task, phase)
 
 
-def _render(template: Any, ctx: Context, warnings: list[str]) -> str:
+def _render(template: JSONValue, ctx: Context, warnings: list[str]) -> str:
     if not isinstance(template, str):
         return "" if template is None else str(template)
     filled = interpolate(template, ctx)
@@ -179,8 +205,8 @@ def _failed(out: GateOutcome, result: AgentResult) -> GateOutcome:
     return out
 
 
-def _score_json(verdict: str, combined: float, results: list[ScorerResult], threshold: float | None) -> dict[str, Any]:
-    data: dict[str, Any] = {
+def _score_json(verdict: str, combined: float, results: list[ScorerResult], threshold: float | None) -> ScoreJSON:
+    data: ScoreJSON = {
         "verdict": verdict,
         "combined": combined,
         "results": [r.to_json() for r in results],
@@ -191,7 +217,7 @@ def _score_json(verdict: str, combined: float, results: list[ScorerResult], thre
 
 
 async def evaluate_gate(
-    phase: Any,
+    phase: PhaseBase,
     ctx: Context,
     runner: AgentRunner,
     *,
@@ -226,7 +252,7 @@ async def evaluate_gate(
 
 
 async def _plain_task(
-    phase: Any, ctx: Context, runner: AgentRunner, out: GateOutcome, preread: str, path: str
+    phase: PhaseBase, ctx: Context, runner: AgentRunner, out: GateOutcome, preread: str, path: str
 ) -> GateOutcome:
     """SPEC §6.1 step 3: the gate's own LLM call, verdict by §6.3."""
     out.source = "task"
@@ -259,7 +285,7 @@ async def _ask_verdict(runner: AgentRunner, request: AgentRequest, out: GateOutc
     return result
 
 
-def _request(phase: Any, node_path: str, agent: str, task: str) -> AgentRequest:
+def _request(phase: PhaseBase, node_path: str, agent: str, task: str) -> AgentRequest:
     return AgentRequest(
         node_path=node_path,
         phase_id=phase.id,
@@ -271,13 +297,13 @@ def _request(phase: Any, node_path: str, agent: str, task: str) -> AgentRequest:
 
 
 def _compiler(timeout_s: float) -> CompileCheck:
-    async def check(scorer: Mapping[str, Any], index: int, target: str) -> ScorerResult:
+    async def check(scorer: ScorerSpec, index: int, target: str) -> ScorerResult:
         return await run_code_compiles(scorer, index, target, timeout_s=timeout_s)
 
     return check
 
 
-async def _run_scorers(scorers: list[Any], target: str, code_compiles: CompileCheck) -> list[ScorerResult]:
+async def _run_scorers(scorers: list[JSONValue], target: str, code_compiles: CompileCheck) -> list[ScorerResult]:
     results: list[ScorerResult] = []
     for index, scorer in enumerate(scorers):
         if isinstance(scorer, Mapping) and scorer.get("type") == "code-compiles":
@@ -288,8 +314,8 @@ async def _run_scorers(scorers: list[Any], target: str, code_compiles: CompileCh
 
 
 async def _evaluate_score(
-    phase: Any,
-    score: Mapping[str, Any],
+    phase: PhaseBase,
+    score: ScoreBlock,
     ctx: Context,
     runner: AgentRunner,
     out: GateOutcome,
@@ -345,15 +371,15 @@ async def _evaluate_score(
 
 
 async def _judge(
-    phase: Any,
-    judge_cfg: Mapping[str, Any],
+    phase: PhaseBase,
+    judge_cfg: ScoreBlock,
     ctx: Context,
     runner: AgentRunner,
     out: GateOutcome,
     preread: str,
     path: str,
     results: list[ScorerResult],
-    score: Mapping[str, Any],
+    score: ScoreBlock,
 ) -> GateOutcome:
     """SPEC §6.7: ask the judge with the task, the fenced target and the scorer report."""
     out.source = "judge"
@@ -384,6 +410,9 @@ async def _judge(
     out.scores = ScoreInfo(results, combined, threshold)
     out.verdict, out.reason, out.output = verdict, parsed.reason, result.output
     data = _score_json(verdict, combined, results, threshold)
-    data["judge"] = {"score": parsed.score} | ({"reason": parsed.reason} if parsed.reason else {})
+    judge: JudgeJSON = {"score": parsed.score}
+    if parsed.reason:
+        judge["reason"] = parsed.reason
+    data["judge"] = judge
     out.json = data
     return out
