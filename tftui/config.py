@@ -102,10 +102,11 @@ class ProviderConfig:
             table = self.prices.get(model, self.prices.get("*"))
         if not isinstance(table, Mapping):
             return None
-        inp, out = table.get("input_per_mtok"), table.get("output_per_mtok")
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (inp, out)):
+        given = (table.get("input_per_mtok"), table.get("output_per_mtok"))
+        prices = [float(v) for v in given if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        if len(prices) != 2:
             return None
-        return float(inp), float(out)
+        return prices[0], prices[1]
 
 
 @dataclass
