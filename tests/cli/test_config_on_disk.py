@@ -109,7 +109,7 @@ def test_tftui_run_still_refuses_a_broken_provider_setting(tftui, user_file, flo
 
 
 async def test_tftui_flow_opens_with_defaults_and_logs_the_problems(tftui, user_file, flow, monkeypatch):
-    from tftui.tui import present
+    from tftui import present
     from tftui.tui.app import TftuiApp
     from tftui.tui.widgets.event_log import EventLog
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+from tftui import present
 from tftui.commands.progress import Progress
 from tftui.commands.run_report import exit_code_for, summary_line
 from tftui.engine import events as ev
@@ -81,8 +82,9 @@ def test_plain_lines_when_not_a_tty() -> None:
     assert len(lines) == 3
     assert lines[0].split()[:6] == ["✓", "fetch", "agent", "done", "2", "attempts"]
     assert "1.5s" in lines[0] and "14 tok" in lines[0]
-    assert lines[1].split()[:4] == ["⊘", "review", "gate", "blocked"] and lines[1].endswith("unsourced")
-    assert lines[2].split()[:4] == ["–", "publish", "agent", "skipped"]
+    # the debugger's glyphs (one table): ⊘ is skipped and blocked has its own glyph
+    assert lines[1].split()[:4] == [present.glyph("blocked"), "review", "gate", "blocked"] and lines[1].endswith("unsourced")
+    assert lines[2].split()[:4] == [present.glyph("skipped"), "publish", "agent", "skipped"]
     assert lines[2].endswith("Gate blocked: unsourced")
     assert progress.calls == 2
 

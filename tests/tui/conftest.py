@@ -50,7 +50,7 @@ async def run_to_end(pilot, app: TftuiApp) -> None:
 
 
 def statuses(app: TftuiApp) -> dict[str, str]:
-    from tftui.tui import present
+    from tftui import present
 
     return {pid: present.display_status(st, stale=pid in app.stale) for pid, st in app.state.phases.items()}
 

@@ -7,9 +7,9 @@ from hypothesis import strategies as st
 from rich.cells import cell_len
 from rich.text import Text
 
-from tftui.tui import present
-from tftui.tui.asciifold import cell_ascii, fold_text, to_ascii
-from tftui.tui.present import HeaderPart, fit_header
+from tftui import present
+from tftui.present.asciifold import cell_ascii, fold_text, to_ascii
+from tftui.present import HeaderPart, fit_header
 
 # Characters that turn up in our text, Textual's chrome and users' flows, mixed with anything.
 TRICKY = list("ab ·→←…—–✓✗•○◐■↪⊘§×≥中文é\u0301\u200d\ufe0f👨👩❤─│╭━╸▌▏▂\x85\u00a0")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tftui.tui import present
+from tftui import present
 
 
 async def test_no_color_env_is_honoured(h, monkeypatch):

@@ -7,7 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
-from tftui.tui import present
+from tftui import present
 from tftui.tui.widgets.dag_tree import DagTree
 from tftui.tui.widgets.run_header import RunHeader
 

@@ -14,49 +14,12 @@ import sys
 import time
 from typing import Any, TextIO
 
+from tftui import present
 from tftui.engine import events as ev
 from tftui.engine.state import PhaseState, RunState, apply
 
-SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-ASCII_SPINNER = "|/-\\"
-GLYPHS = {"done": "✓", "failed": "✗", "skipped": "–", "blocked": "⊘", "running": "…"}
-ASCII_GLYPHS = {"done": "*", "failed": "x", "skipped": "-", "blocked": "!", "running": "o"}  # as the TUI's --ascii
-COLORS = {"done": "32", "failed": "31", "skipped": "2", "blocked": "33", "running": "36"}
-
-
 APPROVAL_HINT = ("hint: a headless run rejects approval phases; `tftui run --approve` approves them, "
                  "or run the flow in the TUI (`tftui FLOW`) to decide")
-
-
-def phase_display_status(phase: PhaseState) -> str:
-    """`blocked` for a gate/approval that is done with verdict block (SPEC §3.5), else the status."""
-    status = str(phase.status)
-    if status == "done" and phase.gate and phase.gate.get("verdict") == "block":
-        return "blocked"
-    return status
-
-
-def phase_tokens(phase: PhaseState) -> int:
-    return int(phase.usage.get("input", 0) or 0) + int(phase.usage.get("output", 0) or 0)
-
-
-def fmt_duration(ms: float) -> str:
-    seconds = max(0.0, ms) / 1000
-    if seconds < 60:
-        return f"{seconds:.1f}s"
-    minutes, sec = divmod(int(seconds), 60)
-    if minutes < 60:
-        return f"{minutes}m{sec:02d}s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h{minutes:02d}m"
-
-
-def fmt_tokens(n: int) -> str:
-    return f"{n:,} tok"
-
-
-def fmt_cost(cost: float) -> str:
-    return f"${cost:.4f}" if 0 < cost < 0.01 else f"${cost:.2f}"
 
 
 def _one_line(text: str | None, limit: int = 100) -> str:
@@ -100,11 +63,6 @@ def grafted_ids(flow_path: str) -> list[str]:
     return ids
 
 
-def _supports_unicode(stream: TextIO) -> bool:
-    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
-    return encoding.startswith("utf")
-
-
 class Progress:
     """Consumes engine events (`on_event`) and writes progress lines to `stream`."""
 
@@ -122,9 +80,7 @@ class Progress:
         self.live = is_tty if live is None else live
         no_color = "NO_COLOR" in os.environ or os.environ.get("TERM") == "dumb"
         self.color = (is_tty and not no_color) if color is None else color
-        unicode_ok = _supports_unicode(self.stream)
-        self.glyphs = GLYPHS if unicode_ok else ASCII_GLYPHS
-        self.spinner = SPINNER if unicode_ok else ASCII_SPINNER
+        self.glyphs = present.glyphs_for_stream(self.stream)
         self.quiet = quiet
         self.phase_types = dict(phase_types or {})
         self.id_width = max((len(pid) for pid in self.phase_types), default=8)
@@ -169,11 +125,11 @@ class Progress:
     def _paint(self, text: str, status: str) -> str:
         if not self.color:
             return text
-        return f"\x1b[{COLORS.get(status, '0')}m{text}\x1b[0m"
+        return f"\x1b[{present.ansi_code(status)}m{text}\x1b[0m"
 
     def _write_line(self, line: str) -> None:
         self._clear_status()
-        self.stream.write(line + "\n")
+        self.stream.write(self.glyphs.fold(line) + "\n")  # a stream that cannot show Unicode gets ASCII
         self.stream.flush()
 
     def _clear_status(self) -> None:
@@ -183,16 +139,17 @@ class Progress:
 
     def format_phase(self, phase: PhaseState) -> str:
         """`✓ id  type  status  N attempts  1.2s  345 tok  [error / reason]` in fixed columns."""
-        status = phase_display_status(phase)
-        glyph = self._paint(self.glyphs.get(status, "?"), status)
+        status = present.display_status(phase)
+        glyph = self._paint(self.glyphs.glyph(status), status)
         ptype = self.phase_types.get(phase.id, phase.type)
-        head = f"{glyph} {phase.id:<{self.id_width}}  {ptype:<{self.type_width}}  {status:<7}"
+        head = f"{glyph} {phase.id:<{self.id_width}}  {ptype:<{self.type_width}}  {present.status_word(status):<7}"
         if status == "skipped":
             return f"{head}  {_one_line(phase.error)}".rstrip()
         attempts = max(phase.attempts, 1)
         unit = "round" if ptype == "gate" and phase.gate is not None and phase.round else "attempt"
         counted = f"{attempts} {unit}{'s' if attempts != 1 else ''}" if ptype != "approval" else "-"
-        cols = f"{counted:<10}  {fmt_duration(phase.duration_ms):>6}  {fmt_tokens(phase_tokens(phase)):>10}"
+        cols = (f"{counted:<10}  {present.elapsed_text(phase.duration_ms):>6}  "
+                f"{present.tokens_text(present.usage_tokens(phase.usage)):>10}")
         notes = []
         if phase.depth > 0:  # an upstream phase re-executed by a gate's onBlock round
             notes.append(f"(re-run for onBlock round {phase.round})")
@@ -238,16 +195,18 @@ class Progress:
             pieces.append(label)
         if len(running) > 4:
             pieces.append(f"+{len(running) - 4} more")
-        frame = self.spinner[self._tick % len(self.spinner)]
-        elapsed = fmt_duration((now - self._started) * 1000)
+        spinner = self.glyphs.spinner
+        frame = spinner[self._tick % len(spinner)]
+        elapsed = present.elapsed_text((now - self._started) * 1000)
         doing = ", ".join(pieces) if pieces else "scheduling"
-        return f"{frame} {finished}/{total} phases · {elapsed} · {doing}"
+        sep = self.glyphs.sep
+        return f"{frame} {finished}/{total} phases {sep} {elapsed} {sep} {doing}"
 
     def draw_status(self) -> None:
         if not self.live or self.quiet:
             return
         self._tick += 1
-        text = self.status_text()
+        text = self.glyphs.fold(self.status_text())
         width = _terminal_width(self.stream)
         if len(text) > width - 1:
             text = text[: max(0, width - 2)] + "…"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tftui.commands.progress import fmt_cost, fmt_duration, fmt_tokens, phase_display_status, phase_tokens
+from tftui import present
 from tftui.engine.state import PhaseState, RunState
 from tftui.lang.values import MISSING
 
@@ -32,7 +32,7 @@ def count_calls(state: RunState) -> int:
 
 
 def totals(state: RunState, *, calls: int | None = None, duration_ms: float | None = None) -> dict[str, Any]:
-    statuses = [phase_display_status(p) for p in state.phases.values()]
+    statuses = [present.display_status(p) for p in state.phases.values()]
     usage = state.usage
     data: dict[str, Any] = {
         "phases": len(statuses),
@@ -65,7 +65,7 @@ def phase_json(phase: PhaseState, phase_type: str | None = None) -> dict[str, An
     data: dict[str, Any] = {
         "type": phase_type or phase.type,
         "status": str(phase.status),
-        "display": phase_display_status(phase),
+        "display": present.display_status(phase),
         "output": phase.output,
         "error": phase.error,
         "attempts": phase.attempts,
@@ -123,9 +123,9 @@ def summary_line(
         f"{t['done']} done, {t['failed']} failed, {t['skipped']} skipped"
         + (f", {t['pending']} not run" if t["pending"] else ""),
         f"{t['attempts']} attempt{'s' if t['attempts'] != 1 else ''}",
-        fmt_tokens(t["tokens"]),
-        fmt_cost(t["costUSD"]),
-        fmt_duration(duration_ms),
+        present.tokens_text(t["tokens"]),
+        present.format_cost(t["costUSD"]),
+        present.elapsed_text(duration_ms),
     ]
     if run_dir is not None:
         parts.append(f"run {_short_path(run_dir)}")
@@ -137,7 +137,3 @@ def _short_path(path: Path) -> str:
         return str(path.resolve().relative_to(Path.cwd()))
     except ValueError:
         return str(path)
-
-
-def phase_total_tokens(state: RunState) -> int:
-    return sum(phase_tokens(p) for p in state.phases.values())

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tftui import present
+
 HELP = "list recorded runs (id, flow, start, status, phases, tokens, cost)"
 
 DESCRIPTION = """\
@@ -24,6 +26,10 @@ SIGTERM, "interrupted" when the journal has no RunFinished (the process was
 killed), or "running" while the process that writes it is still alive on this
 host. Paused and interrupted runs continue with `tftui run FLOW --resume RUN_ID`.
 
+Phases are finished/all (a blocked gate counts as finished), then how many phases
+ended in each other status, with the glyphs the debugger and `tftui run` use:
+{legend}.
+
 Tokens and cost are what each run spent. A re-run started in the TUI (`u` after
 an edit, `r` on a gate) gets a line of its own: its journal starts with the
 earlier run's events so it is complete on its own, but those tokens are counted
@@ -35,7 +41,7 @@ examples:
   tftui runs --runs-dir /tmp/ci-runs --json
 
 exit codes: 0 listed (even if empty), 2 bad arguments
-"""
+""".format(legend=", ".join(f"{present.glyph(s)} {present.status_word(s)}" for s in ("failed", "skipped", "blocked", "pending")))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -63,7 +69,6 @@ def _pid_alive(meta: dict[str, Any]) -> bool:
 
 def summarize(run_dir: Path) -> dict[str, Any]:
     """One run's listing entry, folded from its journal (never raises on bad data)."""
-    from tftui.commands.progress import phase_display_status
     from tftui.engine.journal import decode_events, read_journal
     from tftui.engine.state import fold
 
@@ -77,7 +82,7 @@ def summarize(run_dir: Path) -> dict[str, Any]:
         status = "running"
     else:
         status = "interrupted"
-    statuses = [phase_display_status(p) for p in state.phases.values()]
+    statuses = [present.display_status(p) for p in state.phases.values()]
     usage = state.usage
     total_tokens = int(usage.get("input", 0) or 0) + int(usage.get("output", 0) or 0)
     total_cost = float(usage.get("cost", 0.0) or 0.0)
@@ -97,6 +102,7 @@ def summarize(run_dir: Path) -> dict[str, Any]:
         "status": status,
         "phases_done": sum(1 for s in statuses if s in ("done", "blocked")),
         "phases_total": len(statuses),
+        "phase_statuses": {s: statuses.count(s) for s in present.DISPLAY_STATUSES if s in statuses},
         "tokens": tokens,
         "cost_usd": round(cost, 6),
         "seeded_from": meta.get("seededFrom"),  # the earlier run this re-run continues (its tokens are not counted)
@@ -126,8 +132,37 @@ def _fmt_started(started: Any) -> str:
     return started.replace("T", " ")[:19]
 
 
+def _phases_cell(entry: dict[str, Any], glyphs: present.Glyphs) -> str:
+    """`3/5 ■1 ⊘2`: finished of all, then how many ended in each status other than done."""
+    counts = entry.get("phase_statuses") or {}
+    rest = [f"{glyphs.glyph(s)}{n}" for s, n in counts.items() if s != "done" and n]
+    return " ".join([f"{entry['phases_done']}/{entry['phases_total']}", *rest])
+
+
+def _status_cell(status: str, glyphs: present.Glyphs) -> str:
+    return f"{glyphs.glyph(status)} {present.status_word(status)}"
+
+
+HEADER = ("RUN", "FLOW", "STARTED (UTC)", "STATUS", "PHASES", "TOKENS", "COST")
+
+
+def table_rows(entries: list[dict[str, Any]], glyphs: present.Glyphs) -> list[tuple[str, ...]]:
+    """The listing's header and one row per `summarize` entry, as `tftui runs` prints them."""
+    return [HEADER] + [
+        (
+            e["run_id"],
+            glyphs.fold(str(e["flow"])),
+            _fmt_started(e["started"]),
+            _status_cell(e["status"], glyphs),
+            _phases_cell(e, glyphs),
+            present.format_tokens(e["tokens"]),
+            present.format_cost(e["cost_usd"]),
+        )
+        for e in entries
+    ]
+
+
 def run(args: argparse.Namespace) -> int:
-    from tftui.commands.progress import fmt_cost
     from tftui.engine.journal import list_runs
 
     if args.target and not Path(args.target).exists():
@@ -146,19 +181,7 @@ def run(args: argparse.Namespace) -> int:
     if not entries:
         print(f"no runs recorded under {', '.join(str(r) for r in roots)}", file=sys.stderr)
         return 0
-    header = ("RUN", "FLOW", "STARTED (UTC)", "STATUS", "PHASES", "TOKENS", "COST")
-    rows = [
-        (
-            e["run_id"],
-            str(e["flow"]),
-            _fmt_started(e["started"]),
-            e["status"],
-            f"{e['phases_done']}/{e['phases_total']}",
-            f"{e['tokens']:,}",
-            fmt_cost(e["cost_usd"]),
-        )
-        for e in entries
-    ]
+    header, *rows = table_rows(entries, present.glyphs_for_stream(sys.stdout))
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for row in [header, *rows]:
         print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())

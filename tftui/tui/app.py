@@ -23,11 +23,12 @@ from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.widgets import Tree
 
+from tftui import present
 from tftui.engine import events as ev
 from tftui.engine.clock import Clock
 from tftui.engine.state import RunState, apply
 from tftui.flow.model import Flow
-from tftui.tui import actions, ascii_mode, present
+from tftui.tui import actions, ascii_mode
 from tftui.tui.commands import VerbCommands
 from tftui.tui.gatetools import GateToolsMixin
 from tftui.tui.journaling import Rerun, journaled_run
@@ -36,7 +37,7 @@ from tftui.tui.messages import EngineEvents, EventBatcher, FlowChanged, RunEnded
 from tftui.tui.reload import ReloadMixin
 from tftui.tui.runctl import RunController
 from tftui.tui.subtree import detail_state
-from tftui.tui.themes import DEFAULT_THEME, load_builtin_themes, status_colours
+from tftui.tui.themes import DEFAULT_THEME, load_builtin_themes, status_colours, status_variable_defaults
 from tftui.tui.trace_tab import TraceTabMixin
 from tftui.tui.verbs import VerbsMixin
 from tftui.tui.widgets.dag_tree import DagTree
@@ -178,16 +179,7 @@ class TftuiApp(ascii_mode.AsciiModeMixin, VerbsMixin, ReloadMixin, GateToolsMixi
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         # Built-in Textual themes lack our status colours; these keep `$status-*` defined.
-        return {
-            "status-pending": "#8a8a8a",
-            "status-running": "#4aa3df",
-            "status-done": "#4ebf71",
-            "status-failed": "#e06c75",
-            "status-skipped": "#8a8a8a",
-            "status-blocked": "#e0a458",
-            "status-stale": "#c678dd",
-            "status-breakpoint": "#e06c75",
-        }
+        return status_variable_defaults()
 
     def _apply_theme_colours(self) -> None:
         tree = self.query_one(DagTree)

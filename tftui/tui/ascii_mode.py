@@ -20,7 +20,7 @@ from textual.command import CommandPalette
 from textual.filter import LineFilter
 from textual.scrollbar import ScrollBar, ScrollBarRender
 
-from tftui.tui.asciifold import KEY_NAMES, cell_ascii, to_ascii
+from tftui.present.asciifold import KEY_NAMES, cell_ascii, to_ascii
 
 
 class AsciiFilter(LineFilter):

@@ -13,10 +13,10 @@ from typing import Any
 
 from rich.text import Text
 
+from tftui import present
 from tftui.engine.state import PhaseState
 from tftui.flow.model import PhaseBase
 from tftui.lang.values import MISSING
-from tftui.tui import present
 
 
 def _plain(value: Any) -> Any:
@@ -69,7 +69,7 @@ def overview(
     ptype = spec.type if spec else (state.type if state else "?")
     out.append(f"{pid}", style="bold")
     out.append(f"  ({ptype})  ")
-    out.append(status.upper(), style="bold")
+    out.append(present.look(status).headline, style="bold")
     if breakpoint:
         out.append("  [breakpoint]")
     out.append("\n")
@@ -219,7 +219,7 @@ def scorer_table(scores: dict[str, Any]) -> Text:
         if not isinstance(row, dict):
             continue
         passed = row.get("passed")
-        out.append("✓ " if passed else "✗ ", style="bold")
+        out.append(f"{present.mark('ok' if passed else 'no')} ", style="bold")
         out.append(f"{row.get('name', '?')}", style="bold")
         out.append(f" ({row.get('type', '?')}) {_num(row.get('score'))}")
         if row.get("detail"):

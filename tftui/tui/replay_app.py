@@ -20,9 +20,9 @@ from textual.binding import Binding
 from tftui.engine.replay import Replay
 from tftui.engine.state import RunState
 from tftui.flow.model import Flow
+from tftui.present import HeaderPart
 from tftui.tui.actions import VERBS
 from tftui.tui.app import TftuiApp
-from tftui.tui.present import HeaderPart
 from tftui.tui.widgets.dag_tree import DagTree
 from tftui.tui.widgets.event_log import EventLog
 from tftui.tui.widgets.run_header import RunHeader, header_parts

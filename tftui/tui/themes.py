@@ -13,7 +13,7 @@ from typing import Any
 from textual.theme import Theme
 
 from tftui.config_schema import builtin_theme_files
-from tftui.tui.present import DISPLAY_STATUSES
+from tftui.present import DISPLAY_STATUSES, ROLES, colour_role
 
 _COLOUR_KEYS = (
     "primary",
@@ -31,17 +31,22 @@ _COLOUR_KEYS = (
 
 DEFAULT_THEME = "tftui-dark"
 
-# Used when a theme (ours or a Textual built-in) does not define a status colour.
-_FALLBACK_STATUS = {
-    "pending": "$text-muted",
-    "running": "$primary",
-    "done": "$success",
-    "failed": "$error",
-    "skipped": "$text-muted",
-    "blocked": "$warning",
-    "stale": "$accent",
-    "breakpoint": "$error",
-}
+# A breakpoint marker is coloured like a failure.
+BREAKPOINT_ROLE = "error"
+
+
+def _role(key: str) -> str:
+    return BREAKPOINT_ROLE if key == "breakpoint" else colour_role(key).theme
+
+
+def _default(key: str) -> str:
+    return ROLES[BREAKPOINT_ROLE].default if key == "breakpoint" else colour_role(key).default
+
+
+def status_variable_defaults() -> dict[str, str]:
+    """`status-<name>` for every display status (and `breakpoint`): what keeps `$status-*`
+    defined under a theme that has no `[status]` table (Textual's built-in themes)."""
+    return {f"status-{key}": _default(key) for key in (*DISPLAY_STATUSES, "breakpoint")}
 
 
 def theme_from_toml(data: dict[str, Any], fallback_name: str) -> tuple[Theme | None, str | None]:
@@ -86,7 +91,7 @@ def status_colours(variables: dict[str, str]) -> dict[str, str]:
     """Resolved colour per display status (plus `breakpoint`) from the app's theme variables."""
     out: dict[str, str] = {}
     for key in (*DISPLAY_STATUSES, "breakpoint"):
-        value = variables.get(f"status-{key}") or _FALLBACK_STATUS[key]
+        value = variables.get(f"status-{key}") or _role(key)
         if value.startswith("$"):
             value = variables.get(value[1:], "")
         out[key] = value

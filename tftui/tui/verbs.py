@@ -126,7 +126,7 @@ class VerbsMixin:
         )
 
     def action_edit_guard(self) -> None:
-        from tftui.tui import present
+        from tftui import present
         from tftui.tui.screens.guard_editor import GuardEditorScreen
 
         pid = self.query_one(DagTree).selected_phase()

@@ -17,9 +17,9 @@ from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from tftui import present
 from tftui.engine.state import RunState
 from tftui.flow.model import Flow, PhaseBase
-from tftui.tui import present
 from tftui.tui.subtree import nested_children, parent_of, state_at
 from tftui.tui.tree_layout import TreeItem, build_tree
 
@@ -113,8 +113,9 @@ class DagTree(Tree[str]):
         text.append(" ")
         text.append(shown_id, style="bold" if status in ("running", "failed", "blocked") else "")
         text.append(f" {self._phase_types.get(phase_id, phase.type if phase else '')}", style="dim")
-        if status == "blocked":
-            text.append(" BLOCKED", style=f"bold {colour}".strip())
+        look = present.look(status)
+        if look.loud:  # BLOCKED: done, yet it stopped the run
+            text.append(f" {look.headline}", style=f"bold {colour}".strip())
         elif status == "failed" and spec is not None and spec.optional:
             text.append(" (optional)", style="dim")  # tolerated: dependents still run
         counters = present.counters_text(phase, spec, self.state.paused)

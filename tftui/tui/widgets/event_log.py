@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from textual.widgets import Log
 
+from tftui import present
 from tftui.engine import events as ev
-from tftui.tui import present
 
 MAX_ENTRIES = 5000
 

@@ -12,7 +12,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from tftui.tui import present
+from tftui import present
 
 
 class Folded(Static):

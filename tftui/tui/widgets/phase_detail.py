@@ -16,9 +16,10 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Static, Tab, Tabs
 
+from tftui import present
 from tftui.engine.state import PhaseState
 from tftui.flow.model import PhaseBase
-from tftui.tui import detail_text, present
+from tftui.tui import detail_text
 
 TABS = ("overview", "prompt", "output", "gate", "attempts", "raw", "trace")
 # Short labels so all six tabs fit at 80 columns.

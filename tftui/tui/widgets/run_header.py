@@ -12,42 +12,53 @@ from __future__ import annotations
 
 from typing import Any
 
-from tftui.tui import present
-from tftui.tui.present import HeaderPart
+from tftui import present
+from tftui.engine.state import RunState
+from tftui.present import HeaderPart
+from tftui.tui.subtree import parent_of, state_at
 from tftui.tui.widgets.folded import Folded
 
 # Lower ranks give way first (see present.fit_header).
 DROP_CASSETTE, DROP_SPEND, DROP_TIME, DROP_STALE, DROP_DATA_BP, DROP_NAME, DROP_PAUSE = range(7)
 
 
+def counted_phase_ids(state: RunState, flow: Any) -> list[str]:
+    """The phases the header's n/m counts, as `tftui run` counts them: the flow's, and the
+    children a graft-mode expand phase added to the run (`fanout-draft`), once they exist.
+    A sub-flow's phases (`research/points`) are its parent's business and not counted."""
+    ids = [p.id for p in getattr(flow, "phases", None) or ()]
+    known = set(ids)
+    ids += [pid for pid in state.phases if pid not in known and "/" not in pid and parent_of(pid, state) is not None]
+    return ids
+
+
 def header_parts(app: Any) -> list[HeaderPart]:
     """The header items of a TftuiApp's current run."""
     state = app.state
-    done, total = present.progress(state, present.counted_phase_ids(state, app.flow))
+    done, total = present.progress(state, counted_phase_ids(state, app.flow))
     status = state.status if state.status != "pending" else "ready"
     name = app.flow.name
     parts = [
         HeaderPart(tuple(dict.fromkeys((name, present.cut(name, 16), present.cut(name, 10)))), DROP_NAME),
-        HeaderPart.keep(str(status).upper()),
+        HeaderPart.keep(present.look(str(status)).headline),
     ]
     if state.paused is not None:  # the most useful words while paused: kept longest after status/progress
         paused_id = state.paused.phase_id
         spec = app.flow.phase(paused_id) if paused_id else None
-        parts.append(HeaderPart(present.pause_variants(state.paused, state, spec), DROP_PAUSE))
+        parts.append(HeaderPart(present.pause_variants(state.paused, state_at(state, paused_id) if paused_id else None, spec), DROP_PAUSE))
     parts.append(HeaderPart.keep(f"{done}/{total}"))
     if app.show_times and state.started_at is not None:
         end = state.ended_at if state.ended_at is not None else app.ctl.clock.time()
-        parts.append(HeaderPart((present.format_duration(max(0.0, end - state.started_at) * 1000) or "0ms",), DROP_TIME))
-    usage = state.usage or {}
-    tokens = int(usage.get("input", 0) or 0) + int(usage.get("output", 0) or 0)
-    spend = f"{present.format_tokens(tokens)} tok"
-    if usage.get("cost"):
-        spend += f" {present.format_cost(usage['cost'])}"
+        parts.append(HeaderPart((present.elapsed_text(max(0.0, end - state.started_at) * 1000),), DROP_TIME))
+    spend = present.tokens_text(present.usage_tokens(state.usage))
+    cost = present.usage_cost(state.usage)
+    if cost:
+        spend += f" {present.format_cost(cost)}"
     budget = app.flow.budget
     caps = []
     if budget is not None:
         if budget.max_tokens is not None:
-            caps.append(f"{present.format_tokens(budget.max_tokens)} tok")
+            caps.append(present.tokens_text(budget.max_tokens))
         if budget.max_usd is not None:
             caps.append(f"${budget.max_usd:g}")
     parts.append(HeaderPart((f"{spend} / {' '.join(caps)}", spend) if caps else (spend,), DROP_SPEND))

@@ -1,0 +1,136 @@
+"""Facts about one phase as the front ends show them: counters, duration, progress, reasons.
+
+Pure functions over `tftui.engine.state` values, so the tree labels, the run header and the
+detail panel agree, and tests can check them without a running app.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tftui.engine.state import PhaseState, RunState
+from tftui.present.status import display_status
+
+
+def counters_text(phase: PhaseState | None, spec: Any = None, paused: object = None) -> str:
+    """Attempt/round/iteration counters: `a2` attempts, `r1` onBlock rounds, `i3` loop iterations,
+    `2/3` fan-out items finished / items in all.
+
+    Live while the phase runs: a loop's iteration is counted from its calls (each iteration
+    starts with an attempt 1; `paused`, the run's pause point, counts the one about to
+    send it, as the header's `iteration 2/4` does). A fan-out's total while it runs comes from `spec` when the file
+    fixes it (`branches`, a literal `over` list) or from the map's ItemsResolved event (its
+    `over` resolved at run time); without either (an old journal) it says `2 done`, never `2/2`.
+    """
+    if phase is None:
+        return ""
+    parts: list[str] = []
+    running = str(phase.status) == "running"
+    if phase.type == "gate":
+        rounds = phase.round or (phase.attempts if not running else 0)
+        if rounds:
+            parts.append(f"r{rounds}")
+        own = [a for a in phase.attempt_log if a.node_path == phase.id]
+        if own and max(a.attempt for a in own) > 0:
+            parts.append(f"a{max(a.attempt for a in own) + 1}")
+        return " ".join(parts)
+    iterations = loop_iterations(phase, paused)
+    if iterations:
+        parts.append(f"i{iterations}")
+    own = [a.attempt for a in phase.attempt_log if a.node_path == phase.id]
+    if own:
+        top = max(own) + 1
+        if top > 1:
+            parts.append(f"a{top}")
+    elif phase.attempts > 1 and not phase.loop:
+        parts.append(f"a{phase.attempts}")
+    latest = _latest_by_path(phase)
+    if latest:
+        done = sum(1 for a in latest.values() if a.status != "running")
+        total = phase.items_total if phase.items_total is not None else _static_item_count(spec)
+        if total is None and not running:
+            total = len(latest)
+        parts.append(f"{done}/{total}" if total is not None else f"{done} done")
+    return " ".join(parts)
+
+
+def loop_iterations(phase: PhaseState, paused: object = None) -> int:
+    """A loop's iterations: the finished count, or while it runs the ones started so far
+    (with the iteration whose first call `paused` is about to send)."""
+    if str(phase.status) == "running" and phase.type == "loop":
+        started = sum(1 for a in phase.attempt_log if a.node_path == phase.id and a.attempt == 0)
+        pending = (
+            getattr(paused, "point", None) == "before-attempt"
+            and getattr(paused, "attempt", None) == 0
+            and (getattr(paused, "node_path", None) or getattr(paused, "phase_id", None)) == phase.id
+        )
+        return started + (1 if pending else 0)
+    if isinstance(phase.loop, dict) and phase.loop.get("iterations"):
+        return int(phase.loop["iterations"])
+    return 0
+
+
+def _static_item_count(spec: Any) -> int | None:
+    """How many items/branches a fan-out phase runs, when the flow file alone says so."""
+    branches = getattr(spec, "branches", None)
+    if isinstance(branches, list) and branches:
+        return len(branches)
+    over = getattr(spec, "over", None) if getattr(spec, "type", None) == "map" else None
+    return len(over) if isinstance(over, list) and over else None
+
+
+def _latest_by_path(phase: PhaseState) -> dict[str, Any]:
+    latest: dict[str, Any] = {}
+    for item in phase.attempt_log:
+        if "#" in item.node_path and not item.node_path.endswith("#judge"):
+            latest[item.node_path] = item
+    return latest
+
+
+def phase_duration_ms(phase: PhaseState | None, now: float | None) -> float | None:
+    if phase is None:
+        return None
+    if phase.duration_ms:
+        return phase.duration_ms
+    if phase.started_at is not None:
+        end = phase.ended_at if phase.ended_at is not None else now
+        if end is not None:
+            return max(0.0, (end - phase.started_at) * 1000)
+    return None
+
+
+def progress(state: RunState, phase_ids: list[str]) -> tuple[int, int]:
+    """(finished, total) over these phases (see `counted_phase_ids`)."""
+    done = 0
+    for pid in phase_ids:
+        phase = state.phases.get(pid)
+        if phase is not None and phase.status.terminal:
+            done += 1
+    return done, len(phase_ids)
+
+
+def plain_reason(phase: PhaseState | None) -> str:
+    """The skip / failure / block reason in plain words, or '' when there is none."""
+    if phase is None:
+        return ""
+    status = display_status(phase)
+    if status == "blocked":
+        reason = (phase.gate or {}).get("reason")
+        what = "The approval was rejected" if phase.type == "approval" else "The gate blocked the run"
+        return f"{what}: {reason}" if reason else f"{what}."
+    if status == "skipped":
+        reason = phase.error or ""
+        if reason.startswith("Condition not met"):
+            return f"Skipped because its `when` guard was false ({reason})."
+        if reason.startswith("Gate blocked"):
+            return f"Skipped because an earlier gate or approval blocked the run ({reason})."
+        if reason.startswith("Budget exceeded"):
+            return f"Skipped because the run went over its budget ({reason})."
+        if reason:
+            return f"Skipped because an upstream phase did not succeed ({reason})."
+        return "Skipped."
+    if status == "failed":
+        return f"Failed: {phase.error}" if phase.error else "Failed."
+    return ""
+
+

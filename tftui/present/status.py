@@ -1,0 +1,208 @@
+"""The status table: how each phase and run status reads, in every front end.
+
+One row per display status: its word, its Unicode glyph, its ASCII glyph (`--ascii`, or a
+terminal that cannot show Unicode) and its colour role. The debugger's tree, detail panel and
+event log, `tftui run`'s lines, `tftui runs`, `tftui replay --print` and the run reports all
+read these rows, so a status never has two glyphs or two words.
+
+The display statuses are the engine's phase statuses plus views of them: `blocked` (a gate
+or approval `done` with verdict block, SPEC §3.5) and `stale` (changed on disk since it ran).
+`display_status` is the one place the BLOCKED rule is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from rich.text import Text
+
+from tftui.engine.state import PhaseState
+from tftui.present.asciifold import fold_text, to_ascii
+
+
+@dataclass(frozen=True)
+class Role:
+    """A colour role: the Textual theme variable that colours it, a default for themes that
+    do not define it, and the ANSI SGR code `tftui run` paints it with on a terminal."""
+
+    theme: str
+    default: str
+    ansi: str
+
+
+ROLES: dict[str, Role] = {
+    "muted": Role("$text-muted", "#8a8a8a", "2"),
+    "primary": Role("$primary", "#4aa3df", "36"),
+    "success": Role("$success", "#4ebf71", "32"),
+    "error": Role("$error", "#e06c75", "31"),
+    "warning": Role("$warning", "#e0a458", "33"),
+    "accent": Role("$accent", "#c678dd", "35"),
+}
+
+
+@dataclass(frozen=True)
+class Look:
+    word: str
+    unicode: str
+    ascii: str
+    role: str  # a key of ROLES
+    loud: bool = False  # written in capitals after the phase id (tree, event log): BLOCKED
+
+    @property
+    def headline(self) -> str:
+        """The word as a headline (detail panel, run header): `BLOCKED`."""
+        return self.word.upper()
+
+
+# Every ASCII glyph differs from every tree guide (`|`, `+`, `` ` ``: dag_tree's ASCII lines),
+# expand icon (`>`, `v`) and marker: `+` is the guides' branch, so done is `*`.
+STATUSES: dict[str, Look] = {
+    "pending": Look("pending", "○", ".", "muted"),
+    "running": Look("running", "◐", "o", "primary"),
+    "done": Look("done", "✓", "*", "success"),
+    "failed": Look("failed", "✗", "x", "error"),
+    "skipped": Look("skipped", "⊘", "-", "muted"),
+    "blocked": Look("blocked", "■", "!", "warning", loud=True),
+    "stale": Look("stale", "~", "~", "accent"),
+}
+
+# Display statuses, in the table's order (themes define a colour for each).
+DISPLAY_STATUSES = tuple(STATUSES)
+
+# How a whole run ended (RunFinished.status, and `tftui runs`' paused/interrupted). A run
+# status that means what a phase status means reads the same way.
+RUN_STATUSES: dict[str, Look] = {
+    "pending": STATUSES["pending"],
+    "running": STATUSES["running"],
+    "completed": Look("completed", STATUSES["done"].unicode, STATUSES["done"].ascii, "success"),
+    "failed": STATUSES["failed"],
+    "blocked": STATUSES["blocked"],
+    "paused": Look("paused", "‖", "=", "accent"),
+    "interrupted": Look("interrupted", "↯", "?", "warning"),
+}
+
+# Pass/fail marks of single items (a scorer row, an attempt, an evaluation of a gate).
+MARKS: dict[str, tuple[str, str]] = {
+    "ok": (STATUSES["done"].unicode, STATUSES["done"].ascii),
+    "no": (STATUSES["failed"].unicode, STATUSES["failed"].ascii),
+    "open": ("…", "..."),  # still running
+    "error": ("!", "!"),  # could not be decided (the gate's own call failed)
+}
+
+_UNKNOWN_ROLE = "muted"
+
+
+def shown_status(status: str, gate: Mapping[str, object] | None) -> str:
+    """The display status of an engine status and gate verdict (SPEC §3.5: a gate or
+    approval `done` with verdict block shows as `blocked`)."""
+    if status == "done" and isinstance(gate, Mapping) and gate.get("verdict") == "block":
+        return "blocked"
+    return status
+
+
+def display_status(phase: PhaseState | None, *, stale: bool = False) -> str:
+    """The status a front end shows for a phase: `pending` before it exists, `blocked` per
+    `shown_status`, `stale` when it changed on disk (unless it is running)."""
+    if phase is None:
+        return "stale" if stale else "pending"
+    status = shown_status(str(phase.status), phase.gate)
+    if stale and status != "running":
+        return "stale"
+    return status
+
+
+def look(status: str) -> Look:
+    """The row of a display status (or of a run status); an unknown one reads as itself."""
+    found = STATUSES.get(status) or RUN_STATUSES.get(status)
+    return found if found is not None else Look(status, "?", "?", _UNKNOWN_ROLE)
+
+
+def status_word(status: str) -> str:
+    return look(status).word
+
+
+def glyph(status: str, *, ascii: bool = False) -> str:
+    row = look(status)
+    return row.ascii if ascii else row.unicode
+
+
+def mark(kind: str, *, ascii: bool = False) -> str:
+    """`ok`, `no`, `open` or `error` (see MARKS)."""
+    unicode_mark, ascii_mark = MARKS.get(kind, ("?", "?"))
+    return ascii_mark if ascii else unicode_mark
+
+
+def colour_role(status: str) -> Role:
+    return ROLES[look(status).role]
+
+
+def ansi_code(status: str) -> str:
+    """The SGR parameter `tftui run` paints a status with (`32` green for done)."""
+    return colour_role(status).ansi
+
+
+@dataclass(frozen=True)
+class Glyphs:
+    """The glyph set of one front end: Unicode or ASCII, the status glyphs from the table."""
+
+    status: dict[str, str]
+    breakpoint: str
+    here: str  # the phase the run is paused at
+    ref: str  # a phase reached a second time in the tree
+    spinner: tuple[str, ...]
+    # before a phase run inside its parent (a sub-flow's `a/b`, a grafted `x-b`), so it
+    # cannot be taken for a dependent, which hangs from the same tree connector
+    nested: str = "⤷"
+    sep: str = "·"  # between the items of one line (run header, summaries)
+    mark: str = "·"  # before a UI note in the event log
+    ascii: bool = False  # everything else shown is folded to ASCII too (asciifold)
+
+    def fold(self, text: str) -> str:
+        """Text as this glyph set shows it: unchanged, or folded to readable ASCII."""
+        return to_ascii(text) if self.ascii else text
+
+    def fold_text(self, text: Text) -> Text:
+        return fold_text(text) if self.ascii else text
+
+    def glyph(self, status: str) -> str:
+        """A display or run status's glyph in this set."""
+        return glyph(status, ascii=self.ascii)
+
+    def mark_of(self, kind: str) -> str:
+        return mark(kind, ascii=self.ascii)
+
+
+UNICODE = Glyphs(
+    status={name: row.unicode for name, row in STATUSES.items()},
+    breakpoint="●",
+    here="▶",
+    ref="↪",
+    spinner=("◐", "◓", "◑", "◒"),
+)
+
+# No `|/-\\` spinner: its frames would read as a tree guide or as skipped.
+ASCII = Glyphs(
+    status={name: row.ascii for name, row in STATUSES.items()},
+    breakpoint="b",
+    here=">",
+    ref="->",
+    spinner=("o", "O"),
+    nested="\\_",
+    sep="|",
+    mark="*",
+    ascii=True,
+)
+
+
+def glyphs_for_stream(stream: object) -> Glyphs:
+    """The glyph set for text written to `stream`: Unicode when its encoding is UTF, else ASCII
+    (a headless command's stdout or stderr)."""
+    encoding = str(getattr(stream, "encoding", None) or "").lower().replace("-", "")
+    return UNICODE if encoding.startswith("utf") else ASCII
+
+
+def glyphs_for(app: object) -> Glyphs:
+    """The glyph set of a running app (screens pushed by any module ask the app)."""
+    glyphs = getattr(app, "glyphs", None)
+    return glyphs if isinstance(glyphs, Glyphs) else UNICODE
