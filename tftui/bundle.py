@@ -11,6 +11,8 @@ Members (all UTF-8 text):
 
 `open_bundle(path)` reads only those members (any other entry is ignored, nothing is
 extracted to disk) and returns the `Recording` that `tftui replay` needs.
+`load_recording(path)` / `open_replay(path)` take a run directory or a bundle: what every
+reader of a recorded run calls (the engine reads run directories only).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from tftui.engine.events import Event
-from tftui.engine.replay import Recording, ReplayError
+from tftui.engine.replay import Recording, Replay, ReplayError, load_run_dir
 from tftui.lang.values import JSONObject, JSONValue
 
 BUNDLE_FORMAT = "tftui-bundle"
@@ -50,14 +52,13 @@ def answers_from_events(events: Sequence[Event]) -> dict[str, list[JSONValue]]:
 def export_bundle(run_dir: str | os.PathLike[str], out_path: str | os.PathLike[str]) -> tuple[Path, list[str]]:
     """Write the bundle of `run_dir` to `out_path` (atomically); returns (path, warnings)."""
     from tftui.engine.journal import EVENTS_FILE, META_FILE
-    from tftui.engine.replay import load_recording
     from tftui.trace.model import dump_trace
     from tftui.trace.record import trace_of_run_dir
 
     source = Path(run_dir)
     if not (source / EVENTS_FILE).is_file():
         raise BundleError(f"{source}: not a run directory (no {EVENTS_FILE})")
-    recording = load_recording(source)
+    recording = load_run_dir(source)
     warnings = list(recording.warnings)
     if recording.flow_text is None:
         warnings.append("the flow file was not found; the bundle has no flow.json")
@@ -101,6 +102,17 @@ def _member(zf: zipfile.ZipFile, name: str) -> str | None:
     if info.file_size > MAX_MEMBER_BYTES:
         raise BundleError(f"bundle member {name} is too large ({info.file_size} bytes)")
     return zf.read(info).decode("utf-8")
+
+
+def load_recording(source: str | os.PathLike[str]) -> Recording:
+    """A run directory (events.jsonl + meta.json [+ flow.json]) or a `.tftui.zip` bundle."""
+    path = Path(source)
+    return open_bundle(path) if path.is_file() else load_run_dir(path)
+
+
+def open_replay(source: str | os.PathLike[str]) -> Replay:
+    """The time-travel cursor over a run directory or a bundle (raises ReplayError)."""
+    return Replay.of(load_recording(source))
 
 
 def open_bundle(path: str | os.PathLike[str]) -> Recording:

@@ -7,9 +7,10 @@ import random
 
 import pytest
 
+from tftui import present
 from tftui.agents.cassette import CassetteRunner
 from tftui.agents.scripted import ScriptedRunner
-from tftui.bundle import BundleError, export_bundle, open_bundle
+from tftui.bundle import BundleError, export_bundle, load_recording, open_bundle, open_replay
 from tftui.cli import main
 from tftui.engine import events as ev
 from tftui.engine import replay as replay_mod
@@ -125,7 +126,7 @@ async def test_bundle_round_trip(tmp_path, onblock_run_dir, tools):
     path, warnings = export_bundle(run_dir, tmp_path / "repro.tftui.zip")
     assert warnings == []
     rec = open_bundle(path)
-    original = Replay.open(run_dir)
+    original = open_replay(run_dir)
     assert [event_to_json(e) for e in rec.events] == [event_to_json(e) for e in original.events]
     assert rec.flow_text == (run_dir / "flow.json").read_text(encoding="utf-8")
     assert rec.meta["runId"] == run_dir.name and rec.trace_text
@@ -135,8 +136,8 @@ async def test_bundle_round_trip(tmp_path, onblock_run_dir, tools):
     assert rerun.final_output == original.to_end().final_output
     assert flow.name == "onblock-rework"
     # and the bundle replays like the run directory, also as a cassette
-    assert Replay.open(path).to_end() == original.state
-    cassette = CassetteRunner(path, tools.FailRunner())
+    assert open_replay(path).to_end() == original.state
+    cassette = CassetteRunner(load_recording(path).events, tools.FailRunner())
     await tools.run_dict(json.loads(rec.flow_text), {}, runner=cassette)
     assert cassette.live == 0 and cassette.replayed == 5
 
@@ -147,9 +148,9 @@ def test_bad_sources(tmp_path):
     with pytest.raises(BundleError, match="not a tftui bundle"):
         open_bundle(junk)
     with pytest.raises(ReplayError, match="no such run directory"):
-        Replay.open(tmp_path / "missing")
+        open_replay(tmp_path / "missing")
     with pytest.raises(ReplayError, match="not a run directory"):
-        Replay.open(tmp_path)
+        open_replay(tmp_path)
 
 
 def test_replay_command(tmp_path, in_repo, capsys):
@@ -159,8 +160,10 @@ def test_replay_command(tmp_path, in_repo, capsys):
     lines = capsys.readouterr().out.splitlines()
     events = (run_dir / "events.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(lines) == len(events)
-    assert "fetch attempt 1 error: 429 Too Many Requests" in lines[3]
-    assert lines[-1].endswith("run_finished       completed  | run completed · done 2 · 187 tok")
+    # the debugger's event log wording (one describer), the status glyphs of the one table
+    assert "fetch: returned in" in lines[3] and "with error: 429 Too Many Requests" in lines[3]
+    assert lines[-1].endswith(f"run_finished       {present.glyph('completed')} run finished: completed"
+                              "  | run completed · done 2 · 187 tok")
     bundle = tmp_path / "out.tftui.zip"
     assert main(["replay", str(run_dir), "--export", str(bundle)]) == 0
     assert capsys.readouterr().out.strip() == str(bundle)

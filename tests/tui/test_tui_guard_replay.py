@@ -308,7 +308,7 @@ async def test_export_verb_writes_a_bundle_of_the_tui_run(h, tmp_path: Path):
         app.screen.query_one(Input).value = str(tmp_path / "repro.tftui.zip")
         await pilot.press("enter")
         await h.settle(pilot, lambda: (tmp_path / "repro.tftui.zip").exists())
-    from tftui.engine.replay import load_recording
+    from tftui.bundle import load_recording
 
     recording = open_bundle(tmp_path / "repro.tftui.zip")
     journaled = load_recording(app.run_dir).events

@@ -132,9 +132,9 @@ def in_flight_answers(events: Iterable[Any], phase_ids: Iterable[str]) -> list[R
 
 def _load(source: Any) -> list[Any]:
     if isinstance(source, (str, os.PathLike)):
-        from tftui.engine.replay import load_recording
+        from tftui.engine.replay import load_run_dir  # a bundle: tftui.bundle.load_recording(...).events
 
-        return load_recording(source).events
+        return load_run_dir(source).events
     return list(source)
 
 

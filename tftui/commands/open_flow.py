@@ -81,6 +81,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def cassette_runner(source: str, live: Any, *, factory: Any = None) -> tuple[Any, str | None]:
     """`--from`: wrap `live` in a CassetteRunner (or `factory`) over a run directory, run id or bundle."""
     from tftui.agents.cassette import CassetteRunner
+    from tftui.bundle import load_recording
     from tftui.commands.replay import resolve_source
     from tftui.engine.replay import ReplayError
 
@@ -90,7 +91,7 @@ def cassette_runner(source: str, live: Any, *, factory: Any = None) -> tuple[Any
             return live, f"--from {source}: {problem}"
         return live, f"--from {source}: no such run directory, run id or bundle"
     try:
-        return (factory or CassetteRunner)(path, live), None
+        return (factory or CassetteRunner)(load_recording(path).events, live), None
     except ReplayError as exc:
         return live, f"--from: {exc}"
 

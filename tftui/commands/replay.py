@@ -6,6 +6,7 @@ import argparse
 import importlib
 import sys
 from pathlib import Path
+from typing import TextIO
 
 HELP = "open a recorded run (run directory or .tftui.zip bundle) read-only and step through it"
 DESCRIPTION = """\
@@ -16,7 +17,9 @@ a repro bundle (.tftui.zip) written by --export.
 
 Without --print the replay screen of the TUI opens (when this build has it; else
 the headless listing is printed). With --print, every event is printed on one
-line followed by a summary of the run state after it.
+line followed by a summary of the run state after it: the debugger's event log
+wording, with the status glyph of each phase start, finish and skip (--ascii, or
+a terminal that cannot show Unicode, prints the ASCII glyphs).
 
 --export FILE writes a repro bundle of RUN_DIR: one zip with the flow, the run
 meta, the journal (events.jsonl), the normalized trace and every recorded model
@@ -78,12 +81,17 @@ def resolve_source(source: str) -> tuple[Path | None, str | None]:
     return None, "\n".join(lines)
 
 
-def print_replay(source: Path, out=None) -> int:
-    from tftui.engine.replay import Replay, ReplayError, describe_event, state_summary
+def print_replay(source: Path, out: TextIO | None = None, *, ascii: bool = False) -> int:
+    """Every event on one line (`#seq kind glyph text`, the debugger's event log wording and
+    status glyphs) and the run's state after it. ASCII with `ascii` or on a non-UTF stream."""
+    from tftui import present
+    from tftui.bundle import open_replay
+    from tftui.engine.replay import ReplayError
+    from tftui.present.events import describe, state_summary
 
     out = out or sys.stdout
     try:
-        replay = Replay.open(source)
+        replay = open_replay(source)
     except ReplayError as exc:
         print(f"tftui replay: {exc}", file=sys.stderr)
         return 2
@@ -93,9 +101,12 @@ def print_replay(source: Path, out=None) -> int:
     if not len(replay):
         print(f"tftui replay: {source}: no events to replay", file=sys.stderr)
         return 2
-    for _ in range(len(replay)):
+    glyphs = present.ASCII if ascii else present.glyphs_for_stream(out)
+    for event in replay.events:
         state = replay.step()
-        print(f"{describe_event(replay.current_event)}  | {state_summary(state)}", file=out)
+        line = describe(event)
+        mark = glyphs.glyph(line.status) if line.status else " "
+        print(glyphs.fold(f"#{event.seq:<4} {event.kind:<18} {mark} {line.text}  | {state_summary(state)}"), file=out)
     return 0
 
 
@@ -135,4 +146,4 @@ def run(args: argparse.Namespace) -> int:
                 source, ascii=bool(args.ascii or ui.get("ascii", False)), animations=bool(ui.get("animations", True))
             )
             return result if isinstance(result, int) else 0
-    return print_replay(source)
+    return print_replay(source, ascii=bool(args.ascii))

@@ -1,6 +1,6 @@
 """Time travel over a recorded run: a cursor over its events with the folded state at each point.
 
-    replay = load_replay("path/to/run-dir-or.tftui.zip")
+    replay = tftui.bundle.open_replay("path/to/run-dir-or.tftui.zip")
     replay.step(); replay.back(); replay.jump_to_phase_start("gate")
     replay.state            # RunState after the first `replay.position` events
 
@@ -44,13 +44,10 @@ class Recording:
     warnings: list[str] = field(default_factory=list)
 
 
-def load_recording(source: str | os.PathLike[str]) -> Recording:
-    """A run directory (events.jsonl + meta.json [+ flow.json]) or a `.tftui.zip` bundle."""
+def load_run_dir(source: str | os.PathLike[str]) -> Recording:
+    """A run directory (events.jsonl + meta.json [+ flow.json]). Bundles are opened one layer
+    up (`tftui.bundle.load_recording` takes either): the engine never reads a bundle."""
     path = Path(source)
-    if path.is_file():
-        from tftui.bundle import open_bundle
-
-        return open_bundle(path)
     if not path.is_dir():
         raise ReplayError(f"{path}: no such run directory or bundle file")
     from tftui.engine.journal import EVENTS_FILE, FLOW_FILE, decode_events, read_journal
@@ -83,8 +80,8 @@ class Replay:
         self._marks: list[int] = [0]  # sorted checkpoint positions
 
     @classmethod
-    def open(cls, source: str | os.PathLike[str]) -> Replay:
-        recording = load_recording(source)
+    def of(cls, recording: Recording) -> Replay:
+        """A cursor over a recording (`tftui.bundle.open_replay` opens one from a path)."""
         return cls(recording.events, recording=recording)
 
     # -- cursor ---------------------------------------------------------------------------
@@ -216,50 +213,3 @@ def data_scope(state: RunState, event: ev.Event | None) -> dict[str, Any]:
         "gate": gate,
         "run": {"costUSD": usage["cost"], "tokens": usage["input"] + usage["output"]},
     }
-
-
-def describe_event(e: ev.Event) -> str:
-    """A short one-line description of an event (headless replay, the TUI's event log)."""
-    pid = getattr(e, "phase_id", None)
-    head = f"#{e.seq:<4} {e.kind:<18}" + (f" {pid}" if pid else "")
-    if isinstance(e, ev.AttemptStarted):
-        return f"{head} {e.node_path} attempt {e.attempt + 1}"
-    if isinstance(e, ev.AgentReturned):
-        return f"{head} {e.node_path} attempt {e.attempt + 1} " + (f"error: {_clip(e.error)}" if e.error else "ok")
-    if isinstance(e, ev.AttemptFailed):
-        return f"{head} {e.node_path} {'transient' if e.transient else e.why}{' → retry' if e.will_retry else ''}"
-    if isinstance(e, ev.BackoffStarted):
-        return f"{head} wait {e.delay_ms} ms"
-    if isinstance(e, ev.GateVerdict):
-        return f"{head} {e.verdict} via {e.source} (round {e.round})" + (f": {_clip(e.reason)}" if e.reason else "")
-    if isinstance(e, ev.PhaseSkipped):
-        return f"{head} {_clip(e.reason)}"
-    if isinstance(e, ev.PhaseFinished):
-        return f"{head} {e.status}"
-    if isinstance(e, ev.OnBlockRound):
-        return f"{head} round {e.round} (re-runs {', '.join(e.rerun) or 'nothing'})"
-    if isinstance(e, ev.RunFinished):
-        return f"{head} {e.status}"
-    if isinstance(e, ev.GuardEvaluated):
-        return f"{head} {_clip(e.expr)} → {str(e.value).lower()}"
-    return head
-
-
-def state_summary(state: RunState) -> str:
-    counts: dict[str, int] = {}
-    for st in state.phases.values():
-        counts[str(st.status)] = counts.get(str(st.status), 0) + 1
-    running = [pid for pid, st in state.phases.items() if str(st.status) == "running"]
-    parts = [f"run {state.status}"]
-    parts += [f"{k} {counts[k]}" for k in ("done", "failed", "skipped", "pending") if counts.get(k)]
-    if running:
-        parts.append("running " + ",".join(running))
-    tokens = state.usage["input"] + state.usage["output"]
-    if tokens:
-        parts.append(f"{tokens} tok")
-    return " · ".join(parts)
-
-
-def _clip(text: str | None, limit: int = 60) -> str:
-    one = " ".join((text or "").split())
-    return one if len(one) <= limit else one[: limit - 1] + "…"

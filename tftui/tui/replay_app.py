@@ -211,11 +211,12 @@ for _name in BLOCKED_ACTIONS:
 def open_replay_app(source: Path, **app_options: Any) -> tuple[ReplayApp | None, str | None]:
     """The replay app for a recording, or an error message (unreadable source, no flow).
     `app_options`: TftuiApp display options (`ascii`, `animations`)."""
+    from tftui.bundle import open_replay
     from tftui.engine.replay import ReplayError
     from tftui.flow.load import load_flow_text
 
     try:
-        replay = Replay.open(source)
+        replay = open_replay(source)
     except ReplayError as exc:
         return None, str(exc)
     text = replay.recording.flow_text if replay.recording is not None else None

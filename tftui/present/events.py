@@ -1,0 +1,125 @@
+"""The one event describer: an engine event as one line of text.
+
+The debugger's event log and `tftui replay --print` both show `describe(event).text`; each
+lays the line out its own way (the log filters on `kind`, `phase_id` and `failed`; the
+headless replay prefixes the sequence number, the kind and the status glyph).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tftui.engine import events as ev
+from tftui.engine.state import RunState
+from tftui.present.numbers import elapsed_text, tokens_text, usage_tokens
+from tftui.present.status import DISPLAY_STATUSES, display_status, look, shown_status
+
+
+@dataclass(frozen=True)
+class EventLine:
+    kind: str
+    phase_id: str | None
+    failed: bool  # a failure or a block (the log's `failed` filter)
+    text: str
+    status: str | None = None  # the display (or run) status the event leaves its phase (or run) in
+
+
+def _status_text(status: str) -> str:
+    """A status as an event line says it: the word, in capitals when the table says it is loud."""
+    row = look(status)
+    return row.headline if row.loud else row.word
+
+
+def describe(event: ev.Event) -> EventLine:
+    """One line for an event."""
+    pid = getattr(event, "phase_id", None) or None
+    kind = event.kind
+    failed = False
+    status: str | None = None
+    match event:
+        case ev.RunStarted():
+            count = len(event.phase_ids)
+            text = f"run started: {event.flow_name} ({count} phase{'s' if count != 1 else ''})"
+            status = "running"
+        case ev.GuardEvaluated():
+            text = f"{pid}: when {event.expr!r} → {str(event.value).lower()}"
+            if event.error:
+                text += f" (error: {event.error})"
+        case ev.PhaseSkipped():
+            status = "skipped"
+            text = f"{pid}: {_status_text(status)} — {event.reason}"
+        case ev.PhaseStarted():
+            status = "running"
+            text = f"{pid}: started ({event.phase_type})" + (f" round {event.round}" if event.round else "")
+        case ev.PhaseWarning():
+            text = f"{pid}: warning: {event.message}"
+        case ev.AttemptStarted():
+            text = f"{event.node_path}: attempt {event.attempt + 1}"
+        case ev.AgentReturned():
+            text = f"{event.node_path}: returned in {elapsed_text(event.duration_ms)}"
+            if event.error:
+                text += f" with error: {event.error}"
+        case ev.AttemptFailed():
+            failed = True
+            retry = "will retry" if event.will_retry else "no retry"
+            text = f"{event.node_path}: attempt {event.attempt + 1} failed ({event.why}, {retry}): {event.error}"
+        case ev.BackoffStarted():
+            text = f"{event.node_path}: backoff {elapsed_text(event.delay_ms)}"
+        case ev.ScorersEvaluated():
+            text = f"{pid}: scorers combined {event.combined} ({event.stage})"
+        case ev.JudgeCalled():
+            text = f"{pid}: judge called"
+        case ev.FallbackUsed():
+            text = f"{pid}: fallback: {event.reason}"
+        case ev.GateVerdict():
+            failed = event.verdict == "block"
+            text = f"{pid}: verdict {event.verdict.upper()} ({event.source})" + (
+                f" — {event.reason}" if event.reason else ""
+            )
+        case ev.OnBlockRound():
+            text = f"{pid}: onBlock round {event.round}" + (f" re-running {', '.join(event.rerun)}" if event.rerun else "")
+        case ev.ApprovalRequested():
+            text = f"{pid}: approval requested"
+        case ev.PhaseFinished():
+            status = shown_status(event.status, event.gate)
+            failed = status in ("failed", "blocked")
+            text = f"{pid}: {_status_text(status)}"
+            if event.error:
+                text += f" — {event.error}"
+        case ev.PhaseReset():
+            text = f"{pid}: reset ({event.reason})"
+        case ev.ItemsResolved():
+            text = f"{pid}: {event.total} item{'s' if event.total != 1 else ''} to map"
+        case ev.Paused():
+            where = event.node_path or event.phase_id or ""
+            text = f"paused {event.point} {where} ({event.why})"
+            pid = event.phase_id
+        case ev.Resumed():
+            text = "resumed"
+        case ev.RunFinished():
+            status = event.status
+            failed = event.status in ("failed", "blocked")
+            text = f"run finished: {look(status).word}" + (f" — {event.error}" if event.error else "")
+        case _:
+            text = f"{kind}"
+    return EventLine(kind=kind, phase_id=pid, failed=failed, text=text, status=status)
+
+
+def state_summary(state: RunState) -> str:
+    """`run completed · done 2 · blocked 1 · skipped 2 · 187 tok`: the run after an event."""
+    counts: dict[str, int] = {}
+    running: list[str] = []
+    for pid, phase in state.phases.items():
+        status = display_status(phase)
+        if status == "running":
+            running.append(pid)
+        else:
+            counts[status] = counts.get(status, 0) + 1
+    parts = [f"run {look(str(state.status)).word}"]
+    parts += [f"{look(s).word} {counts[s]}" for s in DISPLAY_STATUSES if counts.get(s)]
+    if running:
+        parts.append("running " + ",".join(running))
+    tokens = usage_tokens(state.usage)
+    if tokens:
+        parts.append(tokens_text(tokens))
+    return " · ".join(parts)
