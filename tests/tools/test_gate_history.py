@@ -8,6 +8,7 @@ import json
 from tftui.engine import events as ev
 from tftui.engine.debugger import Debugger
 from tftui.engine.gate_history import GateHistoryBuilder, gate_history, gate_records, records_from_state
+from tftui.present.gates import evaluation_label, verdict_line
 
 
 async def test_validate_judge_record(tools):
@@ -57,7 +58,7 @@ async def test_onblock_rounds(tools):
     assert "def test_slugify" not in records[0].task_prompt
     assert "def test_slugify" in records[1].task_prompt
     assert records[1].task_reply.endswith("VERDICT: PASS")
-    assert records[1].label == "round 1" and records[0].label == "first evaluation"
+    assert evaluation_label(records[1]) == "round 1" and evaluation_label(records[0]) == "first evaluation"
 
 
 async def test_retried_judge_attempts_and_failed_gate(tools):
@@ -82,7 +83,7 @@ async def test_retried_judge_attempts_and_failed_gate(tools):
     flow, result, _ = await tools.run_dict(data, failing)
     rec = gate_records(result.events, "g", flow)[0]
     assert rec.status == "failed" and rec.verdict is None and rec.error == "bad request"
-    assert rec.verdict_line == "FAILED — bad request"
+    assert verdict_line(rec) == "FAILED — bad request"
 
 
 async def test_rerun_adds_a_record_and_state_fallback(tools):
@@ -92,7 +93,7 @@ async def test_rerun_adds_a_record_and_state_fallback(tools):
     events = dbg.run.events
     records = gate_records(events, "quality", flow)
     assert [(r.run, r.round, r.verdict) for r in records] == [(0, 0, "block"), (0, 1, "pass"), (1, 0, "pass")]
-    assert records[2].label == "re-run 1 · first evaluation"
+    assert evaluation_label(records[2]) == "re-run 1 · first evaluation"
     # incremental feeding gives the same records as the batch function
     builder = GateHistoryBuilder(flow)
     for e in events:

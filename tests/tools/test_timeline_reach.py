@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from tftui.engine.statectx import context_from_state
-from tftui.engine.timeline import output_diff, phase_timeline, timelines, transient_reason
+from tftui.engine.timeline import phase_timeline, timelines
 from tftui.flow.reach import explain_skip, guard_feedback, reachability_preview
+from tftui.present.timeline import evaluation_strip, output_diff, transient_reason, transient_why
 
 
 async def test_transient_reasons_and_backoff(tools):
@@ -15,8 +16,8 @@ async def test_transient_reasons_and_backoff(tools):
         (1, "failed", True, 4000),
         (2, "ok", False, None),
     ]
-    assert rows[0].transient_why == 'transient: matched "429"'
-    assert rows[1].transient_why == 'transient: matched "503"'
+    assert transient_why(rows[0]) == 'transient: matched "429"'
+    assert transient_why(rows[1]) == 'transient: matched "503"'
     assert rows[0].prompt.startswith("List the three most important changes in the latest release of taskflow")
     assert rows[0].error.startswith("429 Too Many Requests") and rows[2].output.startswith("1. Retries")
 
@@ -33,9 +34,9 @@ async def test_non_transient_and_contract_reasons(tools):
     tl = timelines(result.events)
     a0 = tl["a"].attempts[0]
     assert (a0.transient, a0.will_retry, a0.backoff_ms) == (False, True, 5)
-    assert a0.transient_why == "not transient: no transient pattern (rate limit, 429, 503, timeout, …) in the error"
+    assert transient_why(a0) == "not transient: no transient pattern (rate limit, 429, 503, timeout, …) in the error"
     b0 = tl["b"].attempts[0]
-    assert b0.kind == "contract" and b0.transient_why.startswith("not transient: contract violations")
+    assert b0.kind == "contract" and transient_why(b0).startswith("not transient: contract violations")
     assert transient_reason("upstream timed out", kind="error") == 'transient: matched "timed out"'
 
 
@@ -53,7 +54,7 @@ async def test_onblock_strip_reasons_and_reruns(tools):
     }
     _, result, _ = await tools.run_dict(data, replies)
     tl = timelines(result.events)
-    assert tl["g"].strip == "1✗ 2✗ 3✓"
+    assert evaluation_strip(tl["g"]) == "1✗ 2✗ 3✓"
     assert [(r.round, r.reason, r.rerun) for r in tl["g"].rounds] == [
         (0, None, []),
         (1, "too short", ["gen"]),

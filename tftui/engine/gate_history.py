@@ -77,20 +77,6 @@ class GateRecord:
     calls: list[CallRecord] = field(default_factory=list)
     seq: int = 0  # seq of the verdict event (0 when built from a RunState)
 
-    @property
-    def label(self) -> str:
-        parts = [f"round {self.round}" if self.round else "first evaluation"]
-        if self.run:
-            parts.insert(0, f"re-run {self.run}")
-        return " · ".join(parts)
-
-    @property
-    def verdict_line(self) -> str:
-        if self.status == "failed":
-            return f"FAILED — {self.error or 'gate call failed'}"
-        text = f"{(self.verdict or '?').upper()} (source: {self.source})"
-        return f"{text} — {self.reason}" if self.reason else text
-
 
 @dataclass
 class _Open:
@@ -106,7 +92,7 @@ class _Open:
     calls: list[CallRecord] = field(default_factory=list)
 
 
-def _score_block(flow: Any, phase_id: str) -> Mapping | None:
+def _score_block(flow: Any, phase_id: str) -> Mapping[str, Any] | None:
     if flow is None:
         return None
     for phase in getattr(flow, "phases", []):
@@ -225,7 +211,7 @@ def records_from_state(phase_state: Any, flow: Any = None) -> list[GateRecord]:
     return out
 
 
-def _fill_rows_and_line(rec: GateRecord, rows: list[dict[str, Any]] | None, score: Mapping | None) -> None:
+def _fill_rows_and_line(rec: GateRecord, rows: list[dict[str, Any]] | None, score: Mapping[str, Any] | None) -> None:
     rows = rows or []
     weights: list[float] = []
     line: str | None = None

@@ -1,20 +1,20 @@
-"""Per-phase attempts timeline, onBlock rounds strip and output diffs (the TUI's attempts tab).
+"""Per-phase attempts timeline and onBlock rounds (the data of the TUI's Calls tab).
 
 Built from events (like gate_history), because the folded RunState keeps only a
 phase's latest run, while an onBlock round re-runs upstream phases and the timeline
 must show every run. Each attempt carries its prompt, output, error, whether it was
-judged transient and why (the exact text the SPEC §7.2 pattern matched, or the reason
-it could not be transient), whether it was retried and the backoff waited after it.
+judged transient and the failure's kind, whether it was retried and the backoff waited
+after it. Data only: how it reads (labels, marks, why it was transient) is
+`tftui.present.timeline`.
 """
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from tftui.engine import events as ev
-from tftui.engine.retry import transient_match  # the SPEC §7.2 pattern itself, so "why" matches the engine
 
 
 @dataclass
@@ -29,17 +29,12 @@ class AttemptRow:
     error: str | None = None
     status: str = "running"  # running | ok | failed
     transient: bool = False
-    transient_why: str = ""  # e.g. 'matched "429"' / 'contract violations are never transient'
     kind: str = ""  # AttemptFailed.why: error | timeout | contract | aborted | budget
     will_retry: bool = False
     backoff_ms: int | None = None
-    usage: dict | None = None
+    usage: dict[str, Any] | None = None
     duration_ms: float = 0.0
     seq: int = 0
-
-    @property
-    def label(self) -> str:
-        return f"{self.node_path} attempt {self.attempt + 1}"
 
 
 @dataclass
@@ -52,10 +47,6 @@ class RoundInfo:
     output: str = ""
     run: int = 0
 
-    @property
-    def glyph(self) -> str:
-        return "✓" if self.verdict == "pass" else "✗" if self.verdict == "block" else "!"
-
 
 @dataclass
 class PhaseTimeline:
@@ -63,30 +54,6 @@ class PhaseTimeline:
     attempts: list[AttemptRow] = field(default_factory=list)
     rounds: list[RoundInfo] = field(default_factory=list)
     runs: int = 0
-
-    @property
-    def strip(self) -> str:
-        """`1✗ 2✗ 3✓` (latest run of the gate only; empty for non-gates)."""
-        latest = max((r.run for r in self.rounds), default=0)
-        return " ".join(f"{r.number}{r.glyph}" for r in self.rounds if r.run == latest)
-
-
-def transient_reason(error: str | None, output: str | None = "", *, kind: str = "error", transient: bool | None = None) -> str:
-    """Why an attempt was (not) transient, in a few words (SPEC §7.2)."""
-    if kind == "contract":
-        return "not transient: contract violations are never transient (retried only by retry.max)"
-    if kind == "timeout":
-        return "not transient: phase timeouts are never retried"
-    if kind == "aborted":
-        return "not transient: the call was aborted"
-    text = f"{error or ''}   {output or ''}"  # message + " " + stderr ("" here) + " " + output
-    matched = transient_match(text)
-    if matched is None:
-        return "not transient: no transient pattern (rate limit, 429, 503, timeout, …) in the error"
-    found = f'transient: matched "{matched}"'
-    if transient is False:
-        return found + " but the engine did not treat it as transient"
-    return found
 
 
 class TimelineBuilder:
@@ -130,20 +97,20 @@ class TimelineBuilder:
             t.attempts.append(row)
             self._rows[(pid, e.node_path, e.attempt)] = row
         elif isinstance(e, ev.AgentReturned):
-            row = self._rows.get((pid, e.node_path, e.attempt))
-            if row is not None:
-                row.output, row.error, row.usage, row.duration_ms = e.output, e.error, e.usage, e.duration_ms
-                row.status = "failed" if e.error is not None else "ok"
+            returned = self._rows.get((pid, e.node_path, e.attempt))
+            if returned is not None:
+                returned.output, returned.error, returned.usage = e.output, e.error, e.usage
+                returned.duration_ms = e.duration_ms
+                returned.status = "failed" if e.error is not None else "ok"
         elif isinstance(e, ev.AttemptFailed):
-            row = self._rows.get((pid, e.node_path, e.attempt))
-            if row is not None:
-                row.status, row.error, row.transient, row.kind = "failed", e.error, e.transient, e.why
-                row.will_retry = e.will_retry
-                row.transient_why = transient_reason(e.error, row.output, kind=e.why, transient=e.transient)
+            failed = self._rows.get((pid, e.node_path, e.attempt))
+            if failed is not None:
+                failed.status, failed.error, failed.transient, failed.kind = "failed", e.error, e.transient, e.why
+                failed.will_retry = e.will_retry
         elif isinstance(e, ev.BackoffStarted):
-            row = self._rows.get((pid, e.node_path, e.attempt))
-            if row is not None:
-                row.backoff_ms = e.delay_ms
+            waited = self._rows.get((pid, e.node_path, e.attempt))
+            if waited is not None:
+                waited.backoff_ms = e.delay_ms
         elif isinstance(e, ev.OnBlockRound):
             self._pending_round[pid] = e
             self._current_round[pid] = e.round
@@ -171,14 +138,3 @@ def timelines(events: Iterable[ev.Event]) -> dict[str, PhaseTimeline]:
 
 def phase_timeline(events: Iterable[ev.Event], phase_id: str) -> PhaseTimeline:
     return TimelineBuilder().feed_all(events).get(phase_id)
-
-
-def output_diff(a: str | None, b: str | None, *, label_a: str = "a", label_b: str = "b", context: int = 3) -> str:
-    """Unified diff of two outputs (attempts or rounds); "" when they are identical."""
-    left = (a or "").splitlines(keepends=True)
-    right = (b or "").splitlines(keepends=True)
-    if left and not left[-1].endswith("\n"):
-        left[-1] += "\n"
-    if right and not right[-1].endswith("\n"):
-        right[-1] += "\n"
-    return "".join(difflib.unified_diff(left, right, fromfile=label_a, tofile=label_b, n=context))

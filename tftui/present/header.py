@@ -90,11 +90,12 @@ def fit_header(parts: list[HeaderPart], width: int, sep: str = "·", *, shorten_
     def line() -> str:
         return joiner.join(text for text in (steps[i][c] for i, c in enumerate(choice)) if text)
 
-    order = sorted((i for i, p in enumerate(parts) if p.drop is not None), key=lambda i: (parts[i].drop, -i))
+    ranks = {i: p.drop for i, p in enumerate(parts) if p.drop is not None}
+    order = sorted(ranks, key=lambda i: (ranks[i], -i))
     # First the short forms of the parts ranked below `shorten_first_below` (a data breakpoint's
     # `1 data breakpoint (B)`, spend without its budget): a shorter word beats a missing one.
     for i in order:
-        if parts[i].drop >= shorten_first_below:
+        if ranks[i] >= shorten_first_below:
             continue
         while cell_len(line()) > width and choice[i] < len(steps[i]) - 2:
             choice[i] += 1

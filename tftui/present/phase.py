@@ -37,9 +37,9 @@ def counters_text(phase: PhaseState | None, spec: Any = None, paused: object = N
     iterations = loop_iterations(phase, paused)
     if iterations:
         parts.append(f"i{iterations}")
-    own = [a.attempt for a in phase.attempt_log if a.node_path == phase.id]
-    if own:
-        top = max(own) + 1
+    numbers = [a.attempt for a in phase.attempt_log if a.node_path == phase.id]
+    if numbers:
+        top = max(numbers) + 1
         if top > 1:
             parts.append(f"a{top}")
     elif phase.attempts > 1 and not phase.loop:

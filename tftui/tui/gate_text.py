@@ -12,6 +12,8 @@ from rich.text import Text
 
 from tftui.engine.gate_history import GateRecord
 from tftui.lang.values import js_number_str
+from tftui.present.gates import evaluation_label, verdict_line
+from tftui.present.status import mark
 
 KEYS_HINT = ", . history · r re-run · w what-if"
 VERDICT_TYPES = ("gate", "approval")  # the phase types whose evaluations emit a gate verdict
@@ -23,7 +25,7 @@ NARROW = 56  # pane width under which the scorer table drops its type/pass colum
 def history_label(records: list[GateRecord], index: int) -> str:
     """`evaluation 2/3 (re-run 1 · first evaluation)`."""
     rec = records[index]
-    return f"evaluation {index + 1}/{len(records)} ({rec.label})"
+    return f"evaluation {index + 1}/{len(records)} ({evaluation_label(rec)})"
 
 
 def _weight(value: float | None) -> str:
@@ -52,7 +54,7 @@ def scorer_table(rec: GateRecord, width: int = 80) -> Text:
     head = f"  {'name':<{name_w}} {'type':<{type_w}} pass score" + (" weight" if weighted else "")
     out.append(head + "\n", style="bold")
     for row in rec.rows:
-        out.append("✓ " if row.passed else "✗ ", style="bold green" if row.passed else "bold red")
+        out.append(f"{mark('ok' if row.passed else 'no')} ", style="bold green" if row.passed else "bold red")
         out.append(f"{_cut(row.name, name_w):<{name_w}} {_cut(row.type, type_w):<{type_w}} ")
         out.append(f"{'yes' if row.passed else 'no':<4} {row.score:<5}")
         if weighted:
@@ -69,7 +71,7 @@ def _narrow_table(rec: GateRecord, width: int) -> Text:
     weighted = any(r.weight is not None for r in rec.rows)
     out.append(f"  {'name':<{name_w}} score" + (" weight" if weighted else "") + "\n", style="bold")
     for row in rec.rows:
-        out.append("✓ " if row.passed else "✗ ", style="bold green" if row.passed else "bold red")
+        out.append(f"{mark('ok' if row.passed else 'no')} ", style="bold green" if row.passed else "bold red")
         out.append(f"{_cut(row.name, name_w):<{name_w}} {row.score:<5}")
         if weighted:
             out.append(f" {_weight(row.weight)}")
@@ -84,7 +86,7 @@ def summary(rec: GateRecord, records: list[GateRecord], index: int) -> Text:
     out = Text()
     out.append(f"{rec.phase_id} · {history_label(records, index)}\n", style="bold")
     verdict_style = "bold green" if rec.verdict == "pass" else "bold red"
-    out.append(rec.verdict_line + "\n", style=verdict_style)
+    out.append(verdict_line(rec) + "\n", style=verdict_style)
     if rec.arithmetic:
         out.append(rec.arithmetic + "\n")
     if rec.block_reason:

@@ -12,7 +12,15 @@ from __future__ import annotations
 from rich.text import Text
 
 from tftui.engine.retry import TRANSIENT_MAX_ATTEMPTS
-from tftui.engine.timeline import AttemptRow, PhaseTimeline, RoundInfo, output_diff
+from tftui.engine.timeline import AttemptRow, PhaseTimeline, RoundInfo
+from tftui.present.timeline import (
+    attempt_label,
+    attempt_mark,
+    evaluation_strip,
+    output_diff,
+    round_mark,
+    transient_why,
+)
 
 PROMPT_LINES = 8  # the full prompt is in the Prompt tab
 
@@ -35,10 +43,6 @@ def _block(label: str, text: str | None, out: Text, *, max_lines: int | None = N
         out.append(f"      … ({len(lines) - len(shown)} more lines; full text in the Prompt tab)\n", style="dim")
 
 
-def _mark(row: AttemptRow) -> str:
-    return "✓" if row.status == "ok" else "✗" if row.status == "failed" else "…"
-
-
 def _attempt_head(row: AttemptRow) -> str:
     where = []
     if row.run:
@@ -46,7 +50,7 @@ def _attempt_head(row: AttemptRow) -> str:
     if row.round:
         where.append(f"onBlock round {row.round}")
     extra = f"  ({', '.join(where)})" if where else ""
-    return f"── {row.label} {_mark(row)}{extra}\n"
+    return f"── {attempt_label(row)} {attempt_mark(row)}{extra}\n"
 
 
 def not_retried_reason(row: AttemptRow) -> str:
@@ -73,7 +77,7 @@ def _attempt_body(row: AttemptRow, out: Text) -> None:
     if row.error:
         out.append("   error: ", style="bold")
         out.append(row.error + "\n", style="red")
-        why = row.transient_why or ("transient" if row.transient else "not transient")
+        why = transient_why(row) or ("transient" if row.transient else "not transient")
         out.append(f"   {why}\n")
     if row.will_retry or row.backoff_ms is not None:
         waited = f" after a {row.backoff_ms} ms backoff" if row.backoff_ms is not None else ""
@@ -86,7 +90,7 @@ def _attempt_body(row: AttemptRow, out: Text) -> None:
 
 
 def _round_line(info: RoundInfo, previous: RoundInfo | None = None) -> str:
-    text = f"   evaluation {info.number}{info.glyph}"
+    text = f"   evaluation {info.number}{round_mark(info)}"
     if info.round:
         text += f" (onBlock round {info.round})"
     if info.reason:
@@ -119,7 +123,7 @@ def calls(timeline: PhaseTimeline, *, diff: bool = False) -> Text:
     out.append(f"Attempts: {len(timeline.attempts)}   ", style="bold")
     out.append(mode + "\n", style="dim")
     if timeline.rounds:
-        out.append(f"Evaluations: {timeline.strip}\n", style="bold")  # r1 in the tree = 1 rework round between 2 evaluations
+        out.append(f"Evaluations: {evaluation_strip(timeline)}\n", style="bold")  # r1 in the tree = 1 rework round between 2 evaluations
         latest = max(r.run for r in timeline.rounds)
         shown = [info for info in timeline.rounds if info.run == latest]
         for before, info in zip([None, *shown], shown, strict=False):
@@ -142,7 +146,7 @@ def calls(timeline: PhaseTimeline, *, diff: bool = False) -> Text:
         if diff and before is not None:
             if row.error:
                 out.append(f"   error: {row.error}\n", style="red")
-            _diff_text(before.output or before.error, row.output or row.error, before.label, row.label, out)
+            _diff_text(before.output or before.error, row.output or row.error, attempt_label(before), attempt_label(row), out)
         else:
             _attempt_body(row, out)
         previous[row.node_path] = row
