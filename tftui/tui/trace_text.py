@@ -17,6 +17,7 @@ from typing import Any
 
 from rich.text import Text
 
+from tftui.present.status import glyph
 from tftui.trace.model import AgentTrace
 from tftui.trace.report import GateReport, evaluate_trace, evidence_text
 from tftui.trace.ruleset import RuleSetLoad, load_ruleset
@@ -111,7 +112,9 @@ def _mine(step: Any, selected: str | None) -> bool:
 
 
 NARROW = 60  # below this many columns the steps table puts attempt and tokens after the name
-NARROW_STATUS = {"ok": "✓", "error": "✗", "blocked": "■", "cancelled": "⊘"}  # the tree's glyphs
+# a trace step's status, as the tree's glyph of the phase status it means
+NARROW_STATUS = {step: glyph(status) for step, status in
+                 (("ok", "done"), ("error", "failed"), ("blocked", "blocked"), ("cancelled", "skipped"))}
 
 
 def steps_text(
