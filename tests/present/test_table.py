@@ -1,0 +1,76 @@
+"""The status table and number formats themselves (tftui.present)."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tftui import present
+from tftui.engine.state import PhaseState, PhaseStatus
+from tftui.present.asciifold import to_ascii
+
+
+def _phase(status: str, gate: dict | None = None, type_: str = "gate") -> PhaseState:
+    phase = PhaseState(id="g", type=type_)
+    phase.status = PhaseStatus(status)
+    phase.gate = gate
+    return phase
+
+
+def test_the_blocked_rule() -> None:
+    """SPEC §3.5: a gate or approval that is done with verdict block reads blocked; nothing else does."""
+    assert present.display_status(_phase("done", {"verdict": "block"})) == "blocked"
+    assert present.display_status(_phase("done", {"verdict": "block"}, "approval")) == "blocked"
+    assert present.display_status(_phase("done", {"verdict": "pass"})) == "done"
+    assert present.display_status(_phase("failed", {"verdict": "block"})) == "failed"
+    assert present.display_status(_phase("done")) == "done"
+    assert present.shown_status("done", {"verdict": "block"}) == "blocked"
+    assert present.display_status(None) == "pending" and present.display_status(None, stale=True) == "stale"
+    assert present.display_status(_phase("running"), stale=True) == "running"
+    assert present.display_status(_phase("done", {"verdict": "block"}), stale=True) == "stale"
+
+
+def test_ascii_glyphs_cannot_be_taken_for_tree_guides() -> None:
+    guides = set("|+`-> v") - {"-"}  # dag_tree's ASCII guides and expand icons (skipped is `-`)
+    for row in present.STATUSES.values():
+        assert row.ascii.isascii() and not set(row.ascii) & guides, row
+        # the line filter folds a stray Unicode glyph to the same family of characters
+        assert to_ascii(row.unicode).isascii()
+
+
+def test_every_status_has_a_colour_role() -> None:
+    for name in (*present.STATUSES, *present.RUN_STATUSES):
+        role = present.colour_role(name)
+        assert role.theme.startswith("$") and role.default.startswith("#") and role.ansi.isdigit()
+
+
+def test_unknown_statuses_read_as_themselves() -> None:
+    assert present.status_word("weird") == "weird" and present.glyph("weird") == "?"
+
+
+@given(st.floats(min_value=0, max_value=1e9, allow_nan=False))
+def test_durations_never_raise_and_only_hide_sub_millisecond(ms: float) -> None:
+    text = present.format_duration(ms)
+    assert (text == "") == (ms < 1)
+    assert present.elapsed_text(ms) == (text or "0ms")
+
+
+@given(st.floats(min_value=0, max_value=1e6, allow_nan=False))
+def test_cost_keeps_its_significant_digits(cost: float) -> None:
+    text = present.format_cost(cost)
+    assert text.startswith("$")
+    decimals = len(text.split(".")[1])
+    assert decimals == (2 if cost == 0 or cost >= 10 else 4 if cost < 0.01 else 3)
+
+
+@given(st.integers(min_value=0, max_value=10**10))
+def test_tokens_are_compact(n: int) -> None:
+    text = present.format_tokens(n)
+    assert len(text) <= 7 or n >= 10**9
+    assert present.tokens_text(n) == f"{text} tok"
+
+
+def test_usage_with_bad_values_never_raises() -> None:
+    assert present.usage_tokens({"input": "x", "output": None}) == 0
+    assert present.usage_text({"input": 3, "output": 4, "cost": "?"}) == "7t"
+    assert present.usage_text(None) == ""
