@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -115,8 +116,17 @@ def run_json(
 
 
 def summary_line(
-    state: RunState, *, status: str, run_dir: Path | None, calls: int | None = None, duration_ms: float = 0.0
+    state: RunState,
+    *,
+    status: str,
+    run_dir: Path | None,
+    calls: int | None = None,
+    duration_ms: float = 0.0,
+    glyphs: present.Glyphs | None = None,
 ) -> str:
+    """The last line of `tftui run` on stderr; in ASCII (`glyphs`, by default stderr's) where
+    Unicode cannot be shown."""
+    glyphs = glyphs or present.glyphs_for_stream(sys.stderr)
     t = totals(state, calls=calls)
     parts = [
         status,
@@ -129,7 +139,7 @@ def summary_line(
     ]
     if run_dir is not None:
         parts.append(f"run {_short_path(run_dir)}")
-    return " · ".join(parts)
+    return glyphs.fold(f" {glyphs.sep} ".join(parts))
 
 
 def _short_path(path: Path) -> str:
