@@ -74,3 +74,16 @@ def test_usage_with_bad_values_never_raises() -> None:
     assert present.usage_tokens({"input": "x", "output": None}) == 0
     assert present.usage_text({"input": 3, "output": 4, "cost": "?"}) == "7t"
     assert present.usage_text(None) == ""
+
+
+def test_theme_fallbacks_follow_the_colour_roles() -> None:
+    """A theme without a [status] table colours each status by its role's theme colour."""
+    from tftui.tui.themes import status_colours, status_variable_defaults
+
+    variables = {role.theme[1:]: f"#{i:06x}" for i, role in enumerate(present.ROLES.values())}
+    colours = status_colours(variables)
+    for name in present.DISPLAY_STATUSES:
+        assert colours[name] == variables[present.colour_role(name).theme[1:]]
+    assert colours["breakpoint"] == variables[present.colour_role("failed").theme[1:]]
+    defaults = status_variable_defaults()
+    assert all(defaults[f"status-{n}"] == present.colour_role(n).default for n in present.DISPLAY_STATUSES)

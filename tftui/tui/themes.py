@@ -36,7 +36,7 @@ BREAKPOINT_ROLE = "error"
 
 
 def _role(key: str) -> str:
-    return BREAKPOINT_ROLE if key == "breakpoint" else colour_role(key).theme
+    return ROLES[BREAKPOINT_ROLE].theme if key == "breakpoint" else colour_role(key).theme
 
 
 def _default(key: str) -> str:
