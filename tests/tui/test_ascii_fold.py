@@ -8,8 +8,8 @@ from rich.cells import cell_len
 from rich.text import Text
 
 from tftui import present
-from tftui.present.asciifold import cell_ascii, fold_text, to_ascii
 from tftui.present import HeaderPart, fit_header
+from tftui.present.asciifold import cell_ascii, fold_text, to_ascii
 
 # Characters that turn up in our text, Textual's chrome and users' flows, mixed with anything.
 TRICKY = list("ab ·→←…—–✓✗•○◐■↪⊘§×≥中文é\u0301\u200d\ufe0f👨👩❤─│╭━╸▌▏▂\x85\u00a0")
