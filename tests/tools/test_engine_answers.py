@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,11 +23,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tftui.agents.scripted import MarkerRunner, ScriptedRunner
+from tftui.engine.admission import reachability_preview
 from tftui.engine.clock import InstantClock
+from tftui.engine.debugger import Debugger
 from tftui.engine.events import Event
 from tftui.engine.gate_history import GateRecord, gate_records
 from tftui.engine.run import RunResult, run_flow
-from tftui.engine.state import fold
+from tftui.engine.state import PhaseState, RunState, fold
 from tftui.engine.statectx import context_from_state
 from tftui.engine.whatif import (
     RecordedCalls,
@@ -35,6 +38,7 @@ from tftui.engine.whatif import (
     apply_score_edit_to_source,
     what_if_gate,
 )
+from tftui.flow.graph import Dag
 from tftui.flow.load import load_flow_text
 from tftui.flow.model import Flow
 
@@ -211,3 +215,92 @@ def test_what_if_edit_equals_a_real_run_of_the_edited_file(item):
             )
 
     check()
+
+
+# ---- the guard preview ----------------------------------------------------------------------
+
+WHEN_PHASES = [item for case in CASES for item in phases_of(case, lambda p: "when" in p)]
+# Editing a guard is possible on every phase (adding one where there is none).
+ALL_PHASES = [item for case in CASES for item in phases_of(case, lambda p: True)]
+
+
+def _variants(when: str | None) -> list[str | None]:
+    """The guard as it is, removed, always true, always false, and negated."""
+    out: list[str | None] = [when, None, "true", "false"]
+    if when:
+        out.append(f"!({when})")
+    return out
+
+
+async def _apply_guard(case: FlowCase, flow: Flow, state: RunState, phase_id: str, new_when: str | None):
+    """What applying a guard in the debugger does: the phase and its downstream re-run with it."""
+    debugger = Debugger()
+    if new_when != flow.phase(phase_id).when:
+        debugger.set_guard(phase_id, new_when or "")  # an emptied guard: always run
+    reset = rerun_set(flow, phase_id)
+    resume = copy.deepcopy(state)
+    for pid in reset:
+        resume.phases[pid] = PhaseState(id=pid, type=flow.phase(pid).type)
+    resume.status, resume.paused = "running", None
+    _, rerun = await case.run(debugger=debugger, resume_state=resume)
+    return rerun
+
+
+def rerun_set(flow: Flow, phase_id: str) -> set[str]:
+    return {phase_id} | set(Dag.from_flow(flow).downstream(phase_id))
+
+
+def test_every_when_case_is_checked():
+    assert len(WHEN_PHASES) >= 10 and {_ids(i) for i in WHEN_PHASES} <= {_ids(i) for i in ALL_PHASES}
+
+
+@pytest.mark.parametrize("item", ALL_PHASES, ids=_ids)
+async def test_guard_preview_equals_what_the_engine_then_does(item):
+    case, phase_id = item
+    flow, result = await case.run()
+    assert result.state is not None
+    for new_when in _variants(flow.phase(phase_id).when):
+        rows = reachability_preview(flow, result.state, phase_id, new_when, args=case.args)
+        rerun = await _apply_guard(case, flow, result.state, phase_id, new_when)
+        assert [r.phase_id for r in rows] == [
+            pid for layer in Dag.from_flow(flow).layers for pid in layer if pid in rerun_set(flow, phase_id)
+        ]
+        for row in rows:
+            assert row.outcome != "wait" or row.wait_cause != "unfinished", (new_when, row)
+            if row.outcome == "wait":
+                continue
+            got = rerun.phases[row.phase_id]
+            did = "skip" if str(got.status) == "skipped" else "run"
+            assert (row.phase_id, row.outcome) == (row.phase_id, did), (new_when, row, got.error)
+            if did == "skip":
+                assert row.reason == got.error, new_when
+
+
+async def test_guard_preview_waits_instead_of_guessing_results_that_do_not_exist_yet():
+    data = {
+        "name": "t",
+        "phases": [
+            {"id": "triage", "task": "t"},
+            {"id": "quick", "dependsOn": ["triage"], "when": "false", "task": "q"},
+            {"id": "after", "dependsOn": ["quick"], "when": "{steps.quick.output} == Q", "task": "a"},
+            {"id": "check", "type": "gate", "dependsOn": ["quick"], "task": "review"},
+            {"id": "publish", "dependsOn": ["check"], "task": "p"},
+        ],
+    }
+    replies = {"triage": "T", "quick": "Q", "after": "A", "check": "VERDICT: BLOCK", "publish": "P"}
+    case = FlowCase("t", json.dumps(data), lambda: ScriptedRunner(replies))
+    flow, result = await case.run()
+    assert {p: str(s.status) for p, s in result.phases.items()} == {
+        "triage": "done", "quick": "skipped", "after": "skipped", "check": "skipped", "publish": "skipped"
+    }
+    rows = reachability_preview(flow, result.state, "quick", "true")
+    # quick never ran: its output (and so `after`'s guard) is not known yet; the gate never
+    # gave a verdict, so what is admitted after it is not known either
+    assert [(r.phase_id, r.outcome, r.wait_cause, r.waiting) for r in rows] == [
+        ("quick", "run", None, ()),
+        ("after", "wait", "no-output", ("quick",)),
+        ("check", "run", None, ()),
+        ("publish", "wait", "no-verdict", ("check",)),
+    ]
+    rerun = await _apply_guard(case, flow, result.state, "quick", "true")
+    assert rerun.phases["check"].gate == {"verdict": "block"} and str(rerun.phases["publish"].status) == "skipped"

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from tftui.engine.admission import reachability_preview
 from tftui.engine.statectx import context_from_state
 from tftui.engine.timeline import phase_timeline, timelines
-from tftui.flow.reach import explain_skip, guard_feedback, reachability_preview
+from tftui.flow.reach import guard_feedback
 from tftui.present.timeline import evaluation_strip, output_diff, transient_reason, transient_why
+from tftui.present.whatif_text import explain_skip, reach_why
 
 
 async def test_transient_reasons_and_backoff(tools):
@@ -87,14 +89,14 @@ async def test_reachability_preview(tools):
     assert [(r.phase_id, r.outcome) for r in now] == [("deep", "run"), ("report", "run"), ("either", "run")]
     off = reachability_preview(flow, result.state, "deep", "{steps.triage.json.n} > 5")
     assert [tuple(r)[:2] for r in off] == [("deep", "skip"), ("report", "skip"), ("either", "skip")]
-    assert off[0].why == "Condition not met: {steps.triage.json.n} > 5 — {steps.triage.json.n} > 5 was false: n = 3"
-    assert off[1].why == "Upstream dependency not satisfied (deep)"
-    assert off[2].why == "All dependencies failed or were skipped"
+    assert reach_why(off[0]) == "Condition not met: {steps.triage.json.n} > 5 — {steps.triage.json.n} > 5 was false: n = 3"
+    assert reach_why(off[1]) == "Upstream dependency not satisfied (deep)"
+    assert reach_why(off[2]) == "All dependencies failed or were skipped"
     # opening the other branch: quick runs, `either` (join any) still runs through it
     other = reachability_preview(flow, result.state, "quick", "true")
     assert [tuple(r)[:2] for r in other] == [("quick", "run"), ("either", "run")]
     broken = reachability_preview(flow, result.state, "deep", "{steps.triage.json.n} >")
-    assert broken[0].outcome == "run" and "fail-open" in broken[0].why
+    assert broken[0].outcome == "run" and "fail-open" in reach_why(broken[0])
 
 
 async def test_guard_feedback_and_explain_skip(tools):
@@ -124,14 +126,14 @@ def test_reachability_before_a_run_waits_for_unfinished_upstream():
     before = reachability_preview(flow, RunState(), "quick", flow.phase("quick").when)
     # triage has not run: nothing downstream is "not satisfied" yet, it is undecided
     assert [tuple(r)[:2] for r in before] == [("quick", "wait"), ("either", "wait")]
-    assert before[0].why == "decided when triage finishes (not run yet)"
-    assert before[1].why == "decided when deep, quick finishes (not run yet)"
+    assert reach_why(before[0]) == "decided when triage finishes (not run yet)"
+    assert reach_why(before[1]) == "decided when deep, quick finishes (not run yet)"
 
 
 async def test_reachability_guard_removed_only_when_there_was_one(tools):
     flow, result, _ = await tools.run_dict(FLOW, REPLIES)
-    assert reachability_preview(flow, result.state, "report", None)[0].why == "no guard"
-    assert reachability_preview(flow, result.state, "deep", None)[0].why == "no guard (guard removed)"
+    assert reach_why(reachability_preview(flow, result.state, "report", None)[0]) == "no guard"
+    assert reach_why(reachability_preview(flow, result.state, "deep", None)[0]) == "no guard (guard removed)"
 
 
 async def test_calls_tab_of_a_big_map_shows_the_latest_attempts_and_says_so(tools):

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tftui.engine import events as ev
 from tftui.engine.context import step_view
-from tftui.engine.state import PhaseStatus
+from tftui.engine.state import PhaseState, PhaseStatus
 from tftui.lang.values import MISSING, js_number_str
+
+BUDGET_TRUNCATED = "fan-out budget-truncated"
 
 if TYPE_CHECKING:
     from tftui.engine.run import Run
@@ -80,19 +83,32 @@ def final_output(run: Run) -> str:
 
 
 def first_block(run: Run) -> tuple[str, str | None] | None:
-    """The first finished gate/approval (in flow order) whose verdict is block.
+    """The first finished gate/approval (in flow order) whose verdict is block."""
+    return first_block_of(run.order, run.state.phases)
+
+
+def first_block_of(order: Sequence[str], phases: Mapping[str, PhaseState]) -> tuple[str, str | None] | None:
+    """`first_block` over phase states (the guard preview's re-run starts from one).
 
     Only a block at the top level halts the run (as in a live run, where `finish` records
     blocks of depth 0 only): a gate re-run inside another gate's onBlock round that blocks
     there does not, so a resumed run must not count it either."""
-    for pid in run.order:
-        st = run.state.phases.get(pid)
+    for pid in order:
+        st = phases.get(pid)
         if (
             st is not None and st.status == PhaseStatus.DONE and st.depth == 0
             and st.gate and st.gate.get("verdict") == "block"
         ):
             return pid, st.gate.get("reason")
     return None
+
+
+def truncated_fan_out(phases: Iterable[PhaseState | None]) -> bool:
+    """A finished fan-out was budget-truncated: a resumed run starts over budget (SPEC §8.7)."""
+    return any(
+        st is not None and st.budget_truncated and st.status in (PhaseStatus.DONE, PhaseStatus.FAILED)
+        for st in phases
+    )
 
 
 def restore(run: Run) -> None:
@@ -103,8 +119,8 @@ def restore(run: Run) -> None:
             continue
         if st.status in (PhaseStatus.DONE, PhaseStatus.FAILED):
             run.views[pid] = step_view(st.status, st.output, st.json, st.error)
-            if st.budget_truncated and run.budget_reason is None:
-                run.budget_reason = "fan-out budget-truncated"
+    if run.budget_reason is None and truncated_fan_out(run.state.phases.get(pid) for pid in run.order):
+        run.budget_reason = BUDGET_TRUNCATED
     for pid, st in run.state.phases.items():
         # grafted expand children (`<expandId>-<childId>`) are states without a flow phase
         if pid not in run.phases and st.status in (PhaseStatus.DONE, PhaseStatus.FAILED):

@@ -29,14 +29,15 @@ from typing import Any
 
 from tftui.engine import events as ev
 from tftui.engine import outcome
+from tftui.engine.admission import Admission, admit, check_guard, satisfied
 from tftui.engine.clock import Clock
 from tftui.engine.context import build_context, step_view
+from tftui.engine.outcome import BUDGET_TRUNCATED
 from tftui.engine.phases import HANDLERS, unsupported
 from tftui.engine.phases.base import PhaseOutcome, PhaseRun
 from tftui.engine.state import STATUS, PhaseState, PhaseStatus, RunState, apply
 from tftui.flow.graph import Dag
 from tftui.flow.model import Flow, PhaseBase
-from tftui.lang.condition import evaluate
 from tftui.lang.values import MISSING
 
 
@@ -177,30 +178,16 @@ class Run:
         if self.budget_reason is None:
             self.budget_reason = self.over_budget()
 
-    # ---- admission ----------------------------------------------------------------------
+    # ---- admission (the rule: tftui.engine.admission) -----------------------------------
     def _satisfied(self, dep: str) -> bool:
         st = self.state.phases.get(dep)
-        if st is None:
-            return False
-        if st.status == PhaseStatus.DONE:
-            return True
-        return st.status == PhaseStatus.FAILED and bool(self.phases[dep].optional)
+        return satisfied(st.status if st is not None else None, bool(self.phases[dep].optional))
 
     def admission(self, phase: PhaseBase) -> str | None:
         """SPEC §3.2 checks 1-3' (the guard is checked separately); the skip reason or None."""
-        if self.block is not None:
-            reason = self.block[1]
-            return f"Gate blocked: {reason}" if reason else "Gate blocked"
-        if self.budget_reason is not None:
-            return f"Budget exceeded: {self.budget_reason}"
-        deps = self.edges[phase.id]
-        if deps:
-            if phase.join == "any":
-                if not any(self._satisfied(d) for d in deps):
-                    return "All dependencies failed or were skipped"
-            elif not all(self._satisfied(d) for d in deps):
-                return "Upstream dependency not satisfied"
-        return None
+        return admit(
+            self.edges[phase.id], phase.join, self._satisfied, block=self.block, budget_reason=self.budget_reason
+        ).reason
 
     def guard(self, phase: PhaseBase) -> tuple[bool, str | None, str | None]:
         """Evaluate `when` (or its debugger override): (run?, expression, fail-open error)."""
@@ -210,19 +197,17 @@ class Run:
             override = self.debugger.guard_override(phase.id)
             if override is not None:
                 expr, overridden = override, True
-        if expr is None or not expr.strip():
+        guard = check_guard(expr, lambda: build_context(self, phase))
+        if guard.value is None:  # nothing to evaluate: the phase runs
             if overridden or expr is not None:
                 self.emit(ev.GuardEvaluated(phase_id=phase.id, expr=expr or "", value=True, overridden=overridden))
             return True, expr, None
-        result = evaluate(expr, build_context(self, phase))
         self.emit(
             ev.GuardEvaluated(
-                phase_id=phase.id, expr=expr, value=bool(result.value), error=result.error, overridden=overridden
+                phase_id=phase.id, expr=expr or "", value=guard.value, error=guard.error, overridden=overridden
             )
         )
-        if result.error:
-            return True, expr, result.error
-        return bool(result.value), expr, None
+        return guard.runs, expr, guard.error
 
     # ---- phase execution ----------------------------------------------------------------
     async def execute_phase(self, phase: PhaseBase, *, depth: int = 0, round: int = 0, admit: bool = True) -> None:
@@ -243,7 +228,7 @@ class Run:
             return
         run_it, expr, guard_error = self.guard(phase)
         if not run_it:
-            self.skip(pid, f"Condition not met: {expr}")
+            self.skip(pid, Admission("guard", expr=expr).reason or "")
             return
         pr = PhaseRun(phase=phase, depth=depth, round=round, started=self.clock.monotonic(),
                       paused_before=self.paused_s.get(phase.id, 0.0))
@@ -305,7 +290,7 @@ class Run:
         if outcome.block_reason is not None and self.block is None and pr.depth == 0:
             self.block = (phase.id, outcome.block_reason or None)
         if outcome.budget_truncated and self.budget_reason is None:
-            self.budget_reason = self.over_budget() or "fan-out budget-truncated"
+            self.budget_reason = self.over_budget() or BUDGET_TRUNCATED
         self.check_budget()
 
     # ---- the whole run ------------------------------------------------------------------

@@ -1,13 +1,19 @@
-"""The words of a what-if result (tftui.engine.whatif): what the `w` screen shows.
+"""The words of the debugger's what-ifs: a gate's what-if (tftui.engine.whatif, the `w`
+screen) and a guard's reachability preview (tftui.engine.admission, the guard editor).
 
-The engine answers with data (verdicts, sources, the gate outcome, a typed `WouldCall`);
-these functions turn it into the lines a person reads. The arithmetic itself is the
-scoring layer's one-line `explain` of the combine that decided.
+The engine answers with data (verdicts, sources, the gate outcome, a typed `WouldCall`,
+admission decisions); these functions turn it into the lines a person reads. The
+arithmetic itself is the scoring layer's one-line `explain` of the combine that decided.
 """
 
 from __future__ import annotations
 
+from tftui.engine.admission import Reach
+from tftui.engine.state import PhaseStatus, RunState
+from tftui.engine.statectx import context_from_state
 from tftui.engine.whatif import Decision, WhatIfResult
+from tftui.flow.model import Flow
+from tftui.lang.condition import describe_skip
 from tftui.scoring.combine import explain, js_to_fixed
 
 
@@ -77,3 +83,54 @@ def summary(result: WhatIfResult) -> str:
 
 def asked_line(result: WhatIfResult) -> str:
     return f"judge would be asked: {'yes' if result.needs_llm else 'no'} (what-if never calls a model)"
+
+
+# ---- the guard editor: "what if this guard were X?" (tftui.engine.admission) ---------------
+
+
+def reach_why(row: Reach, *, with_expr: bool = True) -> str:
+    """Why a preview row runs, is skipped or waits, with the guard's values now.
+
+    `with_expr=False` leaves out the `Condition not met: <expr>` prefix of a false guard
+    (the editor shows the expression already)."""
+    if row.outcome == "wait":
+        names = ", ".join(row.waiting)
+        if row.wait_cause == "no-output":
+            return f"decided by the output of {names}, which has not run yet"
+        if row.wait_cause == "no-verdict":
+            return f"decided when {names} gives a verdict (none in this run yet)"
+        return f"decided when {names} finishes (not run yet)"
+    adm = row.admission
+    if adm.check == "blocked" and row.assumed_block:
+        return f"Gate blocked (assuming '{adm.blocker}' blocks again as it did in this run)"
+    if adm.check == "deps":
+        return f"Upstream dependency not satisfied ({', '.join(adm.unsatisfied)})"
+    guard = row.guard
+    if adm.check == "guard" and guard is not None and row.context is not None:
+        detail = describe_skip(guard.expr or "", row.context).removeprefix("skipped because ")
+        return f"Condition not met: {guard.expr} — {detail}" if with_expr else detail
+    if adm.check is not None:
+        return adm.reason or ""
+    if guard is None or guard.value is None and guard.error is None:
+        return "no guard" + (" (guard removed)" if row.edited and row.had_guard else "")
+    if guard.error is not None:
+        return f"when could not be evaluated ({guard.error}) — runs (fail-open)"
+    if row.context is None:
+        return "runs"
+    return describe_skip(guard.expr or "", row.context).removeprefix("not skipped: ") + " (on the current outputs)"
+
+
+def explain_skip(flow: Flow | None, state: RunState, phase_id: str) -> str:
+    """Why a phase was skipped (or not), in one line, with the guard's values now."""
+    st = state.phases.get(phase_id)
+    if st is None:
+        return f"no phase '{phase_id}' in this run"
+    guard = st.guard or {}
+    expr = guard.get("expr")
+    ctx = context_from_state(flow, state, phase_id)
+    if st.status != PhaseStatus.SKIPPED:
+        return describe_skip(expr, ctx) if isinstance(expr, str) and expr else f"not skipped ({st.status})"
+    reason = st.error or "skipped"
+    if reason.startswith("Condition not met") and isinstance(expr, str):
+        return describe_skip(expr, ctx) + (" (override)" if guard.get("overridden") else "")
+    return f"skipped before its guard was checked: {reason}"

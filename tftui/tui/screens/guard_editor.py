@@ -2,8 +2,9 @@
 
 On every keystroke: the parse error with a caret under its position, each placeholder
 with the value it resolves to in the current run state, the result, and which of the
-phase and its downstream phases would run or be skipped (tftui.flow.reach). On a
-skipped phase the current skip is explained first.
+phase and its downstream phases would run or be skipped (the engine's admission rule,
+tftui.engine.admission.reachability_preview). On a skipped phase the current skip is
+explained first.
 
 Results (the app acts on them): ("apply", expr) sets the guard for this run and re-runs
 the phase and its downstream; saving writes the file here (surgical `set_when` +
@@ -97,7 +98,7 @@ class GuardEditorScreen(ModalScreen[GuardEdit | None]):
     def on_mount(self) -> None:
         from tftui.engine.state import PhaseStatus
         from tftui.engine.statectx import context_from_state
-        from tftui.flow.reach import explain_skip
+        from tftui.present.whatif_text import explain_skip
 
         self._ctx = context_from_state(self.flow, self.state, self.phase_id, args=self.args)
         explain = self.query_one("#guard-explain", Static)
@@ -115,7 +116,9 @@ class GuardEditorScreen(ModalScreen[GuardEdit | None]):
         self.refresh_feedback(event.value)
 
     def refresh_feedback(self, expr: str) -> None:
-        from tftui.flow.reach import guard_feedback, reachability_preview
+        from tftui.engine.admission import reachability_preview
+        from tftui.flow.reach import guard_feedback
+        from tftui.present.whatif_text import reach_why
 
         fb = guard_feedback(expr, self._ctx)
         text = Text()
@@ -128,16 +131,16 @@ class GuardEditorScreen(ModalScreen[GuardEdit | None]):
         text.append("→ " + fb.result_text, style="bold")
         self.query_one("#guard-feedback", Static).update(text)
         reach = Text()
-        preview = reachability_preview(self.flow, self.state, self.phase_id, expr if expr.strip() else None)
+        preview = reachability_preview(
+            self.flow, self.state, self.phase_id, expr if expr.strip() else None, args=self.args
+        )
         for i, row in enumerate(preview):
             if i:
                 reach.append("\n")
             reach.append(self.marks.get(row.outcome, row.outcome), style=MARK_STYLE.get(row.outcome, "red"))
             reach.append(f" {row.phase_id}", style="bold")
-            why = row.why
-            if why.startswith("Condition not met: ") and " — " in why:
-                why = why.split(" — ", 1)[1]  # the guard itself is already on screen
-            reach.append(f" — {why}", style="dim")
+            # a false guard's expression is already on screen: only its values are shown
+            reach.append(f" — {reach_why(row, with_expr=False)}", style="dim")
         self.query_one("#guard-reach", Static).update(reach)
 
     def feedback_text(self) -> str:
