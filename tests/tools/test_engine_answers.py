@@ -28,8 +28,9 @@ from tftui.engine.clock import InstantClock
 from tftui.engine.debugger import Debugger
 from tftui.engine.events import Event
 from tftui.engine.gate_history import GateRecord, gate_records
+from tftui.engine.resume import guard_rerun
 from tftui.engine.run import RunResult, run_flow
-from tftui.engine.state import PhaseState, RunState, fold
+from tftui.engine.state import RunState, fold
 from tftui.engine.statectx import context_from_state
 from tftui.engine.whatif import (
     RecordedCalls,
@@ -41,6 +42,7 @@ from tftui.engine.whatif import (
 from tftui.flow.graph import Dag
 from tftui.flow.load import load_flow_text
 from tftui.flow.model import Flow
+from tftui.run_service import seed
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_flows"
@@ -237,17 +239,16 @@ async def _apply_guard(case: FlowCase, flow: Flow, state: RunState, phase_id: st
     debugger = Debugger()
     if new_when != flow.phase(phase_id).when:
         debugger.set_guard(phase_id, new_when or "")  # an emptied guard: always run
-    reset = rerun_set(flow, phase_id)
-    resume = copy.deepcopy(state)
-    for pid in reset:
-        resume.phases[pid] = PhaseState(id=pid, type=flow.phase(pid).type)
-    resume.status, resume.paused = "running", None
-    _, rerun = await case.run(debugger=debugger, resume_state=resume)
-    return rerun
+    rerun = guard_rerun(flow, state, phase_id)
+    assert rerun is not None  # the phase has finished: applying its guard re-runs it now
+    session = seed(flow, copy.deepcopy(state), rerun, "guard-applied", args=dict(case.args or {}),
+                   flow_path=case.flow_path, flow_text=None, root=None, previous=None)
+    _, result = await case.run(debugger=debugger, resume_state=session.resume_state)
+    return result
 
 
 def rerun_set(flow: Flow, phase_id: str) -> set[str]:
-    return {phase_id} | set(Dag.from_flow(flow).downstream(phase_id))
+    return {phase_id} | set(Dag.from_flow(flow).downstream(phase_id))  # computed here, not by the engine
 
 
 def test_every_when_case_is_checked():

@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 from tftui.engine.context import previous_output_of, step_view
 from tftui.engine.outcome import BUDGET_TRUNCATED, first_block_of, over_budget, truncated_fan_out
+from tftui.engine.resume import with_downstream
 from tftui.engine.state import PhaseState, PhaseStatus, RunState
 from tftui.engine.statectx import views_from_state
 from tftui.flow.graph import Dag
@@ -201,7 +202,7 @@ def reachability_preview(
     if phase_id not in dag.deps:
         return []
     specs = {p.id: p for p in flow.phases}
-    affected = {phase_id} | set(dag.downstream(phase_id))
+    affected = set(with_downstream(flow, phase_id))  # what applying the guard re-runs
     width = 1 if flow.budget is not None else flow.flow_concurrency
     merged_args: dict[str, Any] = {**flow.arg_defaults(), **(state.args or {}), **(args or {})}
     overrides = dict(guards or {})
