@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
+from tftui.verbs import SCREENS, VERBS, verbs_for
+
 Path_ = tuple[str, ...]
 
 # Expected type per key, `*` matching any one name. Used to check values and to read env strings.
@@ -126,9 +128,9 @@ def type_problem(kind: str, value: Any) -> str | None:
 
 
 # ── values beyond their type: theme names, verb ids, key strings ───────────────────────
-# `tftui config`, `tftui run` and the engine must not import textual (≈100 ms), so the names
-# below are checked copies; tests/cli/test_config_drift.py fails when they drift from
-# Textual's BUILTIN_THEMES, tftui.tui.keymap.THEME_ALIASES and tftui.tui.actions.VERBS.
+# `tftui config`, `tftui run` and the engine must not import textual (≈100 ms), so the theme
+# names below are checked copies; tests/cli/test_config_drift.py fails when they drift from
+# Textual's BUILTIN_THEMES. The verbs come from their one registry, tftui.verbs (Textual-free).
 
 # Short names for our themes, and the theme each one names (the TUI resolves them).
 THEME_ALIAS_TARGETS: dict[str, str] = {"default": "tftui-dark", "dark": "tftui-dark", "light": "tftui-light"}
@@ -139,15 +141,7 @@ TEXTUAL_THEMES = (
     "gruvbox", "monokai", "nord", "rose-pine", "rose-pine-dawn", "rose-pine-moon",
     "solarized-dark", "solarized-light", "textual-dark", "textual-light", "tokyo-night",
 )
-VERB_KEYS: dict[str, str] = {  # verb id -> default key(s), as tftui.tui.actions.VERBS binds them
-    "run": "c", "step": "n,s", "pause": "p", "breakpoint": "b", "break_on_failure": "f",
-    "rerun_gate": "r", "edit_guard": "e", "what_if": "w", "gate_prev": "comma",
-    "gate_next": "full_stop", "toggle_diff": "D", "data_breakpoint": "B", "rerun_stale": "u",
-    "fast_forward": "F", "restart": "R", "filter_log": "slash", "toggle_log": "l",
-    "toggle_detail": "d", "next_tab": "right_square_bracket", "prev_tab": "left_square_bracket",
-    "full_text": "o", "trace_tab": "T", "cycle_theme": "t", "export_bundle": "x",
-    "help": "question_mark", "quit": "q",
-}
+VERB_KEYS: dict[str, str] = {v.id: v.key for v in VERBS}  # verb id -> default key(s)
 VERB_IDS = tuple(VERB_KEYS)
 # Keys Textual binds for the app itself (quit, command palette, focus): a verb moved there
 # would never fire, or would take the key from the app.
@@ -307,25 +301,38 @@ def key_names(keys: str) -> list[str]:
 
 def key_clashes(remaps: dict[str, Any]) -> tuple[dict[str, str], dict[str, str]]:
     """Split `[keys]` remaps (verb id -> key string, in file order) into the ones that can apply
-    and, per refused verb, why (`x is already the key of export_bundle`; see key_clash_message): a key another verb keeps (its default, or an earlier remap) or a
-    key the app reserves. A refused remap leaves the verb on its default key, so no key does two
-    things. Swaps (`run = "n"` with `step = "c"`) apply. Unknown verbs and non-strings are skipped."""
+    and, per refused verb, why (`x is already the key of export_bundle`; see key_clash_message): a
+    key another verb keeps (its default, or an earlier remap) on a screen where both act (the
+    debugger, the replay; tftui.verbs), or a key the app reserves. A refused remap leaves the
+    verb on its default key, so no key does two things. Swaps (`run = "n"` with `step = "c"`)
+    apply. Unknown verbs and non-strings are skipped."""
     order = [v for v, k in remaps.items() if v in VERB_KEYS and isinstance(k, str) and key_names(k)]
     accepted = {v: remaps[v].strip() for v in order}
     refused: dict[str, str] = {}
     while True:  # each pass refuses at most one remap; its verb's default may clash anew
-        keys = {v: key_names(accepted.get(v, default)) for v, default in VERB_KEYS.items()}
-        clash = next(((v, k) for v in order if v in accepted for k in keys[v]
-                      if k in RESERVED_KEYS or _blocking_owner(v, k, keys, accepted, order)), None)
+        clash = _first_clash(order, accepted)
         if clash is None:
             return accepted, refused
-        verb, key = clash
-        owner = RESERVED_KEYS.get(key)
-        written = next((a.strip() for a in accepted[verb].split(",") if key_names(a) == [key]), key)
-        why = (f"{_char_of(written)} is reserved for {owner}" if owner
-               else f"{_char_of(written)} is already the key of {_blocking_owner(verb, key, keys, accepted, order)}")
+        verb, why = clash
         refused[verb] = why
         del accepted[verb]
+
+
+def _first_clash(order: list[str], accepted: dict[str, str]) -> tuple[str, str] | None:
+    for screen in SCREENS:
+        keys = {v.id: key_names(accepted.get(v.id, v.key)) for v in verbs_for(screen)}
+        for verb in order:
+            if verb not in accepted or verb not in keys:
+                continue
+            for key in keys[verb]:
+                owner = RESERVED_KEYS.get(key)
+                other = None if owner else _blocking_owner(verb, key, keys, accepted, order)
+                if owner or other:
+                    written = next((a.strip() for a in accepted[verb].split(",") if key_names(a) == [key]), key)
+                    if owner:
+                        return verb, f"{_char_of(written)} is reserved for {owner}"
+                    return verb, f"{_char_of(written)} is already the key of {other}"
+    return None
 
 
 def key_clash_message(verb: str, remap: Any, why: str) -> str:

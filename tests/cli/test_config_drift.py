@@ -12,8 +12,8 @@ from textual.theme import BUILTIN_THEMES
 
 from tftui import config_schema as schema
 from tftui.tui import keymap
-from tftui.tui.actions import VERBS
 from tftui.tui.themes import load_builtin_themes
+from tftui.verbs import VERBS
 
 
 def test_textual_theme_names_match_textual():

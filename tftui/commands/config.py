@@ -51,14 +51,16 @@ Accepted values:
                true or false in a file; with --set and in TFTUI_* variables also
                yes/no, on/off, 1/0 (any case)
   keys.VERB    a key such as "x", "ctrl+n", "f5", "shift+tab", "comma", or alternatives "n,s";
-               VERB is a verb id (run, step, pause, breakpoint, quit, …)
+               VERB is a verb id (run, step, pause, breakpoint, quit, …; the replay
+               screen's own: replay_next, replay_back, replay_to_start, …; `?` lists them)
 
 --set checks the key and the value and refuses (exit 2, nothing shown) an unknown setting,
 a wrong type, an unknown theme or verb, a bad key string, or a key another verb already
 uses. --set alone only previews; --set … --save writes the values into the user file
 (other settings kept; comments in it are not). The TUI saves the theme you pick with `t`.
 
-A remap onto a key another verb keeps (its default, or a remap earlier in the file) or onto
+A remap onto a key another verb keeps (its default, or a remap earlier in the file) on a
+screen where both act (the debugger, or the replay screen), or onto
 ctrl+c, ctrl+q, ctrl+p, tab or shift+tab is a clash: reported here as an error (exit 2) and in
 the TUI's event log at start-up, where the remap is ignored and the verb keeps its default key
 (so no key does two things). Swapping keys (run = "n", step = "c") is fine.

@@ -1,4 +1,4 @@
-"""Command palette (ctrl+p): every verb of the registry, plus theme selection."""
+"""Command palette (ctrl+p): every verb of the current screen (tftui.verbs), plus theme selection."""
 
 from __future__ import annotations
 
@@ -6,20 +6,22 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from tftui.tui.actions import VERBS, key_for
+from tftui.verbs import GROUPS, Screen, key_for, verbs_for
 
 
 class VerbCommands(Provider):
-    """One palette entry per verb; running it runs the bound action."""
+    """One palette entry per verb acting on the app's screen; running it runs the bound action."""
 
     def _entries(self) -> list[tuple[str, str, object]]:
         app = self.app
         keymap = getattr(app, "keymap", {})
+        screen: Screen = "replay" if getattr(app, "VERB_SCREEN", "") == "replay" else "debugger"
         entries: list[tuple[str, str, object]] = []
-        for verb in VERBS:
+        for verb in verbs_for(screen):
             # Titles are highlighted as markup by the matcher: escape the key's brackets.
-            title = f"{verb.description.replace('/', ' / ')}  \\[{key_for(verb, keymap)}]"
-            entries.append((title, verb.help, partial(app.run_action, verb.action)))
+            title = f"{verb.label.replace('/', ' / ')}  \\[{key_for(verb, keymap)}]"
+            help_text = f"{GROUPS.get(verb.group, verb.group)}: {verb.help}"
+            entries.append((title, help_text, partial(app.run_action, verb.action)))
         for name in sorted(getattr(app, "tftui_theme_names", lambda: [])()):
             entries.append((f"Theme: {name}", f"Switch to the {name} theme (saved).", partial(app.set_theme, name)))
         return entries

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from tftui.config import config_path, display_settings, save_settings
-from tftui.config_schema import THEME_ALIAS_TARGETS, key_clash_message, key_clashes
-from tftui.tui.actions import VERBS_BY_ID
+from tftui.config_schema import THEME_ALIAS_TARGETS, key_clash_message, key_clashes, key_names
+from tftui.verbs import VERBS_BY_ID, Screen, verbs_for
 
 
 def read_config(path: Path | None = None) -> tuple[dict[str, Any], list[str]]:
@@ -45,6 +45,21 @@ def keymap_from_config(data: dict[str, Any]) -> tuple[dict[str, str], list[str]]
     for verb_id, why in refused.items():
         problems.append(key_clash_message(verb_id, remaps[verb_id], why))
     return {VERBS_BY_ID[v].binding_id: key for v, key in accepted.items()}, problems
+
+
+def screen_keymap(keymap: dict[str, str], screen: Screen) -> dict[str, str]:
+    """`keymap` (binding id -> key) for one screen: the remap of a verb that is only read-only
+    there (a run control in the replay) is left out when it would take a key from a verb that
+    acts there, so that verb keeps its key and the read-only one its default."""
+    by_binding = {v.binding_id: v for v in VERBS_BY_ID.values()}
+    taken = {k for v in verbs_for(screen) for k in key_names(keymap.get(v.binding_id, v.key))}
+    out: dict[str, str] = {}
+    for binding_id, key in keymap.items():
+        verb = by_binding.get(binding_id)
+        if verb is not None and not verb.acts_in(screen) and set(key_names(key)) & taken:
+            continue
+        out[binding_id] = key
+    return out
 
 
 # Short names accepted in config.toml / TFTUI_UI__THEME for our themes.

@@ -15,57 +15,33 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from textual import events
+from textual.app import App
 from textual.binding import Binding
 
 from tftui.engine.replay import Replay
 from tftui.engine.state import RunState
 from tftui.flow.model import Flow
 from tftui.present import HeaderPart
-from tftui.tui.actions import VERBS
+from tftui.tui import actions
 from tftui.tui.app import TftuiApp
+from tftui.tui.keymap import screen_keymap
 from tftui.tui.widgets.dag_tree import DagTree
 from tftui.tui.widgets.event_log import EventLog
 from tftui.tui.widgets.run_header import RunHeader, header_parts
+from tftui.verbs import VERBS_BY_ID, bound_in, key_for, verbs_for
 
-REPLAY_KEYS = "n next event · N previous · { } selected phase's start/end · g/G start/end · B seek a condition"
-READ_ONLY = "Replay is read-only: run controls are off (" + REPLAY_KEYS + "). To re-run it: tftui FLOW --from "
-
-REPLAY_HELP = [
-    ("n", "Replay: the next event (every view shows the run after it)."),
-    ("N", "Replay: the previous event."),
-    ("{", "Replay: jump to the selected phase's (next) start."),
-    ("}", "Replay: jump to the selected phase's (next) end."),
-    ("g / G", "Replay: go to the start / the end of the recording."),
-    ("B", "Replay: seek forward to where a condition turns true ({phase.attempt} >= 2)."),
-    ("x", "Replay: export this run directory as a repro bundle."),
-]
-
-# The live verbs that would change the run (their keys stay bound; each says why it does nothing).
-BLOCKED_ACTIONS = (
-    "run_continue",
-    "pause",
-    "toggle_breakpoint",
-    "toggle_break_on_failure",
-    "rerun_gate",
-    "edit_guard",
-    "rerun_stale",
-    "fast_forward",
-    "restart",
-)
+# The live verbs that would change the run: their keys stay bound, each says why it does nothing.
+BLOCKED_ACTIONS = tuple(v.action for v in bound_in("replay") if not v.acts_in("replay"))
+# Keys the live app binds besides its verbs (ctrl+c), over Textual's own; the later wins per key.
+_APP_KEYS = list({b.key: b for b in (*App.BINDINGS, *TftuiApp.BINDINGS)
+                  if isinstance(b, Binding) and b.id is None}.values())
 
 
-class ReplayApp(TftuiApp):
+class ReplayApp(TftuiApp, inherit_bindings=False):
     TITLE = "tftui replay"
-    BINDINGS = [
-        # the run controls stay bound (each says why it does nothing) but leave the footer
-        *(Binding(v.key, v.action, v.description, show=False) for v in VERBS if v.action in BLOCKED_ACTIONS),
-        Binding("n,s", "step", "Next event", key_display="n"),
-        Binding("N", "replay_back", "Prev event"),
-        Binding("left_curly_bracket", "replay_phase_start", "Phase start", key_display="{"),
-        Binding("right_curly_bracket", "replay_phase_end", "Phase end", key_display="}"),
-        Binding("g", "replay_to_start", "Start", show=False),
-        Binding("G", "replay_to_end", "End", show=False),
-    ]
+    VERB_SCREEN = "replay"  # which verbs of tftui.verbs act here (bindings, palette, help)
+    BINDINGS = [*_APP_KEYS, *actions.bindings("replay")]
 
     def __init__(self, replay: Replay, flow: Flow, *, source: str, **kwargs: Any) -> None:
         kwargs.setdefault("show_times", False)  # durations would mix recorded and wall-clock times
@@ -75,14 +51,21 @@ class ReplayApp(TftuiApp):
         self.position = 0  # events applied to the views (self.state is the app's own copy)
         self.last_seek = ""
 
-    def on_mount(self) -> None:
+    def on_mount(self, event: events.Mount | None = None) -> None:
+        # Textual calls every class's on_mount along the MRO: stop it from running the live
+        # app's set-up a second time (after this one), which would undo the replay's keymap.
+        if event is not None:
+            event.prevent_default()
         super().on_mount()
+        # A read-only run control never takes a key from a verb that acts here (tftui.verbs).
+        self.keymap = screen_keymap(self.keymap, "replay")
+        self.set_keymap(self.keymap)
         log = self.query_one(EventLog)
         recording = self.replay.recording
         for warning in recording.warnings if recording is not None else []:
             log.add_note(f"replay: {warning}")
         self.move_to(len(self.replay))  # open at the end: the finished run; step back from there
-        log.add_note(f"replay of {self.source}: {len(self.replay)} events — {REPLAY_KEYS}")
+        log.add_note(f"replay of {self.source}: {len(self.replay)} events — {self.replay_keys()}")
 
     # -- moving -------------------------------------------------------------------------
     def move_to(self, target: int) -> None:
@@ -123,9 +106,18 @@ class ReplayApp(TftuiApp):
         self.query_one(RunHeader).show([where, *header_parts(self)])
 
     # -- keys ---------------------------------------------------------------------------
-    def action_step(self) -> None:
+    def key(self, verb_id: str) -> str:
+        """The key in effect for a verb (remaps included), for messages."""
+        return key_for(VERBS_BY_ID[verb_id], self.keymap)
+
+    def replay_keys(self) -> str:
+        """`n/s next event · N previous · …`: the replay verbs that act here, with their keys."""
+        return " · ".join(f"{self.key(v.id)} {v.label.lower()}" for v in verbs_for("replay") if v.group == "replay")
+
+    def action_replay_next(self) -> None:
         if self.position >= len(self.replay):
-            self.notify("At the end of the recording (N steps back, g goes to the start).")
+            self.notify(f"At the end of the recording ({self.key('replay_back')} steps back, "
+                        f"{self.key('replay_to_start')} goes to the start).")
             return
         self.move_to(self.position + 1)
 
@@ -162,21 +154,25 @@ class ReplayApp(TftuiApp):
     def action_help(self) -> None:
         from tftui.tui.screens.modals import HelpScreen
 
-        self.push_screen(HelpScreen(self.keymap, REPLAY_HELP, hidden=(*BLOCKED_ACTIONS, "step", "data_breakpoint", "export_bundle")))
+        # The replay's own verbs first, then the shared ones; run controls are left out.
+        own = [(self.key(v.id), f"{v.help}  ({v.id})") for v in verbs_for("replay") if v.group == "replay"]
+        hidden = tuple(v.action for v in actions.VERBS if not v.acts_in("replay"))
+        self.push_screen(HelpScreen(self.keymap, own, hidden=hidden))
 
     def read_only(self) -> None:
-        self.notify(READ_ONLY + self.source, title="Replay", severity="warning")
+        self.notify(f"Replay is read-only: run controls are off ({self.replay_keys()}). "
+                    f"To re-run it: tftui FLOW --from {self.source}", title="Replay", severity="warning")
 
     def start_run(self, *, step_first: bool = False, resume: RunState | None = None) -> None:
         self.read_only()  # any path that would start the engine (re-runs included) stops here
 
-    def action_export_bundle(self) -> None:
+    def action_replay_export(self) -> None:
         if not Path(self.source).is_dir():
             self.notify(f"{self.source} is already a bundle.")
             return
         self.export_run_dir(Path(self.source))
 
-    def action_data_breakpoint(self) -> None:
+    def action_replay_seek(self) -> None:
         """In a replay a data breakpoint is a search: the next event where the condition turns true."""
         from tftui.tui.screens.modals import LineInputScreen
 
