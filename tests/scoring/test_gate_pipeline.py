@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tftui.agents.base import AgentRequest, AgentResult, Usage
+from tftui.agent_types import AgentRequest, AgentResult, Usage
 from tftui.flow.model import GatePhase
 from tftui.lang.interpolate import Context, StepView
 from tftui.lang.values import MISSING

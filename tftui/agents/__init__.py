@@ -1,5 +1,5 @@
 """Agent runners: who answers a phase's model calls (replies file, HTTP provider, CLI, a person)."""
 
-from tftui.agents.base import AgentRequest, AgentResult, AgentRunner, Usage
+from tftui.agent_types import AgentRequest, AgentResult, AgentRunner, Usage
 
 __all__ = ["AgentRequest", "AgentResult", "AgentRunner", "Usage"]

@@ -16,7 +16,7 @@ import signal
 import subprocess
 from collections.abc import Mapping, Sequence
 
-from tftui.agents.base import AgentRequest, AgentResult
+from tftui.agent_types import AgentRequest, AgentResult
 from tftui.agents.definitions import AgentLibrary
 
 PHASE_TIMEOUT = "Phase timed out after {ms}ms (subagent aborted)"  # SPEC §8.8

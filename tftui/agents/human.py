@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from tftui.agents.base import AgentRequest, AgentResult, Usage
+from tftui.agent_types import AgentRequest, AgentResult, Usage
 
 Ask = Callable[[AgentRequest], Awaitable[str | None]]
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from tftui.agents.base import AgentRequest, AgentResult, Usage
+from tftui.agent_types import AgentRequest, AgentResult, Usage
 
 _MARKER_RE = re.compile(r"\[\[([^\]\n]+)\]\]")
 

@@ -12,7 +12,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tftui.agents.base import AgentRequest, AgentResult
+from tftui.agent_types import AgentRequest, AgentResult
 from tftui.engine import events as ev
 from tftui.engine.retry import backoff_ms, is_transient, max_attempts, should_retry
 from tftui.lang.jsonish import lenient_parse

@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import NotRequired, TypedDict
 
-from tftui.agents.base import AgentRequest, AgentResult, AgentRunner, Usage
+from tftui.agent_types import AgentRequest, AgentResult, AgentRunner, Usage
 from tftui.flow.model import PhaseBase
 from tftui.lang.condition import EvalCheck, evaluate_eval_entry
 from tftui.lang.interpolate import Context, interpolate, missing_warning

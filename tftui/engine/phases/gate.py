@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tftui.agents.base import AgentRequest, AgentResult
+from tftui.agent_types import AgentRequest, AgentResult
 from tftui.engine import events as ev
 from tftui.engine.calls import CallSpec, call_with_retry
 from tftui.engine.context import build_context, preread

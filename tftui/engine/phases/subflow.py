@@ -31,7 +31,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tftui.agents.base import AgentRequest, AgentResult
+from tftui.agent_types import AgentRequest, AgentResult
 from tftui.engine import events as ev
 from tftui.engine.context import build_context, step_view
 from tftui.engine.phases.base import PhaseOutcome, PhaseRun
