@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tftui.lang.contract import contract_shape_errors, contract_violations
+from tftui.lang.jsregex import compile_js_regex
 from tftui.lang.values import MISSING
 from tftui.scoring.combine import combine, explain, js_to_fixed, scorer_report
-from tftui.scoring.jsregex import compile_js_regex
 from tftui.scoring.scorers import ScorerResult, evaluate_scorer, score_shape_errors
 
 

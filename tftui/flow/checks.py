@@ -14,10 +14,11 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from tftui.flow.checks_phase import PhaseChecker, field_of, is_num
+from tftui.flow.checks_phase import PhaseChecker, field_of
 from tftui.flow.diagnostics import Diagnostic, JsonPath, json_type, suggestion
 from tftui.flow.graph import Dag, find_cycle
 from tftui.flow.model import Flow, PhaseBase
+from tftui.flow.score_shape import is_num
 from tftui.lang.values import JSONValue
 
 STRICT_PREFIX = "Strict interpolation: "

@@ -6,8 +6,6 @@ warnings. Each diagnostic carries the phase id and the JSON path of the value.
 
 from __future__ import annotations
 
-import importlib
-import math
 import re
 from typing import Any
 
@@ -21,6 +19,10 @@ from tftui.flow.diagnostics import (
     suggestion,
 )
 from tftui.flow.model import PHASE_CLASSES, PhaseBase
+from tftui.flow.score_shape import is_num, score_shape_errors
+from tftui.lang.condition import syntax_error
+from tftui.lang.contract import contract_shape_errors
+from tftui.lang.jsregex import compile_js_regex, fix_hint
 from tftui.lang.values import JSONObject, JSONValue
 
 AGENT_RUNNING = {"agent", "gate", "reduce", "map", "parallel", "loop", "tournament", "race"}
@@ -40,28 +42,6 @@ OWN_KEYS: dict[str, list[str]] = {t: _aliases(cls) for t, cls in PHASE_CLASSES.i
 ALL_KEYS: list[str] = list(dict.fromkeys(k for keys in OWN_KEYS.values() for k in keys))
 ALL_KEYS += ["run", "input", "score", "reflexion"]  # owned by one type each; listed for suggestions
 ALL_KEYS = list(dict.fromkeys(ALL_KEYS))
-
-
-def is_num(value: object) -> bool:
-    """A finite JSON number (booleans are not numbers, as in JS)."""
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, int):
-        return True  # Python ints are finite (math.isfinite would overflow on huge ones)
-    return isinstance(value, float) and math.isfinite(value)
-
-
-_MODULES: dict[str, Any] = {}
-
-
-def optional_module(name: str) -> Any:
-    """A sibling module that may not be built yet; None while it is missing."""
-    if name not in _MODULES:
-        try:
-            _MODULES[name] = importlib.import_module(name)
-        except ImportError:
-            return None
-    return _MODULES[name]
 
 
 def field_of(model: PhaseBase, attr: str) -> Any:
@@ -176,9 +156,7 @@ class PhaseChecker:
         if ptype != "gate":
             self.err(f"Phase '{pid}' ({ptype}): 'score' is only valid for gate phases", "score", at_key=True)
             return
-        scorers = optional_module("tftui.scoring.scorers")
-        if scorers is not None:
-            self._shape_errors(scorers.score_shape_errors(score), "score", score)
+        self._shape_errors(score_shape_errors(score), "score", score)
         self._regex_patterns(score)
         evals = field_of(self.p, "eval")
         if isinstance(evals, list) and evals:
@@ -215,9 +193,8 @@ class PhaseChecker:
         """A regex scorer whose pattern does not compile fails on every run (SPEC §6.4). This is
         a warning, not an error: SPEC's shape-error list does not include it, the reference
         accepts the flow (conformance sh033) and runs it, failing only that scorer."""
-        jsregex = optional_module("tftui.scoring.jsregex")
         scorer_list = score.get("scorers") if isinstance(score, dict) else None
-        if jsregex is None or not isinstance(scorer_list, list):
+        if not isinstance(scorer_list, list):
             return
         for i, scorer in enumerate(scorer_list):
             if not isinstance(scorer, dict) or scorer.get("type") != "regex":
@@ -225,10 +202,10 @@ class PhaseChecker:
             pattern = scorer.get("pattern")
             if not isinstance(pattern, str):
                 continue  # a shape error already
-            error = jsregex.compile_js_regex(pattern).error  # the scorer's own compile: check == run
+            error = compile_js_regex(pattern).error  # the scorer's own compile: check == run
             if error is None:
                 continue
-            hint = jsregex.fix_hint(pattern, error)
+            hint = fix_hint(pattern, error)
             self.warn(
                 f"Phase '{self.id}': score.scorers[{i}].pattern: {error} — this scorer fails on every run"
                 + (f"; {hint}" if hint else ""),
@@ -504,11 +481,7 @@ class PhaseChecker:
                 at_key=True,
             )
         else:
-            contract = optional_module("tftui.lang.contract")
-            if contract is not None:
-                self._shape_errors(
-                    contract.contract_shape_errors(self.p.expect), "$", self.p.expect, "expect"
-                )
+            self._shape_errors(contract_shape_errors(self.p.expect), "$", self.p.expect, "expect")
 
     def _cache(self) -> None:
         cache = self.p.cache
@@ -537,9 +510,6 @@ class PhaseChecker:
     # -- tftui additions: guard syntax and unknown keys (warnings) ----------------------
 
     def _guards(self) -> None:
-        condition = optional_module("tftui.lang.condition")
-        if condition is None:
-            return
         pid = self.id
         guards: list[tuple[tuple[str | int, ...], str, str, str]] = []  # (path, label, expr, consequence)
         if isinstance(self.p.when, str):
@@ -557,7 +527,7 @@ class PhaseChecker:
         for path, label, expr, consequence in guards:
             if not expr.strip():
                 continue
-            problem = condition.syntax_error(expr)
+            problem = syntax_error(expr)
             if problem is not None:
                 message = getattr(problem, "message", None) or str(problem)
                 position = getattr(problem, "position", None)

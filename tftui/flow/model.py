@@ -246,7 +246,7 @@ class GatePhase(PhaseBase):
     score: JSONValue = Field(
         default=None,
         description="Deterministic scorers with optional judge: {target?, scorers: [...], combine?, weights?, threshold?, judge?}.",
-    )  # shape-checked by tftui.scoring (score_shape_errors)
+    )  # shape-checked by tftui.flow.score_shape
     on_block: Literal["halt", "retry"] = Field(
         default="halt",
         alias="onBlock",

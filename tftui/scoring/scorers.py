@@ -1,4 +1,4 @@
-"""The pure scorers of a scoring gate (SPEC §6.4) and the `score` block's shape errors.
+"""The pure scorers of a scoring gate (SPEC §6.4).
 
 `evaluate_scorer` never raises: a bad configuration fails that scorer with a detail.
 It also accepts scorers that never went through shape validation and then behaves
@@ -8,8 +8,10 @@ only requires the target to parse, non-numeric length bounds are ignored).
 the pure evaluator fails it with SPEC's message.
 
 Regex patterns are JavaScript patterns, translated and compiled once per pattern
-text (`tftui.scoring.jsregex`, which documents the remaining dialect differences).
-Contracts are compiled once per schema object (`tftui.lang.contract`).
+text (`tftui.lang.jsregex`, which documents the remaining dialect differences).
+Contracts are compiled once per schema object (`tftui.lang.contract`). The `score`
+block's shape errors are part of the flow format (`tftui.flow.score_shape`, re-exported
+here).
 """
 
 from __future__ import annotations
@@ -18,30 +20,18 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import NoReturn, NotRequired, TypedDict, TypeGuard
+from typing import NoReturn, NotRequired, TypedDict
 
-from tftui.lang.contract import compile_contract, contract_shape_errors
+from tftui.flow.score_shape import ScorerSpec, is_num, score_shape_errors
+from tftui.lang.contract import compile_contract
 from tftui.lang.jsonish import lenient_parse
+from tftui.lang.jsregex import compile_js_regex
 from tftui.lang.values import MISSING, JSONValue, js_json_stringify, js_number_str, js_trim
-from tftui.scoring.jsregex import compile_js_regex
 
-SCORER_TYPES = ("exact-match", "contains", "regex", "json-schema", "length-range", "code-compiles")
-LANGUAGES = ("javascript", "typescript", "python")
-SCORE_KEYS = ("target", "scorers", "combine", "weights", "threshold", "judge")
-COMBINE_MODES = ("all", "any", "weighted")
-ALLOWED_FIELDS: dict[str, tuple[str, ...]] = {
-    "exact-match": ("type", "name", "value"),
-    "contains": ("type", "name", "value"),
-    "regex": ("type", "name", "pattern", "negate"),
-    "json-schema": ("type", "name", "schema"),
-    "length-range": ("type", "name", "min", "max"),
-    "code-compiles": ("type", "name", "language"),
-}
+__all__ = ["IMPURE_DETAIL", "ScorerResult", "evaluate_scorer", "js_string", "score_shape_errors", "scorer_name"]
+
 IMPURE_DETAIL = "code-compiles must be evaluated by the runtime (impure scorer)"
 
-# One entry of a gate's `score.scorers`, as the flow file has it: evaluation also accepts
-# scorers that never went through shape validation, so the values are any JSON.
-ScorerSpec = Mapping[str, JSONValue]
 
 
 class ScorerResultJSON(TypedDict):
@@ -90,10 +80,6 @@ def js_string(value: JSONValue) -> str:
     if isinstance(value, list):
         return ",".join("" if v is None or v is MISSING else js_string(v) for v in value)
     return "[object Object]"
-
-
-def _is_num(value: object) -> TypeGuard[int | float]:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def scorer_name(scorer: JSONValue, index: int) -> str:
@@ -189,8 +175,8 @@ def _json_schema(scorer: ScorerSpec, target: str) -> tuple[bool, str | None]:
 
 def _length_range(scorer: ScorerSpec, target: str) -> tuple[bool, str | None]:
     given_low, given_high = scorer.get("min"), scorer.get("max")
-    low = given_low if _is_num(given_low) else None
-    high = given_high if _is_num(given_high) else None
+    low = given_low if is_num(given_low) else None
+    high = given_high if is_num(given_high) else None
     length = len(target)  # code points (tftui decision R7; JS counts UTF-16 units)
     if (low is None or length >= low) and (high is None or length <= high):
         return True, None
@@ -236,114 +222,3 @@ def evaluate_scorer(scorer: JSONValue, index: int, target: str) -> ScorerResult:
     except Exception as exc:  # scorers never raise (SPEC §6.4)
         return ScorerResult(name, type_, False, 0, f"scorer error: {exc}")
     return ScorerResult(name, type_, passed, 1 if passed else 0, detail)
-
-
-# --- shape validation (SPEC §6.4); messages without the `Phase '<id>': ` prefix -------------
-
-
-def _scorer_shape_errors(scorer: JSONValue, i: int) -> list[str]:
-    at = f"score.scorers[{i}]"
-    if not isinstance(scorer, Mapping) or "type" not in scorer:
-        return [f"{at}: must be an object with a 'type'"]
-    type_ = scorer["type"]
-    if type_ not in SCORER_TYPES:
-        return [f"{at}.type: must be one of {'|'.join(SCORER_TYPES)}"]
-    errors: list[str] = []
-    if "name" in scorer and not isinstance(scorer["name"], str):
-        errors.append(f"{at}.name: must be a string")
-    allowed = ALLOWED_FIELDS[type_]
-    for key in scorer:
-        if key not in allowed:
-            errors.append(f"{at}.{key}: not applicable to '{type_}' scorers (allowed: {', '.join(allowed)})")
-    if type_ in ("exact-match", "contains"):
-        if not isinstance(scorer.get("value"), str):
-            errors.append(f"{at}.value: required string for '{type_}'")
-    elif type_ == "regex":
-        if not isinstance(scorer.get("pattern"), str):
-            errors.append(f"{at}.pattern: required string for 'regex'")
-        if "negate" in scorer and not isinstance(scorer["negate"], bool):
-            errors.append(f"{at}.negate: must be a boolean")
-    elif type_ == "json-schema":
-        if "schema" not in scorer:
-            errors.append(f"{at}.schema: required for 'json-schema'")
-        else:
-            errors.extend(contract_shape_errors(scorer["schema"], f"{at}.schema"))
-    elif type_ == "length-range":
-        errors.extend(_length_range_errors(scorer, at))
-    elif scorer.get("language") not in LANGUAGES:
-        errors.append(f"{at}.language: must be one of {'|'.join(LANGUAGES)}")
-    return errors
-
-
-def _length_range_errors(scorer: ScorerSpec, at: str) -> list[str]:
-    if "min" not in scorer and "max" not in scorer:
-        return [f"{at}: 'length-range' requires 'min' and/or 'max'"]
-    errors: list[str] = []
-    for key in ("min", "max"):
-        if key in scorer and not (_is_num(scorer[key]) and scorer[key] >= 0):
-            errors.append(f"{at}.{key}: must be a number >= 0")
-    low, high = scorer.get("min"), scorer.get("max")
-    if not errors and _is_num(low) and _is_num(high) and low > high:
-        errors.append(f"{at}: min ({js_number_str(low)}) must be <= max ({js_number_str(high)})")
-    return errors
-
-
-def score_shape_errors(score: JSONValue) -> list[str]:
-    """Shape errors of a gate's `score` block ([] when well-formed)."""
-    if not isinstance(score, Mapping):
-        return ["score: must be an object ({scorers: [...], combine?, threshold?, judge?})"]
-    errors: list[str] = []
-    for key in score:
-        if key not in SCORE_KEYS:
-            errors.append(f"score.{key}: unknown score keyword (supported: {', '.join(SCORE_KEYS)})")
-    if "target" in score and not isinstance(score["target"], str):
-        errors.append('score.target: must be a string interpolation ref (e.g. "{steps.gen.output}")')
-    scorers = score.get("scorers")
-    if not isinstance(scorers, list) or not scorers:
-        errors.append("score.scorers: must be a non-empty array of scorers")
-        scorers = []
-    for i, scorer in enumerate(scorers):
-        errors.extend(_scorer_shape_errors(scorer, i))
-    mode = score.get("combine", "all")
-    if mode not in COMBINE_MODES:
-        errors.append("score.combine: must be one of all|any|weighted")
-    judge = score.get("judge")
-    has_judge = "judge" in score
-    if mode == "weighted":
-        errors.extend(_weighted_errors(score, len(scorers), has_judge))
-    elif mode in COMBINE_MODES:
-        for key in ("weights", "threshold"):
-            if key in score:
-                errors.append(f'score.{key}: only valid with combine:"weighted"')
-    if has_judge:
-        if not isinstance(judge, Mapping):
-            errors.append("score.judge: must be an object ({agent?, task})")
-        else:
-            task = judge.get("task")
-            if not isinstance(task, str) or not js_trim(task):
-                errors.append("score.judge.task: required non-empty string")
-            if "agent" in judge and not isinstance(judge["agent"], str):
-                errors.append("score.judge.agent: must be a string agent name")
-    return errors
-
-
-def _weighted_errors(score: ScorerSpec, n: int, has_judge: bool) -> list[str]:
-    errors: list[str] = []
-    expected = n + (1 if has_judge else 0)
-    weights = score.get("weights")
-    if not isinstance(weights, list):
-        what = "one per scorer, then the judge's" if has_judge else "one per scorer"
-        errors.append(f'score.weights: required array for combine:"weighted" ({expected} entries: {what})')
-    else:
-        if len(weights) != expected:
-            errors.append(
-                f"score.weights: expected {expected} entries (scorers{' + judge' if has_judge else ''}), got {len(weights)}"
-            )
-        for i, weight in enumerate(weights):
-            if not (_is_num(weight) and weight > 0):
-                errors.append(f"score.weights[{i}]: must be a number > 0")
-    if "threshold" in score:
-        threshold = score["threshold"]
-        if not (_is_num(threshold) and 0 < threshold <= 1):
-            errors.append("score.threshold: must be a number in (0, 1]")
-    return errors
