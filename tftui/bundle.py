@@ -41,7 +41,7 @@ class BundleError(ReplayError):
 
 def answers_from_events(events: Sequence[Event]) -> dict[str, list[JSONValue]]:
     """Node path -> recorded replies in call order (a ScriptedRunner replies mapping)."""
-    from tftui.agents.cassette import recorded_calls
+    from tftui.engine.recorded import recorded_calls
 
     replies: dict[str, list[JSONValue]] = {}
     for call in recorded_calls(events):

@@ -41,6 +41,7 @@ from tftui.config_schema import (
     type_problem,
     unknown_setting_hint,
 )
+from tftui.paths import user_config_dir
 
 SOURCE_KINDS = ("default", "user", "project", "env", "flag")
 # Settings that only change how the TUI looks and which keys it binds: an invalid value there is
@@ -191,13 +192,6 @@ class Config:
 
 
 # ── loading ────────────────────────────────────────────────────────────────────────────
-
-
-def user_config_dir(env: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    base = env.get("XDG_CONFIG_HOME") or ""
-    root = Path(base) if base and Path(base).is_absolute() else Path(env.get("HOME") or Path.home()) / ".config"
-    return root / "tftui"
 
 
 def save_settings(path: Path, settings: Mapping[str, Any]) -> str | None:

@@ -153,7 +153,7 @@ class RunSession:
         if info is not None and info.answered and callable(skip):
             skip(info.answered)  # a replies file continues where the interrupted run was
         if self.replay:
-            self.answers = CassetteRunner(None, runner, calls=self.replay)
+            self.answers = CassetteRunner(self.replay, runner)
             return self.answers
         return runner
 

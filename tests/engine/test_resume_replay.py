@@ -47,7 +47,7 @@ async def _cut_and_resume(
         if isinstance(e, ev.AgentReturned) and agent.has_reply(e.node_path):
             agent._cursors[e.node_path].next()
     plan = plan_resume(prefix, flow.phases)  # what `tftui run --resume` does with the journal
-    runner = CassetteRunner(None, agent, calls=plan.replay)
+    runner = CassetteRunner(plan.replay, agent)
     clock = InstantClock()
     resumed = await run_flow(flow, runner=runner, clock=clock, resume_state=plan.state, keep_events=True)
     resumed.slept = clock.sleeps  # type: ignore[attr-defined]

@@ -4,8 +4,9 @@ run did, not the attempts of the phase that was re-run after the interruption.""
 from __future__ import annotations
 
 from tftui.agents.base import AgentRequest
-from tftui.agents.cassette import CassetteRunner, recorded_calls
+from tftui.agents.cassette import CassetteRunner
 from tftui.engine import events as ev
+from tftui.engine.recorded import recorded_calls
 
 
 def _call(phase: str, attempt: int, output: str = "", error: str | None = None) -> list[ev.Event]:
@@ -37,7 +38,7 @@ def test_calls_of_a_phase_rerun_after_resume_are_dropped():
 
 
 async def test_replaying_a_resumed_run_takes_as_many_attempts_as_it_did():
-    runner = CassetteRunner(_journal())
+    runner = CassetteRunner(recorded_calls(_journal()))
     fetch = AgentRequest(node_path="fetch", phase_id="fetch", agent="a", task="do fetch")
     first = await runner.run(fetch)
     second = await runner.run(fetch)
@@ -56,7 +57,7 @@ def _item(phase: str, i: int, attempt: int = 0, output: str = "", error: str | N
 
 
 def test_in_flight_answers_keep_every_answer_since_the_phase_last_started_fresh():
-    from tftui.agents.cassette import in_flight_answers
+    from tftui.engine.recorded import in_flight_answers
 
     events: list[ev.Event] = [ev.RunStarted(run_id="r1", flow_name="f", phase_ids=["list", "each"])]
     events += _call("list", 0, output="[1,2,3]")
@@ -81,7 +82,7 @@ def test_in_flight_answers_keep_every_answer_since_the_phase_last_started_fresh(
     ]
     assert in_flight_answers(events, []) == []  # phases that finished are never re-run, so never asked
 
-    runner = CassetteRunner(None, None, calls=answers)
+    runner = CassetteRunner(answers)
     first = await_run(runner, AgentRequest(node_path="each#item-1", phase_id="each", task="review 1", agent="a"))
     assert first.failed and first.error == "429 too many requests"  # the same sequence as before the kill
     served = await_run(runner, AgentRequest(node_path="each#item-1", phase_id="each", task="review 1", agent="a"))

@@ -15,6 +15,7 @@ from tftui.cli import main
 from tftui.engine import events as ev
 from tftui.engine import replay as replay_mod
 from tftui.engine.events import event_to_json
+from tftui.engine.recorded import recorded_calls
 from tftui.engine.replay import Replay, ReplayError
 from tftui.engine.state import fold
 from tftui.flow.model import Flow
@@ -70,7 +71,7 @@ async def test_jumps_to_phase_start_and_end(tools):
 
 async def test_cassette_replays_everything_when_nothing_changed(tools):
     _, recorded, _ = await tools.run_sample("validate_judge")
-    cassette = CassetteRunner(recorded.events, tools.FailRunner())
+    cassette = CassetteRunner(recorded_calls(recorded.events), tools.FailRunner())
     flow, result, _ = await tools.run_sample("validate_judge", runner=cassette)
     assert (cassette.replayed, cassette.live) == (3, 0)
     assert result.final_output == recorded.final_output
@@ -83,7 +84,7 @@ async def test_cassette_calls_live_exactly_once_for_one_changed_prompt(tools):
     data = json.loads((tools.SAMPLES / "validate_judge.json").read_text(encoding="utf-8"))
     data["phases"][2]["task"] += " Be brief."
     live = ScriptedRunner({"report": "brief summary"})
-    cassette = CassetteRunner(recorded.events, live)
+    cassette = CassetteRunner(recorded_calls(recorded.events), live)
     result = await tools.run_dict(data, {}, runner=cassette)
     assert (cassette.replayed, cassette.live) == (2, 1)
     assert [r.node_path for r in live.calls] == ["report"]
@@ -95,7 +96,7 @@ async def test_cassette_without_live_runner_names_the_node(tools):
     _, recorded, _ = await tools.run_sample("transient_retry")
     data = json.loads((tools.SAMPLES / "transient_retry.json").read_text(encoding="utf-8"))
     data["phases"][1]["task"] = "Something else: {steps.fetch.output}"
-    cassette = CassetteRunner(recorded.events, None)
+    cassette = CassetteRunner(recorded_calls(recorded.events), None)
     _, result, _ = await tools.run_dict(data, {}, runner=cassette)
     # the recorded 429/503/ok sequence is replayed in order, retries included
     assert result.phases["fetch"].attempts == 3 and result.phases["fetch"].status == "done"
@@ -137,7 +138,7 @@ async def test_bundle_round_trip(tmp_path, onblock_run_dir, tools):
     assert flow.name == "onblock-rework"
     # and the bundle replays like the run directory, also as a cassette
     assert open_replay(path).to_end() == original.state
-    cassette = CassetteRunner(load_recording(path).events, tools.FailRunner())
+    cassette = CassetteRunner(recorded_calls(load_recording(path).events), tools.FailRunner())
     await tools.run_dict(json.loads(rec.flow_text), {}, runner=cassette)
     assert cassette.live == 0 and cassette.replayed == 5
 

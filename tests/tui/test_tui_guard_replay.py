@@ -10,6 +10,8 @@ import pytest
 from textual.widgets import Input
 
 from tftui.agents.scripted import ScriptedRunner
+from tftui.engine.recorded import recorded_calls
+from tftui.engine.replay import load_run_dir
 from tftui.tui.screens.guard_editor import GuardEditorScreen
 from tftui.tui.widgets.dag_tree import DagTree
 
@@ -167,7 +169,7 @@ async def test_cassette_tui_makes_no_runner_calls_when_nothing_changed(h, record
     from tftui.tui.cassette_session import SessionCassette
 
     live = ScriptedRunner.from_file(h.FIXTURES / "guarded.replies.json")
-    cassette = SessionCassette(recorded, live)
+    cassette = SessionCassette(recorded_calls(load_run_dir(recorded).events), live)
     app = h.make_app(h.FIXTURES / "guarded.json", runner=cassette)
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.press("c")

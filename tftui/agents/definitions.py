@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tftui.config import user_config_dir
+from tftui.paths import user_config_dir
 
 log = logging.getLogger(__name__)
 

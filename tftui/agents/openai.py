@@ -16,14 +16,33 @@ import inspect
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from http import HTTPStatus
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
-from tftui.agents.base import AgentRequest, AgentResult, Usage
+from tftui.agent_types import AgentRequest, AgentResult, Usage
 from tftui.agents.definitions import AgentLibrary
 from tftui.agents.redact import redact, redact_known
-from tftui.config import ProviderConfig
+
+
+class ProviderSettings(Protocol):
+    """What the runner reads of a configured provider (`tftui.config.ProviderConfig` is one)."""
+
+    name: str
+    base_url: str
+    model: str
+    api_key_env: str
+    api_key_header: str  # "Authorization" sends `Bearer KEY`; any other name sends KEY raw
+    headers: dict[str, str]
+    timeout_s: float
+    prices: dict[str, Any]
+    stream: bool
+    params: dict[str, Any]  # extra body fields (temperature, …)
+
+    def api_key(self, env: Mapping[str, str] | None = None) -> str | None: ...
+
+    def price_for(self, model: str) -> tuple[float, float] | None: ...
+
 
 # (node_path, text delta) -> None, or an awaitable. Lets a UI show an answer as it streams.
 ChunkCallback = Callable[[str, str], Awaitable[None] | None]
@@ -38,7 +57,7 @@ class OpenAIRunner:
 
     def __init__(
         self,
-        provider: ProviderConfig,
+        provider: ProviderSettings,
         *,
         library: AgentLibrary | None = None,
         env: Mapping[str, str] | None = None,

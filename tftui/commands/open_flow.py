@@ -83,6 +83,7 @@ def cassette_runner(source: str, live: Any, *, factory: Any = None) -> tuple[Any
     from tftui.agents.cassette import CassetteRunner
     from tftui.bundle import load_recording
     from tftui.commands.replay import resolve_source
+    from tftui.engine.recorded import recorded_calls
     from tftui.engine.replay import ReplayError
 
     path, problem = resolve_source(source)
@@ -91,7 +92,7 @@ def cassette_runner(source: str, live: Any, *, factory: Any = None) -> tuple[Any
             return live, f"--from {source}: {problem}"
         return live, f"--from {source}: no such run directory, run id or bundle"
     try:
-        return (factory or CassetteRunner)(load_recording(path).events, live), None
+        return (factory or CassetteRunner)(recorded_calls(load_recording(path).events), live), None
     except ReplayError as exc:
         return live, f"--from: {exc}"
 

@@ -4,7 +4,7 @@ Resume is phase-level: a phase that was in flight when the run stopped runs agai
 start. Two things keep that equal to the uninterrupted run:
 
 - the calls it had already made are replayed from the journal (answers and failures, in
-  order; see `tftui.agents.cassette.in_flight_answers`), so a retry does not start counting
+  order; see `tftui.engine.recorded.in_flight_answers`), so a retry does not start counting
   over, a loop keeps its iterations and a map does not pay for its done items again;
 - a gate that was in the middle of its onBlock rework rounds starts over from its first
   evaluation, so the upstream phases those rounds re-ran are rolled back to what they were
@@ -47,7 +47,7 @@ class ResumePlan:
 def plan_resume(events: list[ev.Event], phases: Iterable[Any], folded: RunState | None = None) -> ResumePlan:
     """The resume plan for a journal's events. `phases`: the flow's phases (for `idempotent`);
     `folded`: `fold(events)` if the caller has it already (it becomes the plan's state)."""
-    from tftui.agents.cassette import in_flight_answers
+    from tftui.engine.recorded import in_flight_answers
 
     state = folded if folded is not None else fold(events)
     specs = {p.id: p for p in phases}

@@ -28,6 +28,7 @@ from typing import Any
 
 from tftui.lang.jsonish import lenient_parse
 from tftui.lang.values import MISSING
+from tftui.paths import user_config_dir
 
 MAX_DEF_PHASES = 100
 MAX_DEF_MAP_ITEMS = 200
@@ -54,8 +55,6 @@ def saved_flow_dirs(flow_path: str | None, env: Mapping[str, str] | None = None)
 
     A saved flow (itself in a `flows/` folder) also finds its siblings there first.
     """
-    from tftui.config import user_config_dir
-
     base = Path(flow_path).resolve().parent if flow_path else Path.cwd()
     dirs = [base] if base.name == SAVED_FLOWS_DIR else []
     dirs += [base / SAVED_FLOWS_DIR, user_config_dir(env if env is not None else os.environ) / SAVED_FLOWS_DIR]
