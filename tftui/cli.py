@@ -10,24 +10,25 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 
 from tftui import __version__
+from tftui.commands import check, config, gate, open_flow, replay, run, runs, schema, trace
 
-# name -> module under tftui.commands, in the order `tftui --help` lists them.
-SUBCOMMANDS: dict[str, str] = {
-    "open": "open_flow",
-    "run": "run",
-    "check": "check",
-    "runs": "runs",
-    "gate": "gate",
-    "trace": "trace",
-    "replay": "replay",
-    "schema": "schema",
-    "config": "config",
+# name -> command module, in the order `tftui --help` lists them.
+SUBCOMMANDS: dict[str, ModuleType] = {
+    "open": open_flow,
+    "run": run,
+    "check": check,
+    "runs": runs,
+    "gate": gate,
+    "trace": trace,
+    "replay": replay,
+    "schema": schema,
+    "config": config,
 }
 
 EPILOG = """\
@@ -51,13 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"tftui {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, module_name in SUBCOMMANDS.items():
-        try:
-            module = importlib.import_module(f"tftui.commands.{module_name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"tftui.commands.{module_name}":
-                raise
-            continue  # a subcommand not built yet is simply not offered
+    for name, module in SUBCOMMANDS.items():
         cmd = sub.add_parser(
             name,
             help=module.HELP,
