@@ -16,13 +16,16 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from tftui.agent_types import AgentRequest, AgentResult, Usage
 
 _MARKER_RE = re.compile(r"\[\[([^\]\n]+)\]\]")
+
+# How a runner waits out a reply's `delayMs` (asyncio.sleep; tests pass a fake).
+Sleep = Callable[[float], Awaitable[None]]
 
 
 class RepliesError(ValueError):
@@ -83,7 +86,7 @@ class _Cursor:
 class ScriptedRunner:
     """Replies keyed by node path; see the module docstring."""
 
-    def __init__(self, replies: Mapping[str, Any], *, source: str | None = None, sleep=None) -> None:
+    def __init__(self, replies: Mapping[str, Any], *, source: str | None = None, sleep: Sleep | None = None) -> None:
         self.source = source
         self._sleep = sleep or asyncio.sleep
         self._cursors: dict[str, _Cursor] = {}
@@ -101,7 +104,7 @@ class ScriptedRunner:
         self.calls: list[AgentRequest] = []
 
     @classmethod
-    def from_file(cls, path: str | Path, *, sleep=None) -> ScriptedRunner:
+    def from_file(cls, path: str | Path, *, sleep: Sleep | None = None) -> ScriptedRunner:
         """Load a replies file (a JSON object: node path -> reply or list of replies)."""
         file = Path(path)
         try:

@@ -41,9 +41,9 @@ def recorded_calls(events: EventItems) -> list[RecordedCall]:
             call = RecordedCall(e.node_path, e.attempt, e.prompt, phase_id=e.phase_id)
             open_calls[(e.node_path, e.attempt)] = call
         elif isinstance(e, ev.AgentReturned):
-            call = open_calls.pop((e.node_path, e.attempt), None)
-            if call is None:
-                continue
+            if (e.node_path, e.attempt) not in open_calls:
+                continue  # a return without its start (a truncated journal)
+            call = open_calls.pop((e.node_path, e.attempt))
             call.output, call.error, call.usage = e.output, e.error, e.usage
             call.exit_code, call.timed_out = e.exit_code, e.timed_out
             calls.append(call)
@@ -75,9 +75,9 @@ def in_flight_answers(events: EventItems, phase_ids: Iterable[str]) -> list[Reco
         elif isinstance(e, ev.AttemptStarted) and e.phase_id.split("/")[0] in per_phase:
             open_calls[(e.node_path, e.attempt)] = RecordedCall(e.node_path, e.attempt, e.prompt, phase_id=e.phase_id)
         elif isinstance(e, ev.AgentReturned):
-            call = open_calls.pop((e.node_path, e.attempt), None)
-            if call is None:
-                continue
+            if (e.node_path, e.attempt) not in open_calls:
+                continue  # a return without its start (a truncated journal)
+            call = open_calls.pop((e.node_path, e.attempt))
             call.output, call.error, call.usage = e.output, e.error, e.usage
             call.exit_code, call.timed_out = e.exit_code, e.timed_out
             per_phase[call.phase_id.split("/")[0]].append(call)
