@@ -12,7 +12,8 @@ from typing import Any
 HELP = "check recorded traces against a rule set (deterministic CI quality gate)"
 DESCRIPTION = """\
 Check one or more recorded run traces against a rule set, without any model call:
-each trace is validated (integrity: parent links, unique sequences, one root, a terminal
+each trace is validated (against the trace format's JSON Schema, which `tftui schema
+--trace` prints; then integrity: parent links, unique sequences, one root, a terminal
 status, finite non-negative numbers, no payload keys in metadata), normalized, and
 evaluated rule by rule. Warnings are reported but never fail the gate.
 
@@ -188,6 +189,11 @@ def run(args: argparse.Namespace) -> int:
             except OSError as exc:
                 _err(f"cannot read trace {shown}: {exc.strerror}")
                 return 2
+            nonconforming = _schema_check(data)
+            if nonconforming is not None:
+                fixture, error = nonconforming
+                reports.append(error_report(fixture or path.stem, error, ruleset.rules, shown))
+                continue
             loaded_trace = load_columns(data)
         if loaded_trace.columns is None:
             reports.append(
@@ -254,6 +260,22 @@ def run(args: argparse.Namespace) -> int:
             _err(problem)
             return 2
     return max(r.exit_code for r in reports)
+
+
+def _schema_check(data: bytes) -> tuple[str, str] | None:
+    """(fixture, error) when the trace file breaks the published trace schema; None when it
+    conforms or is not JSON at all (the loader then reports the parse error)."""
+    from tftui.trace.integrity import schema_error, schema_problems
+
+    try:
+        decoded = json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+    error = schema_error(schema_problems(decoded))
+    if error is None:
+        return None
+    fixture = decoded.get("fixture") if isinstance(decoded, dict) else None
+    return (fixture if isinstance(fixture, str) else ""), error
 
 
 def _safe(name: str) -> str:

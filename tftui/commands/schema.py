@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-HELP = "print the JSON Schema of the flow format (for editor completion and validation)"
+HELP = "print the JSON Schema of the flow format (or, with --trace, of the trace format)"
 DESCRIPTION = """\
 Print a JSON Schema (draft 2020-12) of the flow file format, generated from tftui's
 flow models, with a description on every field. Point your editor at it, e.g. in
@@ -19,9 +19,14 @@ The schema covers the full form ({name, phases}); `tftui check` also accepts the
 shorthand forms ({task}, {tasks}, {chain}) and reports semantic problems the schema
 cannot express (cycles, unknown dependencies, per-type requirements).
 
+With --trace, print the JSON Schema of the trace format instead (trace.json,
+schemaVersion 1): what `tftui gate` validates every trace against before its integrity
+checks, for anyone writing a recorder.
+
 examples:
   tftui schema > taskflow.schema.json
   tftui schema --output taskflow.schema.json
+  tftui schema --trace > trace.schema.json
 
 exit codes: 0 written, 2 the output file could not be written
 """
@@ -29,6 +34,7 @@ exit codes: 0 written, 2 the output file could not be written
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output", "-o", metavar="FILE", help="write the schema to FILE instead of stdout")
+    parser.add_argument("--trace", action="store_true", help="the trace format's schema (what `tftui gate` reads)")
 
 
 def flow_json_schema() -> dict[str, Any]:
@@ -49,7 +55,13 @@ def flow_json_schema() -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    text = json.dumps(flow_json_schema(), indent=2, ensure_ascii=False) + "\n"
+    if args.trace:
+        from tftui.trace.integrity import trace_schema
+
+        schema = trace_schema()
+    else:
+        schema = flow_json_schema()
+    text = json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
     if args.output:
         try:
             Path(args.output).write_text(text, encoding="utf-8")

@@ -1,16 +1,27 @@
 """Trace integrity (SPEC §9.4): is the telemetry itself trustworthy?
 
-Run before any rule, on the trace as loaded (ids as the recorder wrote them, so messages
-point at the file). A failure is an instrumentation error: rules are not evaluated and
-`tftui gate` exits 3.
+Two passes, both before any rule; a failure of either is an instrumentation error (rules
+are not evaluated and `tftui gate` exits 3):
+- `schema_problems`: the trace file's JSON against the published JSON Schema of the trace
+  format (`tftui/trace/trace.schema.json`, schemaVersion 1; `tftui schema --trace` prints it);
+- `check_columns`: what a schema cannot say: ids, parent links, one root, a terminal status,
+  finite non-negative numbers, no payload keys in metadata.
+Both run on the trace as loaded (ids as the recorder wrote them, so messages point at the file).
 """
 
 from __future__ import annotations
 
+import json
 import math
+from collections.abc import Iterator
+from functools import lru_cache
+from importlib import resources
 from itertools import chain, compress, repeat
 from operator import is_not
 from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
 
 from tftui.lang.values import js_number_str
 from tftui.trace.model import STEP_STATUSES, AgentTrace, TraceColumns
@@ -140,6 +151,120 @@ def check_columns(cols: TraceColumns) -> list[str]:
                 if key.lower() in FORBIDDEN_METADATA_KEYS and add(f"forbidden payload key '{key}' on step {step_id}"):
                     return problems
     return problems
+
+
+# --- the published schema ---------------------------------------------------------------------------
+
+SCHEMA_FILE = "trace.schema.json"
+# Keywords whose verdict on a value depends only on its JSON type (and, for `enum`, the value of
+# that one field): with only these in the step schema, one validation per distinct step shape
+# answers for every step of that shape, which keeps a million-step trace fast.
+_SHAPE_KEYWORDS = frozenset({"type", "enum", "description", "additionalProperties"})
+_ABSENT = object()
+
+
+@lru_cache(maxsize=1)
+def trace_schema() -> dict[str, Any]:
+    """The JSON Schema of the trace format (schemaVersion 1), as shipped in the package."""
+    text = resources.files("tftui.trace").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+class _SchemaCheck:
+    """The envelope validator, the step validator, and what makes two steps the same shape."""
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        step = schema["$defs"]["step"]
+        self.envelope = Draft202012Validator(schema)
+        self.step = Draft202012Validator(step)
+        props: dict[str, dict[str, Any]] = step["properties"]
+        self.keys = tuple(props)
+        self.enum_keys = tuple(k for k, rule in props.items() if "enum" in rule)
+        self.object_keys = tuple(k for k, rule in props.items() if "object" in _types(rule))
+        # `integer` tells 3.0 from 3.5, which the type alone does not.
+        self.integer_keys = tuple(k for k, rule in props.items() if "integer" in _types(rule))
+        self.cacheable = set(step) <= {"type", "required", "properties", "description"} and all(
+            set(rule) <= _SHAPE_KEYWORDS and set(rule.get("additionalProperties") or {}) <= _SHAPE_KEYWORDS
+            for rule in props.values()
+        )
+        self.valid_shapes: dict[tuple[Any, ...], bool] = {}
+
+    def shape(self, step: Any) -> tuple[Any, ...] | None:
+        """A hashable summary of everything the step schema looks at, or None (validate this step alone).
+
+        Per field: its JSON type; for `enum` fields the string value; for object fields (metadata)
+        the types of its values; for `integer` fields holding a float, whether it is integral.
+        """
+        if not self.cacheable or type(step) is not dict:
+            return None
+        get = step.get
+        parts: list[Any] = [tuple(map(type, map(get, self.keys, repeat(_ABSENT))))]
+        for key in self.enum_keys:
+            value = get(key)
+            parts.append(value if type(value) is str else None)
+        for key in self.object_keys:
+            value = get(key)
+            if type(value) is dict:
+                inner = frozenset(map(type, value.values()))
+                if dict in inner or list in inner:
+                    return None
+                parts.append(inner)
+        for key in self.integer_keys:
+            value = get(key)
+            if type(value) is float:
+                parts.append((key, value.is_integer()))
+        return tuple(parts)
+
+    def step_errors(self, step: Any) -> Iterator[ValidationError]:
+        shape = self.shape(step)
+        if shape is not None:
+            valid = self.valid_shapes.get(shape)
+            if valid is None:
+                valid = self.valid_shapes[shape] = self.step.is_valid(step)
+            if valid:
+                return iter(())
+        errors: Iterator[ValidationError] = self.step.iter_errors(step)
+        return errors
+
+
+def _types(rule: dict[str, Any]) -> list[str]:
+    kind = rule.get("type", [])
+    return [kind] if isinstance(kind, str) else list(kind)
+
+
+def _where(path: Iterator[Any] | Any) -> str:
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "$"
+
+
+def schema_problems(data: Any) -> list[str]:
+    """Every way the decoded trace JSON breaks the published schema, as `path: message`
+    (`steps[3].kind: 'thinking' is not one of [...]`); [] when it conforms. Never raises."""
+    check = _SchemaCheck(trace_schema())
+    problems: list[str] = []
+    steps = data.get("steps") if isinstance(data, dict) else None
+    envelope = {**data, "steps": []} if isinstance(steps, list) else data
+    for error in sorted(check.envelope.iter_errors(envelope), key=lambda e: list(e.absolute_path)):
+        problems.append(f"{_where(error.absolute_path)}: {error.message}")
+        if len(problems) >= _MAX_PROBLEMS:
+            return problems
+    for index, step in enumerate(steps if isinstance(steps, list) else ()):
+        for error in check.step_errors(step):
+            problems.append(f"{_where(['steps', index, *error.absolute_path])}: {error.message}")
+            if len(problems) >= _MAX_PROBLEMS:
+                return problems
+    return problems
+
+
+def schema_error(problems: list[str]) -> str | None:
+    """The report's `error` field for schema problems (like `integrity_error`), or None."""
+    if not problems:
+        return None
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    return f"trace schema: {problems[0]}{more}"
 
 
 def check_integrity(trace: AgentTrace | TraceColumns) -> list[str]:
