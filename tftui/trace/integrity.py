@@ -140,8 +140,8 @@ def check_columns(cols: TraceColumns) -> list[str]:
     numbers = list(compress(values, map(_NUMBER_TYPES.__contains__, map(type, values))))
     if not _all_sound(numbers):
         for step_id, metadata in zip(ids, cols.metadata, strict=True):
-            for key, value in (metadata or {}).items():
-                if type(value) in _NUMBER_TYPES and _bad_number(value):
+            for key, meta_value in (metadata or {}).items():
+                if type(meta_value) in _NUMBER_TYPES and _bad_number(meta_value):
                     if add(f"non-finite or negative metadata.{key} on step {step_id}"):
                         return problems
     keys = set(chain.from_iterable(with_metadata))
