@@ -19,8 +19,7 @@ from tftui.lang.jsonish import lenient_parse
 from tftui.lang.values import MISSING
 
 if TYPE_CHECKING:
-    from tftui.engine.phases.base import PhaseRun
-    from tftui.engine.run import Run
+    from tftui.engine.phases.base import PhaseHost, PhaseRun
 
 TIMEOUT_GRACE_S = 5.5  # SPEC §8.8: a runner that ignores the abort gets a synthetic failure
 
@@ -85,7 +84,7 @@ def failure_text(result: AgentResult) -> str:
     return f"Agent exited with code {result.exit_code}"
 
 
-async def invoke(run: Run, request: AgentRequest, timeout_ms: int | None) -> AgentResult:
+async def invoke(run: PhaseHost, request: AgentRequest, timeout_ms: int | None) -> AgentResult:
     """One runner call with the per-call timeout; runner exceptions become failed calls."""
     try:
         if timeout_ms is None:
@@ -129,7 +128,7 @@ def call_config(pr: PhaseRun) -> CallConfig:
     return cfg
 
 
-async def call_with_retry(run: Run, pr: PhaseRun, spec: CallSpec) -> CallOutcome:
+async def call_with_retry(run: PhaseHost, pr: PhaseRun, spec: CallSpec) -> CallOutcome:
     phase = pr.phase
     cfg = call_config(pr)
     retry = cfg.retry
@@ -142,7 +141,7 @@ async def call_with_retry(run: Run, pr: PhaseRun, spec: CallSpec) -> CallOutcome
             outcome.aborted = True
             outcome.error = outcome.error or "Aborted"
             return outcome
-        if run.debugger is not None:
+        if run.debugging:
             await run.debug_point("before-attempt", phase.id, node_path=spec.node_path, attempt=k)
         request = AgentRequest(
             node_path=spec.node_path,

@@ -17,7 +17,7 @@ from tftui.lang.interpolate import Context, StepView, interpolate
 from tftui.lang.values import MISSING
 
 if TYPE_CHECKING:
-    from tftui.engine.run import Run
+    from tftui.engine.phases.base import PhaseHost
     from tftui.flow.model import PhaseBase
 
 FAILED_SENTINEL = "[previous phase failed]"
@@ -32,7 +32,7 @@ def step_view(status: PhaseStatus, output: str | None, json_value: Any, error: s
     return StepView(output=output or "", json=json_value, status="done", error=None)
 
 
-def previous_output(run: Run, phase: PhaseBase) -> str | None:
+def previous_output(run: PhaseHost, phase: PhaseBase) -> str | None:
     """SPEC §4.3 for a live run."""
     return previous_output_of(phase, run.state.phases, run.edges[phase.id])
 
@@ -61,7 +61,7 @@ def previous_output_of(phase: PhaseBase, phases: Mapping[str, Any], edges: Seque
 
 
 def build_context(
-    run: Run, phase: PhaseBase, *, locals: dict[str, Any] | None = None, reflexion: str | None = None
+    run: PhaseHost, phase: PhaseBase, *, locals: dict[str, Any] | None = None, reflexion: str | None = None
 ) -> Context:
     return Context(
         args=run.args,
@@ -79,7 +79,7 @@ def _limit(phase: PhaseBase) -> int:
     return DEFAULT_CONTEXT_LIMIT
 
 
-def preread(run: Run, phase: PhaseBase, ctx: Any) -> str:
+def preread(run: PhaseHost, phase: PhaseBase, ctx: Any) -> str:
     """Read the phase's `context` entries once (files, globs or placeholders) into a prompt prefix.
 
     Paths are relative to the flow file's folder (else the working directory). Each file

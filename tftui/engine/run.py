@@ -27,18 +27,26 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from tftui.agent_types import AgentRunner
 from tftui.engine import events as ev
 from tftui.engine import outcome
 from tftui.engine.admission import Admission, admit, check_guard, satisfied
 from tftui.engine.clock import Clock
 from tftui.engine.context import build_context, step_view
 from tftui.engine.outcome import BUDGET_TRUNCATED
-from tftui.engine.phases import HANDLERS, unsupported
+from tftui.engine.phases import HANDLERS
 from tftui.engine.phases.base import PhaseOutcome, PhaseRun
+from tftui.engine.seams import Approver, RunDebugger, RunJournal
 from tftui.engine.state import STATUS, PhaseState, PhaseStatus, RunState, apply
+from tftui.engine.subdebug import SubDebugger
+from tftui.engine.subflow_def import StackEntry
 from tftui.flow.graph import Dag
 from tftui.flow.model import Flow, PhaseBase
+from tftui.lang.interpolate import StepView
 from tftui.lang.values import MISSING
+
+# Called with every event after it is folded (the TUI's and `tftui run`'s live view).
+EventSink = Callable[[ev.Event], object]
 
 
 def has_side_effects(phase: PhaseBase) -> bool:
@@ -63,21 +71,23 @@ class RunResult:
 
 
 class Run:
+    """One run of a flow. Phase handlers see it as a `tftui.engine.phases.base.PhaseHost`."""
+
     def __init__(
         self,
         flow: Flow,
         *,
         args: dict[str, Any] | None,
-        runner: Any,
-        debugger: Any = None,
-        journal: Any = None,
+        runner: AgentRunner,
+        debugger: RunDebugger | None = None,
+        journal: RunJournal | None = None,
         clock: Clock | None = None,
-        on_event: Callable[[ev.Event], Any] | None = None,
+        on_event: EventSink | None = None,
         run_id: str | None = None,
         resume_state: RunState | None = None,
         flow_path: str | None = None,
         keep_events: bool = False,
-        approver: Callable[[Any], Any] | None = None,
+        approver: Approver | None = None,
     ) -> None:
         self.flow = flow
         self.runner = runner
@@ -86,10 +96,10 @@ class Run:
         self.clock = clock or Clock()
         self.on_event = on_event
         self.flow_path = flow_path
-        self.approver = approver  # used when the debugger has none (headless `--approve`)
+        self._approver = approver  # used when the debugger has none (headless `--approve`)
         # sub-flows being run above this one, incl. the top flow (recursion/nesting guard;
-        # list of tftui.engine.subflow_def.StackEntry, empty for a top-level run)
-        self.flow_stack: list[Any] = []
+        # empty for a top-level run)
+        self.flow_stack: list[StackEntry] = []
         self.map_item_limit: int | None = None  # generated sub-flows: map items beyond it are dropped
         self.phases: dict[str, PhaseBase] = {p.id: p for p in flow.phases}
         self.order = list(self.phases)
@@ -100,7 +110,7 @@ class Run:
         self.args: dict[str, Any] = {**flow.arg_defaults(), **(args or {})}
         self.state = resume_state if resume_state is not None else RunState()
         self.run_id = run_id or (resume_state.run_id if resume_state and resume_state.run_id else uuid.uuid4().hex[:12])
-        self.views: dict[str, Any] = {}
+        self.views: dict[str, StepView] = {}
         self.block: tuple[str, str | None] | None = None  # (phase id, reason)
         self.budget_reason: str | None = None
         self.aborted = False
@@ -112,6 +122,23 @@ class Run:
         # Seconds each top-level phase has waited at debugger pause points (see debug_point).
         self.paused_s: dict[str, float] = {}
         self.width = 1 if flow.budget is not None else flow.flow_concurrency
+
+    # ---- what phase handlers use besides the fields above (PhaseHost) ----------------------
+    @property
+    def debugging(self) -> bool:
+        return self.debugger is not None
+
+    @property
+    def approver(self) -> Approver | None:
+        found = self.debugger.approver if self.debugger is not None else None
+        return found if found is not None else self._approver
+
+    def child_debugger(
+        self, rename_phase: Callable[[str], str], rename_node: Callable[[str], str], *, observe_all: bool
+    ) -> RunDebugger | None:
+        if self.debugger is None:
+            return None
+        return SubDebugger(self, self.debugger, rename_phase, rename_node, observe_all=observe_all)
 
     # ---- events -------------------------------------------------------------------------
     def emit(self, event: ev.Event) -> None:
@@ -142,7 +169,7 @@ class Run:
                 top = phase_id.split("/")[0]  # a nested child's pause holds its parent too
                 self.paused_s[top] = self.paused_s.get(top, 0.0) + waited
 
-    def _running_ms(self, phase_id: str, pr: Any) -> float:
+    def _running_ms(self, phase_id: str, pr: PhaseRun) -> float:
         """Wall time since the phase started, minus the time it sat at its own debugger pauses."""
         paused = self.paused_s.get(phase_id, 0.0) - pr.paused_before
         return max(0.0, self.clock.monotonic() - pr.started - paused) * 1000
@@ -239,8 +266,7 @@ class Run:
         if guard_error is not None:
             self.phase_warning(pid, f"when: could not be evaluated ({guard_error}) — phase ran (fail-open)")
             self.emit(ev.FallbackUsed(phase_id=pid, reason=f"when parse error: {guard_error}"))
-        handler = HANDLERS.get(phase.type, unsupported)
-        outcome = await handler(self, pr)
+        outcome = await HANDLERS[phase.type](self, pr)
         self.finish(pr, outcome)
         if outcome.status == "failed":
             # break-on-failure stops on the failed phase itself: waiting for the next pause point
@@ -433,16 +459,16 @@ async def run_flow(
     flow: Flow,
     *,
     args: dict[str, Any] | None = None,
-    runner: Any,
-    debugger: Any = None,
-    journal: Any = None,
+    runner: AgentRunner,
+    debugger: RunDebugger | None = None,
+    journal: RunJournal | None = None,
     clock: Clock | None = None,
-    on_event: Callable[[ev.Event], Any] | None = None,
+    on_event: EventSink | None = None,
     run_id: str | None = None,
     resume_state: RunState | None = None,
     flow_path: str | None = None,
     keep_events: bool = False,
-    approver: Callable[[Any], Any] | None = None,
+    approver: Approver | None = None,
 ) -> RunResult:
     run = Run(
         flow,

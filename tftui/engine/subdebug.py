@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tftui.engine import events as ev
+from tftui.engine.seams import Approver, RunDebugger
 
 if TYPE_CHECKING:
     from tftui.engine.run import Run
@@ -23,20 +24,25 @@ class SubDebugger:
     def __init__(
         self,
         parent: Run,
+        debugger: RunDebugger,
         rename_phase: Callable[[str], str],
         rename_node: Callable[[str], str],
         *,
         observe_all: bool,
     ) -> None:
+        """`debugger`: the parent run's (a `Run` makes these: `Run.child_debugger`)."""
         self.parent = parent
-        self.debugger = parent.debugger
+        self.debugger = debugger
         self.rename_phase = rename_phase
         self.rename_node = rename_node
         # Nested children's lifecycle events reach the parent only wrapped in SubflowEvents,
         # which the parent debugger does not look into: forward them for break-on-failure/block.
         self.observe_all = observe_all
-        self.approver = getattr(self.debugger, "approver", None)
         self.child: Run | None = None
+
+    @property
+    def approver(self) -> Approver | None:
+        return self.debugger.approver
 
     # engine hooks (the subset `Run` uses)
     def attach(self, run: Run) -> None:

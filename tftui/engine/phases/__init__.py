@@ -1,18 +1,18 @@
-"""One module per phase type; `HANDLERS[type]` is `async (run, pr) -> PhaseOutcome`."""
+"""One module per phase type; `HANDLERS[type]` is `async (run, pr) -> PhaseOutcome`.
+
+Every phase type of the flow format has a handler (a test checks it against the models).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from tftui.engine.phases import agent, approval, fanout, gate, loop, race, script, subflow, tournament
-from tftui.engine.phases.base import PhaseOutcome, PhaseRun
+from tftui.engine.phases.base import PhaseHost, PhaseOutcome, PhaseRun
 
+Handler = Callable[[PhaseHost, PhaseRun], Awaitable[PhaseOutcome]]
 
-async def unsupported(run, pr: PhaseRun) -> PhaseOutcome:  # noqa: ANN001 - Run (import cycle)
-    phase = pr.phase
-    message = f"Phase '{phase.id}': type '{phase.type}' is not supported yet by tftui"
-    return PhaseOutcome(status="failed", output=message, error=message)
-
-
-HANDLERS = {
+HANDLERS: dict[str, Handler] = {
     "agent": agent.execute,
     "reduce": agent.execute,
     "parallel": fanout.execute_parallel,

@@ -3,19 +3,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tftui.engine.calls import CallOutcome, CallSpec, call_with_retry
 from tftui.engine.context import build_context, preread
-from tftui.engine.phases.base import PhaseOutcome, PhaseRun, agent_of, unresolved_warning
+from tftui.engine.phases.base import PhaseHost, PhaseOutcome, PhaseRun, agent_of, unresolved_warning
 from tftui.lang.interpolate import interpolate
 from tftui.lang.values import MISSING
 
-if TYPE_CHECKING:
-    from tftui.engine.run import Run
 
-
-def render(run: Run, pr: PhaseRun, template: Any, ctx: Any) -> str:
+def render(run: PhaseHost, pr: PhaseRun, template: Any, ctx: Any) -> str:
     """Interpolate a task template; unresolved refs become one phase warning (SPEC §4.6)."""
     if not isinstance(template, str):
         return "" if template is None else str(template)
@@ -39,7 +36,7 @@ def outcome_of(call: CallOutcome, *, output_mode: str) -> PhaseOutcome:
     return PhaseOutcome(status="failed", output=error, error=error, attempts=call.attempts)
 
 
-async def execute(run: Run, pr: PhaseRun) -> PhaseOutcome:
+async def execute(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
     phase = pr.phase
     ctx = build_context(run, phase)
     prefix = preread(run, phase, ctx)

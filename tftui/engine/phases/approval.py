@@ -7,15 +7,11 @@ An approver is `async (request: ApprovalRequest) -> Decision`; `Decision.action`
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 from tftui.engine import events as ev
 from tftui.engine.context import build_context
 from tftui.engine.phases.agent import render
-from tftui.engine.phases.base import PhaseOutcome, PhaseRun
-
-if TYPE_CHECKING:
-    from tftui.engine.run import Run
+from tftui.engine.phases.base import PhaseHost, PhaseOutcome, PhaseRun
 
 DEFAULT_MESSAGE = "Approve to continue?"
 AUTO_REJECTED = "(auto-rejected: no interactive approver available)"
@@ -39,17 +35,12 @@ async def approve_all(request: ApprovalRequest) -> Decision:
     return Decision("approve")
 
 
-def _approver(run: Run) -> Any:
-    found = getattr(run.debugger, "approver", None) if run.debugger is not None else None
-    return found if found is not None else getattr(run, "approver", None)
-
-
-async def execute(run: Run, pr: PhaseRun) -> PhaseOutcome:
+async def execute(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
     phase = pr.phase
     ctx = build_context(run, phase)
     message = render(run, pr, phase.task, ctx) if isinstance(phase.task, str) and phase.task else DEFAULT_MESSAGE
     run.emit(ev.ApprovalRequested(phase_id=phase.id, message=message, previous_output=ctx.previous_output))
-    approver = _approver(run)
+    approver = run.approver
     if approver is None:
         gate = {"verdict": "block", "reason": AUTO_REJECTED}
         run.emit(ev.GateVerdict(phase_id=phase.id, verdict="block", reason=AUTO_REJECTED, source="approval"))

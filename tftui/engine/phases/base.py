@@ -1,18 +1,30 @@
 """What every phase handler receives and returns.
 
-A handler is `async def execute(run, pr) -> PhaseOutcome`; `pr` (a `PhaseRun`) is the
-scratch record of one execution of one phase: warnings and usage accumulate there
-while the handler makes calls through `tftui.engine.calls.call_with_retry`.
+A handler is `async def execute(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome`. `run` is the
+part of the running `Run` a handler may use (`PhaseHost`: read the flow, args and results so
+far, emit events, call the runner, pause, run an upstream phase again), not the whole
+scheduler; `pr` is the scratch record of one execution of one phase: warnings and usage
+accumulate there while the handler makes calls through `tftui.engine.calls.call_with_retry`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from tftui.engine.state import add_usage, empty_usage
-from tftui.flow.model import PhaseBase
+from tftui.agent_types import AgentRunner
+from tftui.engine import events as ev
+from tftui.engine.clock import Clock
+from tftui.engine.seams import Approver, RunDebugger
+from tftui.engine.state import RunState, add_usage, empty_usage
+from tftui.flow.model import Flow, PhaseBase
+from tftui.lang.interpolate import StepView
 from tftui.lang.values import MISSING
+
+if TYPE_CHECKING:
+    from tftui.engine.calls import CallConfig
+    from tftui.engine.subflow_def import StackEntry
 
 
 @dataclass(slots=True)
@@ -26,7 +38,7 @@ class PhaseRun:
     timed_out: bool = False
     started: float = 0.0
     paused_before: float = 0.0  # Run.paused_s[phase] when it started (its duration leaves pauses out)
-    call_config: Any = None  # tftui.engine.calls.CallConfig, built on the first call
+    call_config: CallConfig | None = None  # built on the first call
 
     def warn(self, message: str) -> bool:
         """Record a phase warning once; True when it is new (so the caller may emit it)."""
@@ -51,6 +63,76 @@ class PhaseOutcome:
     # Set when this phase blocks the run (gate BLOCK, rejected approval): the reason or "".
     block_reason: str | None = None
     budget_truncated: bool = False
+
+
+class PhaseHost(Protocol):
+    """The run as a phase handler sees it (`tftui.engine.run.Run` is one)."""
+
+    @property
+    def flow(self) -> Flow: ...
+    @property
+    def flow_path(self) -> str | None: ...
+    @property
+    def args(self) -> dict[str, Any]: ...
+    @property
+    def phases(self) -> dict[str, PhaseBase]: ...
+    @property
+    def edges(self) -> dict[str, list[str]]:
+        """Each phase's dependencies (`dependsOn`, as the DAG resolved them)."""
+        ...
+    @property
+    def state(self) -> RunState: ...
+    @property
+    def views(self) -> dict[str, StepView]:
+        """What placeholders see of each finished phase; grafted sub-flow phases add theirs."""
+        ...
+    @property
+    def runner(self) -> AgentRunner: ...
+    @property
+    def clock(self) -> Clock: ...
+    @property
+    def aborted(self) -> bool: ...
+    @property
+    def debugging(self) -> bool:
+        """True when a debugger owns the pause points (`debug_point` is a no-op otherwise)."""
+        ...
+    @property
+    def approver(self) -> Approver | None:
+        """Who decides approval phases: the debugger's, else the run's own (headless `--approve`)."""
+        ...
+    @property
+    def flow_stack(self) -> list[StackEntry]:
+        """The flows being run above this one (sub-flow nesting guard); empty at the top."""
+        ...
+    @property
+    def map_item_limit(self) -> int | None: ...
+
+    def emit(self, event: ev.Event) -> None: ...
+    def phase_warning(self, phase_id: str, message: str) -> None: ...
+    def debug_point(self, point: str, phase_id: str | None, **info: Any) -> Awaitable[None]: ...
+    def over_budget(self) -> str | None: ...
+    def abort(self) -> None: ...
+    def execute_phase(
+        self, phase: PhaseBase, *, depth: int = 0, round: int = 0, admit: bool = True
+    ) -> Awaitable[None]:
+        """Run one phase of this flow (a gate's onBlock rework re-runs its upstream phases)."""
+        ...
+    def child_debugger(
+        self, rename_phase: Callable[[str], str], rename_node: Callable[[str], str], *, observe_all: bool
+    ) -> RunDebugger | None:
+        """The debugger a sub-flow's run gets (pauses renamed into this run's), or None when not debugging."""
+        ...
+
+
+P = TypeVar("P", bound=PhaseBase)
+
+
+def phase_as(pr: PhaseRun, cls: type[P]) -> P:
+    """`pr.phase` as the model class its handler is for (the dispatch table guarantees it)."""
+    phase = pr.phase
+    if not isinstance(phase, cls):
+        raise TypeError(f"phase '{phase.id}': a {phase.type} phase was handed to the {cls} handler")
+    return phase
 
 
 def agent_of(phase: PhaseBase) -> str:

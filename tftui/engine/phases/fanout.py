@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tftui.engine import events as ev
 from tftui.engine.calls import CallOutcome, CallSpec, call_with_retry
 from tftui.engine.context import build_context, preread
 from tftui.engine.phases.agent import render
-from tftui.engine.phases.base import PhaseOutcome, PhaseRun, agent_of
+from tftui.engine.phases.base import PhaseHost, PhaseOutcome, PhaseRun, agent_of, phase_as
+from tftui.flow.model import MapPhase
 from tftui.lang.jsonish import lenient_parse
 from tftui.lang.values import MISSING
-
-if TYPE_CHECKING:
-    from tftui.engine.run import Run
 
 BUDGET_SKIPPED_OUTPUT = "(skipped: budget exceeded)"
 _ARRAY_KEYS = ("items", "results", "list", "data", "findings")
@@ -29,7 +27,7 @@ class Item:
     call: CallOutcome | None = None  # None: budget-skipped
 
 
-def width_of(run: Run, phase: Any) -> int:
+def width_of(run: PhaseHost, phase: Any) -> int:
     if run.flow.budget is not None:
         return 1
     value = phase.concurrency
@@ -38,7 +36,7 @@ def width_of(run: Run, phase: Any) -> int:
     return run.flow.flow_concurrency
 
 
-async def run_items(run: Run, pr: PhaseRun, items: list[Item], output_mode: str) -> None:
+async def run_items(run: PhaseHost, pr: PhaseRun, items: list[Item], output_mode: str) -> None:
     """Run every item (at most `width` at once, started in order); over budget -> skipped."""
 
     async def one(item: Item) -> None:
@@ -101,7 +99,7 @@ def merge(items: list[Item], output_mode: str) -> PhaseOutcome:
     )
 
 
-async def execute_parallel(run: Run, pr: PhaseRun) -> PhaseOutcome:
+async def execute_parallel(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
     phase = pr.phase
     ctx = build_context(run, phase)
     prefix = preread(run, phase, ctx)
@@ -118,14 +116,15 @@ def coerce_array(value: Any) -> list[Any] | None:
         return value
     if isinstance(value, dict):
         for key in _ARRAY_KEYS:
-            if isinstance(value.get(key), list):
-                return value[key]
+            found = value.get(key)
+            if isinstance(found, list):
+                return found
     return None
 
 
-def resolve_over(run: Run, pr: PhaseRun, ctx: Any) -> list[Any] | None:
+def resolve_over(run: PhaseHost, pr: PhaseRun, ctx: Any) -> list[Any] | None:
     """SPEC §8.3: interpolate + lenient-parse, then an exact `{steps.X…}` reference."""
-    over = pr.phase.over
+    over = phase_as(pr, MapPhase).over
     if isinstance(over, list):
         return over
     if not isinstance(over, str):
@@ -155,8 +154,8 @@ def resolve_over(run: Run, pr: PhaseRun, ctx: Any) -> list[Any] | None:
     return None
 
 
-async def execute_map(run: Run, pr: PhaseRun) -> PhaseOutcome:
-    phase = pr.phase
+async def execute_map(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
+    phase = phase_as(pr, MapPhase)
     ctx = build_context(run, phase)
     array = resolve_over(run, pr, ctx)
     if array is None:

@@ -8,18 +8,15 @@ and re-evaluates (score gates entirely; other gates only their task).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tftui.agent_types import AgentRequest, AgentResult
 from tftui.engine import events as ev
 from tftui.engine.calls import CallSpec, call_with_retry
 from tftui.engine.context import build_context, preread
-from tftui.engine.phases.base import PhaseOutcome, PhaseRun, agent_of
+from tftui.engine.phases.base import PhaseHost, PhaseOutcome, PhaseRun, agent_of
 from tftui.lang.values import MISSING, is_number
 from tftui.scoring.gate import skips_eval
-
-if TYPE_CHECKING:
-    from tftui.engine.run import Run
 
 MAX_RETRY_DEPTH = 3
 
@@ -27,7 +24,7 @@ MAX_RETRY_DEPTH = 3
 class GateRunner:
     """An AgentRunner for the scoring engine: every call gets the phase's retry loop and events."""
 
-    def __init__(self, run: Run, pr: PhaseRun) -> None:
+    def __init__(self, run: PhaseHost, pr: PhaseRun) -> None:
         self.run_ = run
         self.pr = pr
         self.failed_calls = 0
@@ -63,7 +60,7 @@ def rounds_allowed(phase: Any) -> int:
     return max(0, int(value)) if is_number(value) else 1
 
 
-async def _evaluate(run: Run, pr: PhaseRun, round_: int, *, skip_eval: bool = False) -> tuple[Any, Any]:
+async def _evaluate(run: PhaseHost, pr: PhaseRun, round_: int, *, skip_eval: bool = False) -> tuple[Any, Any]:
     """One gate evaluation with its events; returns (GateOutcome, gate.scores JSON or None)."""
     from tftui.scoring.gate import evaluate_gate
 
@@ -109,7 +106,7 @@ async def _evaluate(run: Run, pr: PhaseRun, round_: int, *, skip_eval: bool = Fa
     return outcome, scores
 
 
-async def execute(run: Run, pr: PhaseRun) -> PhaseOutcome:
+async def execute(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
     phase = pr.phase
     outcome, scores = await _evaluate(run, pr, 0)
     await run.debug_point("after-verdict", phase.id, round=0)

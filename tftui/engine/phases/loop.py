@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tftui.engine.calls import CallSpec, call_with_retry
 from tftui.engine.context import build_context, preread
 from tftui.engine.phases.agent import render
-from tftui.engine.phases.base import PhaseOutcome, PhaseRun, agent_of
+from tftui.engine.phases.base import PhaseHost, PhaseOutcome, PhaseRun, agent_of, phase_as
+from tftui.flow.model import LoopPhase
 from tftui.lang.values import MISSING, is_number
-
-if TYPE_CHECKING:
-    from tftui.engine.run import Run
 
 FIRST_ITERATION = "_(first iteration — no prior feedback yet)_"
 NO_PLACEHOLDER_WARNING = (
@@ -75,11 +73,11 @@ def reflexion_text(iteration: int, prior: dict[str, Any] | None, until: str) -> 
     return "\n".join(lines)
 
 
-async def execute(run: Run, pr: PhaseRun) -> PhaseOutcome:
+async def execute(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
     from tftui.lang.condition import evaluate
     from tftui.lang.interpolate import Context, StepView
 
-    phase = pr.phase
+    phase = phase_as(pr, LoopPhase)
     cap = max_iterations(phase.max_iterations)
     use_reflexion = bool(phase.reflexion)
     until = phase.until or ""

@@ -8,20 +8,16 @@ every branch that returned counts. Node paths are `<id>#branch-<i>`.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
 
 from tftui.engine.calls import CallOutcome, CallSpec, call_with_retry
 from tftui.engine.context import build_context, preread
 from tftui.engine.phases.agent import render
-from tftui.engine.phases.base import PhaseOutcome, PhaseRun, agent_of
+from tftui.engine.phases.base import PhaseHost, PhaseOutcome, PhaseRun, agent_of
 from tftui.lang.jsonish import lenient_parse
 from tftui.lang.values import MISSING
 
-if TYPE_CHECKING:
-    from tftui.engine.run import Run
 
-
-async def execute(run: Run, pr: PhaseRun) -> PhaseOutcome:
+async def execute(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
     phase = pr.phase
     ctx = build_context(run, phase)
     prefix = preread(run, phase, ctx)

@@ -12,14 +12,11 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from typing import TYPE_CHECKING
 
 from tftui.engine.context import build_context
 from tftui.engine.phases.agent import render
-from tftui.engine.phases.base import PhaseOutcome, PhaseRun
-
-if TYPE_CHECKING:
-    from tftui.engine.run import Run
+from tftui.engine.phases.base import PhaseHost, PhaseOutcome, PhaseRun, phase_as
+from tftui.flow.model import ScriptPhase
 
 STDOUT_CAP = 1024 * 1024
 STDERR_KEEP = 500
@@ -78,8 +75,8 @@ def _timeout_ms(value: object) -> int:
     return DEFAULT_TIMEOUT_MS
 
 
-async def execute(run: Run, pr: PhaseRun) -> PhaseOutcome:
-    phase = pr.phase
+async def execute(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
+    phase = phase_as(pr, ScriptPhase)
     ctx = build_context(run, phase)
     spec = phase.run
     stdin_text = render(run, pr, phase.input, ctx) if isinstance(phase.input, str) else None
@@ -88,20 +85,19 @@ async def execute(run: Run, pr: PhaseRun) -> PhaseOutcome:
     cwd = os.path.join(base, phase.cwd) if phase.cwd and base else (phase.cwd or base)
     timeout_ms = _timeout_ms(phase.timeout)
     try:
-        common = dict(
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            cwd=cwd,
-            start_new_session=True,  # own process group, so a timeout kills its children too
-        )
+        pipe = asyncio.subprocess.PIPE
+        # start_new_session: its own process group, so a timeout kills its children too
         if isinstance(spec, list):
             argv = [render(run, pr, part, ctx) for part in spec]
             if not argv or not argv[0]:
                 raise OSError("'run' array must be non-empty with a valid first element")
-            proc = await asyncio.create_subprocess_exec(*argv, **common)
+            proc = await asyncio.create_subprocess_exec(
+                *argv, stdin=pipe, stdout=pipe, stderr=pipe, cwd=cwd, start_new_session=True
+            )
         elif isinstance(spec, str):
-            proc = await asyncio.create_subprocess_shell(spec, **common)
+            proc = await asyncio.create_subprocess_shell(
+                spec, stdin=pipe, stdout=pipe, stderr=pipe, cwd=cwd, start_new_session=True
+            )
         else:
             raise OSError("'run' is missing")
     except (OSError, ValueError) as exc:

@@ -29,14 +29,13 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from tftui.agent_types import AgentRequest, AgentResult
+from tftui.agent_types import AgentRequest, AgentResult, AgentRunner
 from tftui.engine import events as ev
 from tftui.engine.context import build_context, step_view
-from tftui.engine.phases.base import PhaseOutcome, PhaseRun
+from tftui.engine.phases.base import PhaseHost, PhaseOutcome, PhaseRun
 from tftui.engine.state import STATUS
-from tftui.engine.subdebug import SubDebugger
 from tftui.engine.subflow_def import (
     MAX_DEF_MAP_ITEMS,
     MAX_NESTING,
@@ -51,12 +50,10 @@ from tftui.engine.subflow_def import (
     saved_flow_dirs,
     saved_name_error,
 )
+from tftui.flow.model import ExpandPhase, Flow, FlowPhase
 from tftui.lang.interpolate import interpolate, interpolate_value
 from tftui.lang.jsonish import lenient_parse
 from tftui.lang.values import MISSING
-
-if TYPE_CHECKING:
-    from tftui.engine.run import Run
 
 _CALL_EVENTS = (ev.AttemptStarted, ev.AgentReturned, ev.AttemptFailed, ev.BackoffStarted, ev.JudgeCalled)
 
@@ -64,7 +61,7 @@ _CALL_EVENTS = (ev.AttemptStarted, ev.AgentReturned, ev.AttemptFailed, ev.Backof
 class PrefixRunner:
     """Delegates to the parent's runner with node paths prefixed (`<id>/` nested, `<id>-` graft)."""
 
-    def __init__(self, runner: Any, prefix: str) -> None:
+    def __init__(self, runner: AgentRunner, prefix: str) -> None:
         self.runner = runner
         self.prefix = prefix
         self.reports_usage = getattr(runner, "reports_usage", True)
@@ -82,7 +79,7 @@ def _def_error(message: str) -> PhaseOutcome:
     return PhaseOutcome(status="done", output="", extra={"defError": message})
 
 
-def _stack(run: Run) -> list[StackEntry]:
+def _stack(run: PhaseHost) -> list[StackEntry]:
     """The sub-flow stack including the top-level flow (the root run starts it)."""
     if run.flow_stack:
         return run.flow_stack
@@ -90,10 +87,12 @@ def _stack(run: Run) -> list[StackEntry]:
     return [StackEntry(key, run.flow.name)]
 
 
-async def execute(run: Run, pr: PhaseRun) -> PhaseOutcome:
+async def execute(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
     from tftui.flow.load import load_flow_text
 
     phase = pr.phase
+    if not isinstance(phase, (FlowPhase, ExpandPhase)):
+        raise TypeError(f"phase '{phase.id}': a {phase.type} phase was handed to the sub-flow handler")
     ctx = build_context(run, phase)
     args = {key: interpolate_value(value, ctx) for key, value in (phase.with_ or {}).items()}
     stack = _stack(run)
@@ -144,16 +143,15 @@ async def execute(run: Run, pr: PhaseRun) -> PhaseOutcome:
 
 
 async def _run_child(
-    run: Run, pr: PhaseRun, flow: Any, path: str | None, args: dict, stack: list[StackEntry], generated: bool
+    run: PhaseHost, pr: PhaseRun, flow: Flow, path: str | None, args: dict[str, Any], stack: list[StackEntry],
+    generated: bool,
 ) -> PhaseOutcome:
     from tftui.engine.run import Run as ChildRun
 
     phase = pr.phase
     graft = phase.type == "expand" and getattr(phase, "mode", "nested") == "graft"
     forward = _Grafter(run, pr) if graft else _Nester(run, pr)
-    debugger = None
-    if run.debugger is not None:
-        debugger = SubDebugger(run, forward.rename_phase, forward.rename_node, observe_all=not graft)
+    debugger = run.child_debugger(forward.rename_phase, forward.rename_node, observe_all=not graft)
     child = ChildRun(
         flow,
         args=args,
@@ -162,7 +160,7 @@ async def _run_child(
         on_event=forward,
         flow_path=path,
         debugger=debugger,
-        approver=getattr(run.debugger, "approver", None) or run.approver,
+        approver=run.approver,
     )
     child.flow_stack = stack
     if generated:
@@ -186,7 +184,7 @@ class _ChildEvents:
 
     separator = "/"
 
-    def __init__(self, run: Run, pr: PhaseRun) -> None:
+    def __init__(self, run: PhaseHost, pr: PhaseRun) -> None:
         self.run = run
         self.pr = pr
         self.prefix = f"{pr.phase.id}{self.separator}"

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tftui.engine import events as ev
 from tftui.engine.calls import CallSpec, call_with_retry
 from tftui.engine.context import build_context, preread
 from tftui.engine.phases.agent import render
-from tftui.engine.phases.base import PhaseOutcome, PhaseRun, agent_of
+from tftui.engine.phases.base import PhaseHost, PhaseOutcome, PhaseRun, agent_of, phase_as
 from tftui.engine.phases.fanout import Item, run_items
+from tftui.flow.model import TournamentPhase
 from tftui.lang.values import MISSING, is_number
-
-if TYPE_CHECKING:
-    from tftui.engine.run import Run
 
 DEFAULT_RUBRIC = (
     "You are judging competing answers to the same task. Pick the single best variant on correctness, "
@@ -35,7 +33,7 @@ def judge_prompt(rubric: str, items: list[Item], mode: str) -> str:
         call = item.call
         ok = call is not None and call.ok
         head = f"### Variant {i}" + ("" if ok else " (failed — ineligible)")
-        body = call.output if ok else ((call.error if call is not None else None) or "")
+        body = (call.output if ok else call.error or "") if call is not None else ""
         blocks.append(f"{head}\n\n{body}")
     if mode == "aggregate":
         directive = (
@@ -49,10 +47,10 @@ def judge_prompt(rubric: str, items: list[Item], mode: str) -> str:
     return f"{rubric}\n\nThe candidate variants:\n\n" + "\n\n---\n\n".join(blocks) + f"\n\n{directive}"
 
 
-async def execute(run: Run, pr: PhaseRun) -> PhaseOutcome:
+async def execute(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
     from tftui.lang.verdict import parse_tournament_winner
 
-    phase = pr.phase
+    phase = phase_as(pr, TournamentPhase)
     ctx = build_context(run, phase)
     prefix = preread(run, phase, ctx)
     mode = "aggregate" if phase.mode == "aggregate" else "best"
