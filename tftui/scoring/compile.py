@@ -30,7 +30,8 @@ import sys
 import tempfile
 from collections.abc import Mapping
 
-from tftui.scoring.scorers import ScorerResult, ScorerSpec, scorer_name
+from tftui.flow.score_shape import ScorerSpec
+from tftui.scoring.scorers import ScorerResult, scorer_name
 
 LANGUAGES = ("javascript", "typescript", "python")
 _FILES = {"javascript": "snippet.mjs", "typescript": "snippet.ts", "python": "snippet.py"}

@@ -22,6 +22,7 @@ from typing import NotRequired, TypedDict
 
 from tftui.agent_types import AgentRequest, AgentResult, AgentRunner, Usage
 from tftui.flow.model import PhaseBase
+from tftui.flow.score_shape import ScorerSpec
 from tftui.lang.condition import EvalCheck, evaluate_eval_entry
 from tftui.lang.interpolate import Context, interpolate, missing_warning
 from tftui.lang.jsonish import lenient_parse
@@ -32,7 +33,6 @@ from tftui.scoring.compile import run_code_compiles
 from tftui.scoring.scorers import (
     ScorerResult,
     ScorerResultJSON,
-    ScorerSpec,
     evaluate_scorer,
     score_shape_errors,
 )
