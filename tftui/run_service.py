@@ -41,11 +41,11 @@ from tftui.engine import journal as jr
 from tftui.engine.clock import Clock
 from tftui.engine.debugger import Debugger
 from tftui.engine.events import AttemptStarted, Event
-from tftui.engine.redaction import REDACTED
 from tftui.engine.resume import RerunReason, plan_resume, reset_phases
 from tftui.engine.run import RunResult, run_flow
 from tftui.engine.state import PhaseStatus, RunState, apply, fold
 from tftui.flow.model import Flow
+from tftui.redaction import is_masked
 
 __all__ = [
     "JournalBusy",
@@ -277,10 +277,10 @@ class Recorded:
 
     def args(self, given: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
         """The run's args with `given` on top, and the names whose value the journal redacted
-        (they must be given again: the run cannot go on with `[redacted]`)."""
+        (they must be given again: the run cannot go on with a masked value)."""
         recorded = dict(self.state.args or self.meta.get("args") or {})
         merged = {**recorded, **given}
-        return merged, [k for k, v in merged.items() if v == REDACTED and k not in given]
+        return merged, [k for k, v in merged.items() if is_masked(v) and k not in given]
 
 
 def read_recorded(run_dir: Path) -> Recorded:

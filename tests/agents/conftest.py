@@ -80,6 +80,19 @@ class _Handler(BaseHTTPRequestHandler):
                                                           f"{self.headers.get('Authorization')}"}}}
         getattr(self, f"_send_{spec['kind']}")(spec)
 
+    def _send_echo(self, spec: dict[str, Any]) -> None:
+        """A provider that quotes every credential it was sent: in the answer (status 200), in
+        the error body (any other status) and in its response headers."""
+        quoted = "; ".join(f"{name}: {value}" for name, value in self.headers.items()
+                           if name.lower() not in ("host", "content-length", "content-type", "accept-encoding",
+                                                   "connection", "user-agent", "accept"))
+        status = spec.get("status", 200)
+        body = (completion(f"you sent {quoted}") if status == 200
+                else {"error": {"message": f"rejected {quoted}", "type": "invalid_request_error"}})
+        echoed = {"Set-Cookie": str(self.headers.get("Cookie")), "X-Echo": quoted.replace("\n", " "),
+                  **spec.get("headers", {})}
+        self._send_bytes(status, json.dumps(body).encode(), "application/json", echoed)
+
     def _send_json(self, spec: dict[str, Any]) -> None:
         payload = json.dumps(spec.get("body", {})).encode()
         self._send_bytes(spec.get("status", 200), payload, "application/json", spec.get("headers", {}))

@@ -141,14 +141,14 @@ def test_tftui_config_command_masks_secrets(layout, monkeypatch, capsys):
     assert cli_main(["config"]) == 0
     text = capsys.readouterr().out
     assert key not in text and header_key not in text
-    assert "api key for local: $LOCAL_KEY = sk-…9876" in text
+    assert "api key for local: $LOCAL_KEY = …9876" in text
     assert '"visible"' in text and "# user (" in text
     assert cli_main(["config", "--json", "--set", "ui.ascii=true"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert key not in json.dumps(doc) and header_key not in json.dumps(doc)
     assert doc["settings"]["ui.ascii"] == {"value": True, "source": "flag", "origin": "ui.ascii"}
-    assert doc["settings"]["providers.local.headers.api-key"]["value"] == "hk-…5555"
-    assert doc["api_keys"]["local"] == {"env": "LOCAL_KEY", "set": True, "masked": "sk-…9876"}
+    assert doc["settings"]["providers.local.headers.api-key"]["value"] == "…5555"
+    assert doc["api_keys"]["local"] == {"env": "LOCAL_KEY", "set": True, "masked": "…9876"}
     assert doc["agents"]["reviewer"]["source"] == "builtin"
 
 

@@ -221,7 +221,7 @@ async def test_api_key_never_leaks(fake_provider):
     r = runner(fake_provider.url)
     results = [await r.run(req()) for _ in range(3)]
     await r.aclose()
-    assert results[0].error.startswith("401 Unauthorized: Incorrect API key provided: Bearer sk-…")
+    assert results[0].error.startswith("401 Unauthorized: Incorrect API key provided: Bearer …")
     for result in results:
         texts = [result.output, result.error or "", result.stderr, repr(result), str(result.usage)]
         assert all(KEY not in t for t in texts), texts

@@ -8,10 +8,10 @@ import pytest
 
 from tftui.agents.command import CommandRunner
 from tftui.agents.openai import OpenAIRunner
-from tftui.agents.redact import mask, redact
 from tftui.agents.select import describe_runner
 from tftui.commands.runner_select import RunnerConfigError, build_runner
 from tftui.config import load_config
+from tftui.redaction import mask, redact
 
 
 @pytest.fixture
@@ -81,11 +81,11 @@ def test_unknown_provider_and_bad_config_are_clear(setup):
 
 def test_mask_and_redact():
     key = "sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX1234"
-    assert mask(key) == "sk-…1234" and mask("short") == "****" and mask("") == ""
+    assert mask(key) == "…1234" and mask("short") == "…" and mask("") == ""
     data = {"headers": {"Authorization": f"Bearer {key}", "X-Api-Key": "abcdefghijklmnop", "Accept": "json"},
             "log": [f"sent key={key}", ("api-key: zzzzzzzzzzzzzz99",)]}
     out = redact(data, [key])
-    assert out == {"headers": {"Authorization": "Bearer sk-…1234", "X-Api-Key": "abc…mnop", "Accept": "json"},
-                   "log": ["sent key=sk-…1234", ("api-key: zzz…zz99",)]}
+    assert out == {"headers": {"Authorization": "Bearer …1234", "X-Api-Key": "…mnop", "Accept": "json"},
+                   "log": ["sent key=…1234", ("api-key: …zz99",)]}
     assert redact("no secrets here: ollama", ["ollama"]) == "no secrets here: ollama"  # too short to be a key
     assert redact(42, [key]) == 42

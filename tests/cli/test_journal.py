@@ -19,7 +19,7 @@ from tftui.engine.journal import (
     read_journal,
     runs_root,
 )
-from tftui.engine.redaction import redact
+from tftui.redaction import mask, redact
 
 
 def _ev(kind: str, seq: int, **extra: object) -> dict:
@@ -145,7 +145,7 @@ def test_secrets_are_redacted(tmp_path: Path) -> None:
     for secret in ("sk-abcdefghijklmnopqrstuv", "abcdefgh12345678", "zzz", "k1", "k2"):
         assert secret not in text
     events, meta, _ = read_journal(j.run_dir)
-    assert meta["args"] == {"apiKey": "[redacted]", "topic": "t"}
+    assert meta["args"] == {"apiKey": mask("sk-abcdefghijklmnopqrstuv"), "topic": "t"}
     assert events[0]["usage"] == {"input": 3, "output": 4}  # token counts are not secrets
 
 

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from tftui.engine import events as ev
 from tftui.engine.jsonl import encode_line
-from tftui.engine.redaction import _SECRET_KEYS, _SECRET_SUFFIXES, might_contain_secret, redact
 from tftui.lang.values import MISSING
+from tftui.redaction import _SECRET_KEYS, _SECRET_SUFFIXES, MASK, mask, might_contain_secret, redact
 
 
 def _variants(key: str) -> list[str]:
@@ -46,7 +46,7 @@ def test_fast_lines_match_the_generic_encoding_and_redact() -> None:
     for event in (started, returned):
         assert json.loads(encode_line(event)) == json.loads(json.dumps(ev.event_to_json(event)))
     leaky = ev.AgentReturned(phase_id="p", output="use sk-abcdefghijklmnopqrstuv now", seq=4, ts=1.0)
-    assert "[redacted]" in encode_line(leaky) and "sk-abc" not in encode_line(leaky)
+    assert mask("sk-abcdefghijklmnopqrstuv") in encode_line(leaky) and "sk-abc" not in encode_line(leaky)
 
 
 def test_missing_inside_json_is_omitted_or_null() -> None:
@@ -56,7 +56,7 @@ def test_missing_inside_json_is_omitted_or_null() -> None:
 
 def test_run_args_are_always_redacted_structurally() -> None:
     event = ev.RunStarted(args={"apiKey": "t0ps3cret", "topic": "x"}, seq=1, ts=1.0)
-    assert json.loads(encode_line(event))["args"] == {"apiKey": "[redacted]", "topic": "x"}
+    assert json.loads(encode_line(event))["args"] == {"apiKey": MASK, "topic": "x"}
 
 
 def test_plain_dict_events_with_missing_are_encoded() -> None:
@@ -67,7 +67,7 @@ def test_fast_lines_with_text_secrets_or_odd_usage_take_the_redacting_path() -> 
     prompt = ev.AttemptStarted(phase_id="p", node_path="p", prompt="Authorization: Bearer abcdefgh12345678", seq=1, ts=1.0)
     assert "abcdefgh12345678" not in encode_line(prompt)
     odd_usage = ev.AgentReturned(phase_id="p", output="ok", usage={"input": 1, "api_key": "k-123"}, seq=2, ts=1.0)
-    assert json.loads(encode_line(odd_usage))["usage"] == {"input": 1, "api_key": "[redacted]"}
+    assert json.loads(encode_line(odd_usage))["usage"] == {"input": 1, "api_key": MASK}
 
 
 def test_long_lines_are_checked_field_by_field_without_missing_a_secret() -> None:
@@ -75,13 +75,13 @@ def test_long_lines_are_checked_field_by_field_without_missing_a_secret() -> Non
     leaky_text = ev.PhaseFinished(phase_id="p", output=prose + " sk-abcdefghijklmnopqrstuv", seq=1, ts=1.0)
     assert "sk-abc" not in encode_line(leaky_text)
     leaky_json = ev.PhaseFinished(phase_id="p", output=prose, json={"apiKey": "t0ps3cret"}, seq=2, ts=1.0)
-    assert json.loads(encode_line(leaky_json))["json"] == {"apiKey": "[redacted]"}
+    assert json.loads(encode_line(leaky_json))["json"] == {"apiKey": MASK}
     leaky_error = ev.RunFinished(final_output=prose, error="bearer abcdefghijklmnopqrstuvwxyz", seq=3, ts=1.0)
     assert "abcdefghijklmnop" not in encode_line(leaky_error)
     clean = ev.PhaseFinished(phase_id="p", output=prose + " tokens and passwords", seq=4, ts=1.0)
     assert json.loads(encode_line(clean))["output"] == clean.output
     leaky_dict = {"kind": "x", "note": prose, "password": "hunter2"}  # a plain dict: arbitrary keys
-    assert json.loads(encode_line(leaky_dict))["password"] == "[redacted]"
+    assert json.loads(encode_line(leaky_dict))["password"] == MASK
 
 
 def test_fast_lines_are_byte_identical_to_the_generic_encoding() -> None:

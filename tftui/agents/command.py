@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 
 from tftui.agent_types import AgentRequest, AgentResult
 from tftui.agents.definitions import AgentLibrary
+from tftui.redaction import is_secret_env_name, redact_known, redact_text, register_secret
 
 PHASE_TIMEOUT = "Phase timed out after {ms}ms (subagent aborted)"  # SPEC §8.8
 MAX_OUTPUT_BYTES = 1_000_000
@@ -50,6 +51,9 @@ class CommandRunner:
         self.library = library
         self.cwd = cwd
         self.env = dict(os.environ if env is None else env)
+        for name, value in self.env.items():  # the command's credentials: masked wherever they appear
+            if is_secret_env_name(name):
+                register_secret(value)
         self.prepend_system = prepend_system
         self.kill_grace_s = kill_grace_s
         self.max_output_bytes = max_output_bytes
@@ -63,6 +67,15 @@ class CommandRunner:
         """Nothing pooled: every call owns (and reaps) its process."""
 
     async def run(self, request: AgentRequest) -> AgentResult:
+        result = await self._run(request)
+        result.output = redact_known(result.output)  # the answer feeds the next phase: known secrets only
+        if result.error:
+            result.error = redact_text(result.error)
+        if result.stderr:
+            result.stderr = redact_text(result.stderr)
+        return result
+
+    async def _run(self, request: AgentRequest) -> AgentResult:
         system, model = self._system_and_model(request)
         stdin = request.task
         if self.prepend_system and system:

@@ -22,7 +22,7 @@ import httpx
 
 from tftui.agent_types import AgentRequest, AgentResult, Usage
 from tftui.agents.definitions import AgentLibrary
-from tftui.agents.redact import redact, redact_known
+from tftui.redaction import redact, redact_known, register_secret
 
 
 class ProviderSettings(Protocol):
@@ -69,6 +69,9 @@ class OpenAIRunner:
         self.on_chunk = on_chunk
         self.stream = provider.stream if stream is None else stream
         self._api_key = provider.api_key(env)
+        register_secret(self._api_key)  # every configured credential is masked wherever it appears
+        for value in provider.headers.values():
+            register_secret(value)
         self._http: httpx.AsyncClient | None = None
         self._loop: asyncio.AbstractEventLoop | None = None  # the loop the pooled client belongs to
 

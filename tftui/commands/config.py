@@ -93,8 +93,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tftui.agents.redact import SECRET_HEADER_NAMES, mask, mask_header_value, redact
     from tftui.config import flag_problems, load_config
+    from tftui.redaction import is_secret_header, mask, mask_header_value, redact, register_secret
 
     flags: dict[str, Any] = {}
     for item in args.overrides:
@@ -133,9 +133,13 @@ def run(args: argparse.Namespace) -> int:
 
     keys = _api_keys(cfg)
     secrets = [k["value"] for k in keys.values() if k["value"]]
+    for raw in (cfg.get("providers") or {}).values():  # every header value of a provider is a secret
+        headers = raw.get("headers") if isinstance(raw, dict) else None
+        for value in (headers.values() if isinstance(headers, dict) else ()):
+            register_secret(value)
     rows = []
     for key, value, src in cfg.flat():
-        if key.rsplit(".", 1)[-1].lower() in SECRET_HEADER_NAMES and isinstance(value, str):
+        if is_secret_header(key.rsplit(".", 1)[-1]) and isinstance(value, str):
             value = mask_header_value(value)
         rows.append((key, redact(value, secrets), src))
     for info in keys.values():
@@ -153,8 +157,8 @@ def run(args: argparse.Namespace) -> int:
             "files": cfg.files,
             "settings": {k: {"value": v, "source": s.kind, "origin": s.origin} for k, v, s in rows},
             "api_keys": keys,
-            "errors": errors,
-            "warnings": cfg.warnings,
+            "errors": redact(errors, secrets),
+            "warnings": redact(cfg.warnings, secrets),
         }
         print(json.dumps(doc, indent=2, ensure_ascii=False))
     else:
@@ -175,9 +179,9 @@ def run(args: argparse.Namespace) -> int:
         for name, info in agents.items():
             print(f"agent {name}: {info['source']} ({info['path']})")
         for warning in cfg.warnings:
-            print(f"tftui config: warning: {warning}", file=sys.stderr)
+            print(f"tftui config: warning: {redact(warning, secrets)}", file=sys.stderr)
     for error in errors:
-        print(f"tftui config: error: {error}", file=sys.stderr)
+        print(f"tftui config: error: {redact(error, secrets)}", file=sys.stderr)
     return 2 if errors else 0
 
 

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from tftui.engine.jsonl import encode_line
-from tftui.engine.redaction import redact
+from tftui.redaction import redact
 
 __all__ = ["Journal", "JournalBusy", "encode_line", "read_journal", "decode_events", "list_runs", "find_run"]
 

@@ -33,8 +33,8 @@ from tftui.engine.events import (
     event_to_json,
     plain_json,
 )
-from tftui.engine.redaction import is_secret_key, might_contain_secret, might_contain_text_secret, redact
 from tftui.lang.values import MISSING, JSONObject, JSONValue
+from tftui.redaction import is_secret_key, might_contain_secret, might_contain_text_secret, redact
 
 if TYPE_CHECKING:
     from _json import make_encoder
