@@ -18,7 +18,9 @@ status, finite non-negative numbers, no payload keys in metadata), normalized, a
 evaluated rule by rule. Warnings are reported but never fail the gate.
 
 TRACE is a trace.json file or a run directory containing one (.tftui/runs/<id>/); a run
-directory without trace.json is traced from its events.jsonl (see `tftui trace`).
+directory without trace.json is traced from its events.jsonl (see `tftui trace`). An
+OpenTelemetry export (OTLP/JSON, GenAI or OpenInference attributes) is recognised by its
+content and imported as `tftui trace import` would (the fixture is its file name's stem).
 Rule sets are TOML, one [[rules]] table per rule (see sample_flows/validate.rules.toml):
   required_steps (names), order (before, after), no_external_work_after_block,
   max_attempts (name, limit), max_total_tokens (limit), loop_signature (keys, limit);
@@ -144,6 +146,7 @@ def run(args: argparse.Namespace) -> int:
     )
     from tftui.trace.model import ColumnsLoad, TraceColumns, dump_trace, load_columns
     from tftui.trace.normalize import columns_to_trace
+    from tftui.trace.otlp import load_trace_bytes, looks_like_otlp, otlp_fixture_name
     from tftui.trace.record import trace_of_run_dir
     from tftui.trace.report import error_report, evaluate_trace, reports_json, reports_markdown
     from tftui.trace.ruleset import load_ruleset
@@ -189,12 +192,15 @@ def run(args: argparse.Namespace) -> int:
             except OSError as exc:
                 _err(f"cannot read trace {shown}: {exc.strerror}")
                 return 2
-            nonconforming = _schema_check(data)
-            if nonconforming is not None:
-                fixture, error = nonconforming
-                reports.append(error_report(fixture or path.stem, error, ruleset.rules, shown))
-                continue
-            loaded_trace = load_columns(data)
+            if looks_like_otlp(data):  # an OpenTelemetry export: imported, then integrity as any trace
+                loaded_trace = load_trace_bytes(data, fixture=otlp_fixture_name(path))
+            else:
+                nonconforming = _schema_check(data)
+                if nonconforming is not None:
+                    fixture, error = nonconforming
+                    reports.append(error_report(fixture or path.stem, error, ruleset.rules, shown))
+                    continue
+                loaded_trace = load_columns(data)
         if loaded_trace.columns is None:
             reports.append(
                 error_report(path.stem, loaded_trace.error or "trace parse: unknown", ruleset.rules, shown)
