@@ -46,6 +46,12 @@ outputs:
   --json OUT   the report (one trace) or {schemaVersion, passed, reports: [...]} (several)
   --md OUT     short Markdown for a pull request or CI log
 
+With --artifacts DIR --keep-days N (for CI uploads), each fixture that did not pass gets
+DIR/<fixture>/trace.json (reduced: the failing rules' evidence steps, their ancestors and
+the root), report.json and report.md; DIR/manifest.json lists the entries with their
+expiry day, and entries that have expired are deleted on the next run (TFTUI_TODAY=YYYY-MM-DD
+fixes the date).
+
 exit codes:
   0  every trace passed (warnings allowed)
   1  an error-severity rule failed, or a baseline regression
@@ -69,6 +75,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--write-normalized",
         metavar="DIR",
         help="write each normalized trace to DIR/<fixture>.trace.json (the report's tracePath points there)",
+    )
+    parser.add_argument(
+        "--artifacts",
+        metavar="DIR",
+        help="for each fixture that did not pass, write a reduced trace and its report to DIR/<fixture>/ "
+        "(DIR/manifest.json says when each expires; expired entries are removed)",
+    )
+    parser.add_argument(
+        "--keep-days", type=int, metavar="N", help="with --artifacts: how many days to keep each entry"
     )
     parser.add_argument(
         "--fake-clock",
@@ -153,6 +168,12 @@ def run(args: argparse.Namespace) -> int:
 
     if args.update_baseline and not args.baseline:
         _err("--update-baseline needs --baseline FILE (the file to rewrite)")
+        return 2
+    if (args.artifacts is None) != (args.keep_days is None):
+        _err("--artifacts DIR and --keep-days N go together (artifacts are kept for an explicit number of days)")
+        return 2
+    if args.keep_days is not None and args.keep_days < 0:
+        _err(f"--keep-days must be 0 or more, got {args.keep_days}")
         return 2
     ruleset = load_ruleset(args.rules)
     if ruleset.error:
@@ -265,6 +286,19 @@ def run(args: argparse.Namespace) -> int:
         if problem:
             _err(problem)
             return 2
+    if args.artifacts:
+        from tftui.trace.artifacts import write_artifacts
+        from tftui.trace.dates import today
+
+        day, problem = today()
+        if day is None:
+            _err(problem or "no date")
+            return 2
+        done = write_artifacts(args.artifacts, reports, ruleset.rules, keep_days=args.keep_days, today=day)
+        if done.error:
+            _err(done.error)
+            return 2
+        print(f"artifacts {args.artifacts}: {len(done.written)} written, {len(done.removed)} expired removed")
     return max(r.exit_code for r in reports)
 
 

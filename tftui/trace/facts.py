@@ -145,6 +145,27 @@ class Facts:
             if seq > block_seq
         ]
 
+    def external_indices_after(self, block: int) -> list[int]:
+        """Indices of the model/tool steps whose sequence is greater than the step at `block`."""
+        cols = self.cols
+        block_seq = cols.sequences[block]
+        return [i for i, (k, q) in enumerate(zip(cols.kinds, cols.sequences, strict=True))
+                if k in EXTERNAL_KINDS and q > block_seq]
+
+    def signature_indices(self, keys: tuple[str, ...], signature: Signature) -> list[int]:
+        """Indices of the steps whose signature (as `worst_signature` builds it) is `signature`."""
+        cols = self.cols
+        out: list[int] = []
+        for i, (name, kind, status, meta) in enumerate(
+            zip(cols.names, cols.kinds, cols.statuses, cols.metadata, strict=True)
+        ):
+            if (name, kind, status) != signature[:3]:
+                continue
+            values = tuple((meta.get(k, ABSENT) if meta else ABSENT) for k in keys)
+            if values == signature[3:]:
+                out.append(i)
+        return out
+
     def worst_signature(self, keys: tuple[str, ...]) -> tuple[Signature | None, int]:
         """The most repeated signature `(name, kind, status, value of each key…)` and its count;
         the first one in sequence order on ties; (None, 0) for an empty trace. Absent key: ABSENT."""

@@ -95,6 +95,11 @@ class Rule:
     def check(self, facts: Facts) -> RuleResult:
         raise NotImplementedError
 
+    def evidence_steps(self, facts: Facts) -> list[int]:
+        """Indices of the steps a failing result is about (what a reduced artifact trace keeps);
+        [] when the evidence is an absence (a missing step). Only asked for failed rules."""
+        return []
+
     def evaluate(self, facts: Facts) -> RuleResult:
         """`check`, but never raising: a bug in a rule fails that rule, visibly, instead of the gate."""
         try:
@@ -160,6 +165,9 @@ class Order(Rule):
             fix=f"Make {self.after} depend on {self.before} (dependsOn), so it cannot start first.",
         )
 
+    def evidence_steps(self, facts: Facts) -> list[int]:
+        return [i for i in (facts.first_index(self.before), facts.first_index(self.after)) if i is not None]
+
 
 @dataclass(frozen=True)
 class NoExternalWorkAfterBlock(Rule):
@@ -191,6 +199,10 @@ class NoExternalWorkAfterBlock(Rule):
             "Check the scheduler's block handling.",
         )
 
+    def evidence_steps(self, facts: Facts) -> list[int]:
+        block = facts.first_blocked()
+        return [] if block is None else [block, *facts.external_indices_after(block)]
+
 
 @dataclass(frozen=True)
 class MaxAttempts(Rule):
@@ -216,6 +228,10 @@ class MaxAttempts(Rule):
                  f"Fix the cause of {self.name}'s failed attempts or lower its retry.max; "
                  "raise the limit only with a reviewed reason."),
         )
+
+    def evidence_steps(self, facts: Facts) -> list[int]:
+        attempts = facts.cols.attempts
+        return [i for i in facts.indices(self.name) if (attempts[i] or 1) > self.limit]
 
 
 @dataclass(frozen=True)
@@ -247,6 +263,13 @@ class MaxTotalTokens(Rule):
             "in the same change that needs it.",
         )
 
+    def evidence_steps(self, facts: Facts) -> list[int]:
+        """The model steps missing usage, or else every model step (the ones that add up to the total)."""
+        cols = facts.cols
+        models = [i for i, k in enumerate(cols.kinds) if k == "model"]
+        missing = [i for i in models if cols.input_tokens[i] is None or cols.output_tokens[i] is None]
+        return missing or models
+
 
 @dataclass(frozen=True)
 class LoopSignature(Rule):
@@ -271,6 +294,10 @@ class LoopSignature(Rule):
             fix="The run kept returning to the same state: add a stop condition (until / maxIterations) "
             "or make each iteration change its state.",
         )
+
+    def evidence_steps(self, facts: Facts) -> list[int]:
+        worst, _ = facts.worst_signature(self.keys)
+        return [] if worst is None else facts.signature_indices(self.keys, worst)
 
 
 def evaluate_rules(trace: TraceColumns | AgentTrace, rules: list[Rule] | tuple[Rule, ...]) -> list[RuleResult]:
