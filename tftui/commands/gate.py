@@ -7,7 +7,10 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tftui.trace.report import GateReport
 
 HELP = "check recorded traces against a rule set (deterministic CI quality gate)"
 DESCRIPTION = """\
@@ -119,7 +122,9 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def _summary(report: Any, shown_path: str, baseline_path: str | None = None) -> list[str]:
+def _summary(report: GateReport, shown_path: str, baseline_path: str | None = None) -> list[str]:
+    from tftui.trace.report import age_text
+
     if report.error is not None:
         return [f"ERROR {report.fixture}: {report.error} ({shown_path})"]
     word = "PASS" if report.gate_passed else "FAIL"
@@ -131,7 +136,9 @@ def _summary(report: Any, shown_path: str, baseline_path: str | None = None) -> 
         head += f", {_plural(len(report.regressions), 'baseline regression')}"
     lines = [f"{head} ({shown_path})"]
     for r in report.failures + report.warnings:
-        lines.append(f"  {r.severity} {r.rule_id}: {r.message}")
+        age = report.warning_age(r.rule_id) if r.severity == "warning" else None
+        suffix = f" [{age_text(age)}]" if age is not None else ""
+        lines.append(f"  {r.severity} {r.rule_id}: {r.message}{suffix}")
     for e in report.regressions:
         lines.append(f"  regression {e['metric']}: {e['message']}")
     if report.baseline and not report.baseline_updated and any(e["metric"] == "baseline" for e in report.baseline):
@@ -157,8 +164,11 @@ def run(args: argparse.Namespace) -> int:
         compare,
         dump_baseline,
         load_baseline,
+        record_warnings,
         trace_metrics,
+        warning_ages,
     )
+    from tftui.trace.dates import today
     from tftui.trace.model import ColumnsLoad, TraceColumns, dump_trace, load_columns
     from tftui.trace.normalize import columns_to_trace
     from tftui.trace.otlp import load_trace_bytes, looks_like_otlp, otlp_fixture_name
@@ -186,6 +196,10 @@ def run(args: argparse.Namespace) -> int:
             _err(loaded.error)
             return 2
         baseline_file = loaded.file
+    day, day_problem = today()
+    if day is None:
+        _err(day_problem or "no date")
+        return 2
 
     paths: list[tuple[Path, str]] = []
     for arg in args.traces:
@@ -250,12 +264,15 @@ def run(args: argparse.Namespace) -> int:
             tools = set(metrics.attempts_by_tool)
             previous = baseline_file.baselines.get(report.fixture)
             report.baseline = compare(previous, metrics, tools, baseline_file.slack)
+            warning_ids = [r.rule_id for r in report.warnings]
             if args.update_baseline:
                 new = baseline_from_metrics(report.fixture, metrics, previous)
                 if previous is None or new != previous:
                     updated.append(report.fixture)
                 baseline_file.baselines[report.fixture] = new
+                record_warnings(baseline_file, report.fixture, warning_ids, day)
                 report.baseline_updated = True
+            report.warning_ages = warning_ages(baseline_file, report.fixture, warning_ids, day)
 
     for report in reports:
         for line in _summary(report, report.trace_path or "?", args.baseline):
@@ -288,12 +305,7 @@ def run(args: argparse.Namespace) -> int:
             return 2
     if args.artifacts:
         from tftui.trace.artifacts import write_artifacts
-        from tftui.trace.dates import today
 
-        day, problem = today()
-        if day is None:
-            _err(problem or "no date")
-            return 2
         done = write_artifacts(args.artifacts, reports, ruleset.rules, keep_days=args.keep_days, today=day)
         if done.error:
             _err(done.error)

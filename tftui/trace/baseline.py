@@ -13,6 +13,11 @@ per fixture, plus optional slack overrides:
     [slack]
     tokens = { abs = 1000, rel = 0.10 }
 
+    # warning ages: the day each rule's warning first fired for a fixture (--update-baseline keeps it)
+    staleAfterDays = 30
+    [warningsSince.validate]
+    "loop_signature@1" = 2026-03-01
+
 An increase Δ = current − baseline is a regression only if Δ > abs AND Δ > rel × baseline.
 "Tools" are steps of kind `tool` or `retrieval` (in a taskflow run: script phases).
 `--update-baseline` rewrites the file from the current traces; review it in the same change.
@@ -20,6 +25,7 @@ An increase Δ = current − baseline is a regression only if Δ > abs AND Δ > 
 
 from __future__ import annotations
 
+import datetime as dt
 import tomllib
 from dataclasses import dataclass, field
 from itertools import compress
@@ -65,6 +71,19 @@ class Slack:
     rel: float
 
 
+DEFAULT_STALE_DAYS = 30
+
+
+class WarningAgeJSON(TypedDict):
+    """How long a rule's warning has been firing for a fixture (the report's `warningAges`)."""
+
+    ruleId: str
+    firstSeen: str  # YYYY-MM-DD; today when the baseline has no record of it yet
+    ageDays: int
+    stale: bool  # older than the baseline's staleAfterDays: remove the rule or make it a real policy
+    recorded: bool  # the baseline records it (an unrecorded warning is new, or the baseline was not updated)
+
+
 DEFAULT_SLACK: dict[str, Slack] = {
     "tokens": Slack(1000, 0.10),
     "modelCalls": Slack(1, 0.25),
@@ -97,6 +116,8 @@ class BaselineFile:
     slack: dict[str, Slack] = field(default_factory=lambda: dict(DEFAULT_SLACK))
     slack_overrides: dict[str, dict[str, float]] = field(default_factory=dict)  # as written, for rewriting
     single: bool = False  # the file holds one top-level baseline (kept that way when rewriting one fixture)
+    warnings_since: dict[str, dict[str, dt.date]] = field(default_factory=dict)  # fixture -> rule id -> day
+    stale_after_days: int | None = None  # None: DEFAULT_STALE_DAYS (and not written back)
 
 
 @dataclass
@@ -173,6 +194,25 @@ def _parse_slack(data: object, path: str) -> tuple[dict[str, Slack], dict[str, d
     return slack, {k: dict(v) for k, v in data.items()}, None
 
 
+def _parse_warning_ages(
+    since: object, stale: object, path: str
+) -> tuple[dict[str, dict[str, dt.date]], int | None, str | None]:
+    if stale is not None and not (isinstance(stale, int) and not isinstance(stale, bool) and stale >= 0):
+        return {}, None, f"{path}: key 'staleAfterDays' must be an integer ≥ 0"
+    if since is None:
+        return {}, stale, None
+    if not isinstance(since, dict):
+        return {}, None, f"{path}: key 'warningsSince' must be a table of fixture = {{ rule id = date }}"
+    out: dict[str, dict[str, dt.date]] = {}
+    for fixture, rules in since.items():
+        if not isinstance(rules, dict) or not all(
+            isinstance(d, dt.date) and not isinstance(d, dt.datetime) for d in rules.values()
+        ):
+            return {}, None, f"{path}: warningsSince.{fixture}: expected {{ \"rule@1\" = YYYY-MM-DD }}"
+        out[fixture] = dict(rules)
+    return out, stale, None
+
+
 def parse_baseline(text: str, path: str = "baseline.toml") -> BaselineLoad:
     try:
         data = tomllib.loads(text)
@@ -181,7 +221,10 @@ def parse_baseline(text: str, path: str = "baseline.toml") -> BaselineLoad:
     slack, overrides, error = _parse_slack(data.pop("slack", None), path)
     if error:
         return BaselineLoad(None, error)
-    out = BaselineFile(slack=slack, slack_overrides=overrides)
+    since, stale, error = _parse_warning_ages(data.pop("warningsSince", None), data.pop("staleAfterDays", None), path)
+    if error:
+        return BaselineLoad(None, error)
+    out = BaselineFile(slack=slack, slack_overrides=overrides, warnings_since=since, stale_after_days=stale)
     if "baselines" in data:
         extra = [k for k in data if k != "baselines"]
         if extra:
@@ -303,6 +346,29 @@ def baseline_from_metrics(fixture: str, metrics: TraceMetrics, previous: TraceBa
     )
 
 
+def warning_ages(file: BaselineFile, fixture: str, warning_ids: list[str], today: dt.date) -> list[WarningAgeJSON]:
+    """The age of each firing warning: since the day the baseline recorded it, or new today."""
+    recorded = file.warnings_since.get(fixture, {})
+    stale_days = DEFAULT_STALE_DAYS if file.stale_after_days is None else file.stale_after_days
+    out: list[WarningAgeJSON] = []
+    for rule_id in warning_ids:
+        since = recorded.get(rule_id, today)
+        age = max((today - since).days, 0)
+        out.append({"ruleId": rule_id, "firstSeen": since.isoformat(), "ageDays": age, "stale": age > stale_days,
+                    "recorded": rule_id in recorded})
+    return out
+
+
+def record_warnings(file: BaselineFile, fixture: str, warning_ids: list[str], today: dt.date) -> None:
+    """--update-baseline: keep the first day of warnings still firing, add new ones, forget the rest."""
+    recorded = file.warnings_since.get(fixture, {})
+    current = {rule_id: recorded.get(rule_id, today) for rule_id in warning_ids}
+    if current:
+        file.warnings_since[fixture] = current
+    else:
+        file.warnings_since.pop(fixture, None)
+
+
 def dump_baseline(file: BaselineFile) -> str:
     data: dict[str, object] = {}
     if file.single and len(file.baselines) == 1:
@@ -311,4 +377,8 @@ def dump_baseline(file: BaselineFile) -> str:
         data["baselines"] = [b.to_toml() for b in file.baselines.values()]
     if file.slack_overrides:
         data["slack"] = file.slack_overrides
+    if file.stale_after_days is not None:
+        data["staleAfterDays"] = file.stale_after_days
+    if file.warnings_since:
+        data["warningsSince"] = {f: dict(sorted(r.items())) for f, r in sorted(file.warnings_since.items())}
     return HEADER + tomli_w.dumps(data)

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import NotRequired, TypedDict
 
-from tftui.trace.baseline import BaselineEntry
+from tftui.trace.baseline import BaselineEntry, WarningAgeJSON
 from tftui.trace.integrity import check_columns, integrity_error
 from tftui.trace.model import AgentTrace, TraceColumns
 from tftui.trace.normalize import normalize_columns
@@ -34,6 +34,7 @@ class GateReportJSON(TypedDict):
     baseline: list[BaselineEntry] | None
     error: str | None
     baselinePassed: NotRequired[bool]
+    warningAges: NotRequired[list[WarningAgeJSON]]
 
 
 class GateReportsJSON(TypedDict):
@@ -54,6 +55,10 @@ class GateReport:
     baseline: list[BaselineEntry] | None = None  # comparison entries (baseline.py), None without --baseline
     normalized: TraceColumns | None = None  # the trace the rules saw (not serialized into the report)
     baseline_updated: bool = False  # --update-baseline accepted the current metrics: no regression fails
+    warning_ages: list[WarningAgeJSON] | None = None  # with a baseline: how long each warning has fired
+
+    def warning_age(self, rule_id: str) -> WarningAgeJSON | None:
+        return next((a for a in self.warning_ages or [] if a["ruleId"] == rule_id), None)
 
     @property
     def failures(self) -> list[RuleResult]:
@@ -102,6 +107,8 @@ class GateReport:
         }
         if self.baseline is not None:
             out["baselinePassed"] = not self.regressions
+        if self.warning_ages is not None:
+            out["warningAges"] = list(self.warning_ages)
         return out
 
 
@@ -156,6 +163,15 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+def age_text(age: WarningAgeJSON) -> str:
+    """`firing for 12 days (since 2026-03-01), stale` — shown beside a warning."""
+    days = age["ageDays"]
+    text = "new today" if days == 0 else f"firing for {days} day{'' if days == 1 else 's'} (since {age['firstSeen']})"
+    if age["stale"]:
+        text += ", STALE: act on it (fix, make it an error, or remove the rule)"
+    return text
+
+
 def _status_word(report: GateReport) -> str:
     if report.error is not None:
         return "ERROR"
@@ -186,6 +202,9 @@ def report_markdown(report: GateReport, *, heading: str = "###") -> str:
                     bullet += f" — evidence: {evidence}"
                 if r.fix:
                     bullet += f". Fix: {r.fix}"
+                age = report.warning_age(r.rule_id) if r.severity == "warning" else None
+                if age is not None:
+                    bullet += f" — age: {age_text(age)}"
                 lines.append(bullet)
     if report.baseline:
         lines.append("")
