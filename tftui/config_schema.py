@@ -48,6 +48,8 @@ SCHEMA: dict[Path_, str] = {
     ("ui", "animations"): "bool",
     ("keys",): "table",
     ("keys", "*"): "str",
+    ("ci",): "table",
+    ("ci", "deny_credentials"): "bool",  # with CI=true: deterministic runs refuse provider credentials
 }
 OPEN_SUBTREES = {("providers", "*", "prices"), ("providers", "*", "params")}  # free-form below
 

@@ -86,6 +86,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--runs-dir", metavar="DIR", help="where runs are journaled (env TFTUI_RUNS_DIR)")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines, only the final output")
     parser.add_argument("--no-wait", action="store_true", help="skip retry backoff waits (tests, dry runs)")
+    parser.add_argument(
+        "--deny-credentials",
+        action="store_true",
+        help="refuse a deterministic run (replies, cassette) when provider credentials are in the environment "
+        "(also: CI=true with ci.deny_credentials = true)",
+    )
 
 
 class UsageProblem(Exception):

@@ -269,6 +269,18 @@ def execute(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         cassette = runner
 
+    from tftui.agents.scripted import ScriptedRunner
+    from tftui.commands import credentials
+
+    deterministic = ("cassette --from" if cassette_from else
+                     "scripted replies" if isinstance(runner, ScriptedRunner) else None)
+    message, refuse = credentials.check(deterministic=deterministic, deny_flag=bool(getattr(args, "deny_credentials",
+                                        False)), flow_path=plan.flow_path)
+    if message:
+        _err(f"tftui run: {message}")
+    if refuse:
+        return EXIT_USAGE
+
     session = plan.session
     if session is None:
         session = plan.session = run_service.start(
