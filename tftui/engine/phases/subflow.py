@@ -29,7 +29,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tftui.agent_types import AgentRequest, AgentResult, AgentRunner
 from tftui.engine import events as ev
@@ -54,6 +54,9 @@ from tftui.flow.model import ExpandPhase, Flow, FlowPhase
 from tftui.lang.interpolate import interpolate, interpolate_value
 from tftui.lang.jsonish import lenient_parse
 from tftui.lang.values import MISSING
+
+if TYPE_CHECKING:
+    from tftui.engine.run import Run
 
 _CALL_EVENTS = (ev.AttemptStarted, ev.AgentReturned, ev.AttemptFailed, ev.BackoffStarted, ev.JudgeCalled)
 
@@ -188,7 +191,10 @@ class _ChildEvents:
         self.run = run
         self.pr = pr
         self.prefix = f"{pr.phase.id}{self.separator}"
-        self.child: Any = None
+        self.child: Run | None = None
+
+    def __call__(self, event: ev.Event) -> None:
+        raise NotImplementedError  # _Nester and _Grafter forward the child's events
 
     def rename_phase(self, phase_id: str) -> str:
         return self.prefix + phase_id
