@@ -28,7 +28,9 @@ from tftui.lang.jsonish import lenient_parse
 from tftui.lang.jsregex import compile_js_regex
 from tftui.lang.values import MISSING, JSONValue, js_json_stringify, js_number_str, js_trim
 
-__all__ = ["IMPURE_DETAIL", "ScorerResult", "evaluate_scorer", "js_string", "score_shape_errors", "scorer_name"]
+__all__ = [
+    "IMPURE_DETAIL", "ScorerResult", "ScorerSpec", "evaluate_scorer", "js_string", "score_shape_errors", "scorer_name",
+]
 
 IMPURE_DETAIL = "code-compiles must be evaluated by the runtime (impure scorer)"
 
