@@ -73,6 +73,9 @@ class OpenAIRunner:
         for value in provider.headers.values():
             register_secret(value)
         self._http: httpx.AsyncClient | None = None
+        # Pools a timed-out call was cut from: still serving the calls in flight on them, never
+        # given a new one (see run); closed by aclose.
+        self._retired: list[httpx.AsyncClient] = []
         self._loop: asyncio.AbstractEventLoop | None = None  # the loop the pooled client belongs to
 
     # What the engine may rely on for budgets (SPEC §8.7): chat completions report token usage;
@@ -93,9 +96,12 @@ class OpenAIRunner:
         await self.aclose()
 
     async def aclose(self) -> None:
-        if self._http is not None and self._loop is asyncio.get_running_loop():
-            await self._http.aclose()
+        clients = [*self._retired, *([self._http] if self._http is not None else [])]
+        if self._loop is asyncio.get_running_loop():
+            for client in clients:
+                await client.aclose()
         self._http = None  # a client from another (finished) loop cannot be closed from this one
+        self._retired.clear()
 
     # ── the call ─────────────────────────────────────────────────────────────────────
 
@@ -107,6 +113,11 @@ class OpenAIRunner:
             else:
                 result = await self._call(request)
         except TimeoutError:  # only asyncio.timeout raises this; httpx's own timeouts are handled below
+            # The cancelled request can leave its connection in the pool with the answer still
+            # coming; the next call would be sent on it and wait for that. New calls get a new pool.
+            if self._http is not None:
+                self._retired.append(self._http)
+                self._http = None
             return AgentResult(error=PHASE_TIMEOUT.format(ms=request.timeout_ms), exit_code=1, timed_out=True)
         except Exception as exc:  # a runner never raises for a failed call (base.py)
             result = self._fail(f"Provider call failed: {type(exc).__name__}: {exc}")
