@@ -31,10 +31,6 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
     ('claude-taskflow-plugin-skills-taskflow-configuration-L188', 'flaky'): 'D5 cwd bridge not gated',
     ('claude-taskflow-plugin-skills-taskflow-configuration-L188', 'fail'): 'D5 cwd bridge not gated',
     ('claude-taskflow-plugin-skills-taskflow-patterns-L253', 'fail'): 'D3 failed fan-out output',
-    ('claude-taskflow-plugin-skills-taskflow-patterns-L281', 'pass'): 'D1 expandMode graft ignored',
-    ('claude-taskflow-plugin-skills-taskflow-patterns-L281', 'block'): 'D1 expandMode graft ignored',
-    ('claude-taskflow-plugin-skills-taskflow-patterns-L281', 'ambiguous'): 'D1 expandMode graft ignored',
-    ('claude-taskflow-plugin-skills-taskflow-patterns-L281', 'flaky'): 'D1 expandMode graft ignored',
     ('claude-taskflow-plugin-skills-taskflow-skill-L402', 'fail'): 'D3 failed fan-out output',
     ('claude-taskflow-plugin-skills-taskflow-skill-L511', 'fail'): 'D3 failed fan-out output',
     ('concepts-interpolation-L179', 'fail'): 'D3 failed fan-out output',
@@ -71,7 +67,6 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
     ('syntax-phase-types-L318', 'fail'): 'D3 failed fan-out output',
     ('syntax-phase-types-L366', 'fail'): 'D15 tournament record + D3 failed fan-out output',
     ('syntax-phase-types-L428', 'fail'): 'D3 failed fan-out output',
-    ('taskflow-dsl-examples-0-2-0-comprehensive-review-taskflow', 'static'): 'S1 expandMode unknown',
 }
 
 _VECTORS = {v["id"]: v for v in harness.vectors()}

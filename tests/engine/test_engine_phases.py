@@ -338,9 +338,10 @@ async def test_race_first_success_wins_and_losers_are_cancelled():
 
 
 async def test_subflow_def_runs_with_prefixed_node_paths_and_args():
-    child = {"name": "child", "args": {"topic": {"default": "none"}},
+    # a map's `over` is an interpolation ref (taskflow rejects a literal array): the items come from an arg
+    child = {"name": "child", "args": {"topic": {"default": "none"}, "items": {"default": ["x", "y"]}},
              "phases": [{"id": "s", "task": "summarize {args.topic}"},
-                        {"id": "m", "type": "map", "over": ["x", "y"], "task": "{item}", "dependsOn": ["s"]}]}
+                        {"id": "m", "type": "map", "over": "{args.items}", "task": "{item}", "dependsOn": ["s"]}]}
     f = flow({"id": "up", "task": "up"},
              {"id": "research", "type": "flow", "def": child, "with": {"topic": "{steps.up.output}"},
               "dependsOn": ["up"]})

@@ -163,7 +163,8 @@ async def test_generated_def_breaking_a_hardening_limit_is_a_def_error(limit, de
 
 
 async def test_generated_map_is_capped_at_200_items_with_a_warning():
-    gen = {"name": "g", "phases": [{"id": "m", "type": "map", "over": list(range(250)), "task": "[{item}]"}]}
+    gen = {"name": "g", "args": {"items": {"default": list(range(250))}},
+           "phases": [{"id": "m", "type": "map", "over": "{args.items}", "task": "[{item}]"}]}
     f = flow({"id": "plan", "task": "plan"},
              {"id": "run", "type": "flow", "def": "{steps.plan.output}", "dependsOn": ["plan"]})
     replies = {"plan": json.dumps(gen), **{f"run/m#item-{i}": str(i) for i in range(250)}}
@@ -205,8 +206,9 @@ async def test_inline_def_runs_under_the_parents_budget():
 
 
 async def test_nested_events_are_journaled_and_fold_back(tmp_path):
-    child = {"name": "c", "phases": [{"id": "s", "task": "s"}, {"id": "m", "type": "map", "over": ["x", "y"],
-                                                                "task": "{item}", "dependsOn": ["s"]}]}
+    child = {"name": "c", "args": {"items": {"default": ["x", "y"]}},
+             "phases": [{"id": "s", "task": "s"}, {"id": "m", "type": "map", "over": "{args.items}",
+                                                   "task": "{item}", "dependsOn": ["s"]}]}
     f = flow({"id": "research", "type": "flow", "def": child})
     journal = Journal.create(tmp_path, flow_name="t")
     result, _ = await scripted(f, {"research/s": "S", "research/m#item-0": "X", "research/m#item-1": "Y"},
@@ -247,12 +249,12 @@ async def test_debugger_pauses_inside_a_sub_flow():
 
 
 async def test_expand_graft_promotes_children_to_top_level_phases():
-    fragment = {"name": "frag", "phases": [
+    fragment = {"name": "frag", "args": {"items": {"default": ["p", "q"]}}, "phases": [
         {"id": "a", "task": "a"},
-        {"id": "b", "type": "map", "over": ["p", "q"], "task": "{item}", "dependsOn": ["a"]},
+        {"id": "b", "type": "map", "over": "{args.items}", "task": "{item}", "dependsOn": ["a"]},
         {"id": "skip", "task": "never", "when": "{steps.a.output} == nope", "dependsOn": ["a"]},
         {"id": "c", "task": "c {steps.b.output}", "dependsOn": ["b"], "final": True}]}
-    f = flow({"id": "x", "type": "expand", "mode": "graft", "def": fragment},
+    f = flow({"id": "x", "type": "expand", "expandMode": "graft", "def": fragment},
              {"id": "after", "task": "after {steps.x-a.output}", "dependsOn": ["x"]})
     replies = {"x-a": "A", "x-b#item-0": "P", "x-b#item-1": "Q", "x-c": "C", "after": "ok"}
     result, runner = await scripted(f, replies)
@@ -324,7 +326,7 @@ async def test_race_all_failed():
 
 async def test_resume_after_a_graft_keeps_the_grafted_outputs():
     fragment = {"name": "frag", "phases": [{"id": "a", "task": "a"}]}
-    f = flow({"id": "x", "type": "expand", "mode": "graft", "def": fragment},
+    f = flow({"id": "x", "type": "expand", "expandMode": "graft", "def": fragment},
              {"id": "after", "task": "after {steps.x-a.output}", "dependsOn": ["x"]})
     first, _ = await scripted(f, {"x-a": "A", "after": "ok"})
     cut = next(i for i, e in enumerate(first.events) if isinstance(e, ev.PhaseFinished) and e.phase_id == "x")

@@ -13,7 +13,7 @@ from tftui.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = '{"name": "ok", "phases": [{"id": "a", "task": "x"}]}'
-WARN = '{"name": "w", "phases": [{"id": "a", "task": "x", "dependson": []}]}'
+WARN = '{"name": "w", "phases": [{"id": "a", "task": "x", "until": "x"}]}'
 BAD = '{"name": "b", "phases": [\n  {"id": "a", "task": "x", "dependsOn": ["zzz"]}\n]}'
 
 
@@ -36,7 +36,8 @@ def test_errors_exit_1_with_compiler_style_lines(files, capsys):
     assert main(["check", files["good"], files["warn"], files["bad"]]) == 1
     out = capsys.readouterr().out.splitlines()
     assert out == [
-        f"{files['warn']}:1:51: warning: Phase 'a': unknown field 'dependson' — did you mean 'dependsOn'? [a]",
+        f"{files['warn']}:1:51: warning: Phase 'a' (agent): 'until' is only meaningful on loop phases and is "
+        "ignored here [a]",
         f"{files['bad']}:2:42: error: Phase 'a': dependsOn unknown phase 'zzz' [a]",
         "3 files checked: 1 error, 1 warning",
     ]
@@ -45,7 +46,17 @@ def test_errors_exit_1_with_compiler_style_lines(files, capsys):
 def test_warnings_only_exit_0_unless_strict(files, capsys):
     assert main(["check", files["warn"]]) == 0
     assert main(["check", "--strict", files["warn"]]) == 1
-    assert ": error: Phase 'a': unknown field" in capsys.readouterr().out
+    assert ": error: Phase 'a' (agent): 'until' is only meaningful" in capsys.readouterr().out
+
+
+def test_unknown_field_is_an_error_with_the_fix(tmp_path, capsys):
+    # taskflow's schema is closed: a typo must not silently drop the dependency
+    path = tmp_path / "typo.json"
+    path.write_text('{"name": "t", "phases": [{"id": "a", "task": "x"}, {"id": "b", "task": "y", "dependOn": ["a"]}]}')
+    assert main(["check", str(path)]) == 1
+    assert capsys.readouterr().out.splitlines()[0] == (
+        f"{path}:1:77: error: Phase 'b': unknown field 'dependOn' — did you mean 'dependsOn'? [b]"
+    )
 
 
 def test_unreadable_file_exits_2(files, tmp_path, capsys):

@@ -33,7 +33,13 @@ MATRIX = [
     ({"type": "parallel", "branches": [{"task": "a"}]}, []),
     ({"type": "map", "task": "x"}, ["Phase 'p' (map) requires 'over'"]),
     ({"type": "map", "over": "{steps.a.json}"}, ["Phase 'p' (map) requires 'task'"]),
-    ({"type": "map", "over": ["a", "b"], "task": "{item}"}, []),
+    (
+        {"type": "map", "over": ["a", "b"], "task": "{item}"},
+        [
+            "Phase 'p' (map): 'over' must be a string interpolation ref (e.g. \"{steps.scan.json}\"), not a literal "
+            "array — to fan out over a fixed list, emit it from an upstream phase and reference that phase's .json"
+        ],
+    ),
     ({"type": "reduce", "task": "x"}, ["Phase 'p' (reduce) requires 'from'"]),
     ({"type": "gate"}, ["Phase 'p' (gate) requires 'task' (or 'score')"]),
     (
@@ -242,6 +248,9 @@ def test_warnings():
         "Phase 'a': retry.factor has no effect without retry.backoffMs",
         "Phase 'b' (approval): 'idempotent: false' is a no-op here — approval phases run no subagent (no transient "
         "retry) and are already excluded from cross-run cache. The flag has no effect.",
+    ]
+    # taskflow's schema is closed: unknown fields are errors (with the fix), never ignored
+    assert messages({"name": "t", "phases": phases}, severity="error") == [
         "Phase 'c': unknown field 'dependson' — did you mean 'dependsOn'?",
         "Phase 'c': unknown field 'tasks' — did you mean 'task'?",
     ]
@@ -295,10 +304,14 @@ def test_guard_syntax_errors_are_warnings():
 
 
 def test_strict_interpolation_promotes_warnings():
-    flow = {"name": "t", "strictInterpolation": True, "phases": [{"id": "a", "task": "x", "dependson": []}]}
+    flow = {"name": "t", "strictInterpolation": True, "phases": [{"id": "a", "task": "x", "convergence": True}]}
     result = load_flow_text(json.dumps(flow))
     assert [(d.severity, d.message) for d in result.diagnostics] == [
-        ("error", "Strict interpolation: Phase 'a': unknown field 'dependson' — did you mean 'dependsOn'?")
+        (
+            "error",
+            "Strict interpolation: Phase 'a' (agent): 'convergence' is only meaningful on loop phases and is "
+            "ignored here",
+        )
     ]
     assert result.flow is None
 

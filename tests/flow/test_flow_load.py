@@ -115,13 +115,14 @@ def test_unknown_type_near_miss_suggests_the_type():
     assert d.message == "Phase 'x': unknown type 'mapp' — did you mean 'map'?"
 
 
-def test_top_level_typo_is_a_warning_with_suggestion():
+def test_top_level_typo_is_an_error_with_suggestion():
+    # taskflow's flow schema is closed: an unknown key is an error, so the flow does not run
     result = load_flow_text('{"name": "n", "phases": [{"id": "a", "task": "t"}],\n "concurency": 2}')
     d = only(result)
-    assert d.severity == "warning"
+    assert d.severity == "error"
     assert d.message == "Unknown top-level field 'concurency' — did you mean 'concurrency'?"
     assert (d.line, d.col) == (2, 2)
-    assert result.ok  # warnings do not block
+    assert not result.ok
 
 
 def test_unknown_budget_key_is_an_error():
@@ -244,7 +245,9 @@ def test_shorthand_errors_point_into_the_shorthand_file():
 def test_full_flow_is_not_shorthand_even_with_task_key():
     result = load_flow_text('{"name": "n", "task": "x", "phases": [{"id": "a", "task": "t"}]}')
     assert result.shorthand is None
-    assert only(result).message == "Unknown top-level field 'task' (ignored)"
+    assert only(result).message == (
+        "Unknown top-level field 'task' — a flow with 'phases' is not shorthand: move the task into a phase"
+    )
 
 
 def test_load_flow_unreadable(tmp_path):

@@ -42,7 +42,7 @@ def grafted_ids(flow_path: str) -> list[str]:
         return []
     ids: list[str] = []
     for phase in getattr(flow, "phases", None) or ():
-        if phase.type != "expand" or getattr(phase, "mode", "nested") != "graft":
+        if phase.type != "expand" or getattr(phase, "expand_mode", "nested") != "graft":
             continue
         raw = getattr(phase, "def_", None)
         use = getattr(phase, "use", None)

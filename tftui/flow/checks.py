@@ -14,18 +14,18 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from tftui.flow import closed
 from tftui.flow.checks_phase import PhaseChecker, field_of
-from tftui.flow.diagnostics import Diagnostic, JsonPath, json_type, suggestion
+from tftui.flow.diagnostics import Diagnostic, JsonPath, json_type
 from tftui.flow.graph import Dag, find_cycle
 from tftui.flow.model import Flow, PhaseBase
 from tftui.flow.score_shape import is_num
-from tftui.lang.values import JSONValue
+from tftui.lang.values import JSONObject, JSONValue
 
 STRICT_PREFIX = "Strict interpolation: "
 _AGENT_NAME = re.compile(r"[a-z][a-z0-9-]*")
 _STEP_REF = re.compile(r"\{steps\.([a-zA-Z0-9_-]+)")
 _ARG_REF = re.compile(r"\{args\.([a-zA-Z0-9_-]+)")
-TOP_LEVEL_KEYS = [f.alias or n for n, f in Flow.model_fields.items()]
 
 
 def check_flow(
@@ -54,6 +54,8 @@ def check_flow(
         )
         return promote_strict(out) if promote and flow.strict_interpolation else out
     _top_level(flow, out)
+    _arg_specs(flow, out)
+    arg_types = {name: spec.type for name, spec in (flow.args or {}).items()}
 
     ids: set[str] = set()
     for phase, base in zip(phases, bases, strict=True):
@@ -65,7 +67,9 @@ def check_flow(
                 Diagnostic("error", f"Duplicate phase id: {phase.id}", phase_id=phase.id, path=(*base, "id"))
             )
         ids.add(phase.id)
-        PhaseChecker(phase, base, flow.incremental, out).run()
+        PhaseChecker(
+            phase, base, flow.incremental, out, arg_types=arg_types, flow_idle_timeout=flow.idle_timeout
+        ).run()
 
     for phase, base in zip(phases, bases, strict=True):
         for key, deps in (("dependsOn", phase.depends_on), ("from", phase.from_ or [])):
@@ -131,6 +135,8 @@ def check_flow(
     if not errors_so_far():
         _reachability(phases, bases, by_id, deps_of, out)
 
+    if args is not None:
+        out.extend(_invocation_errors(flow, phases, args))
     if args is not None and not errors_so_far():
         _arg_warnings(flow, phases, bases, args, out)
 
@@ -151,7 +157,51 @@ def _edge_path(phase: PhaseBase, dep: str) -> tuple[str, int]:
     return "from", (phase.from_ or []).index(dep)
 
 
+def _raw_args(flow: Flow) -> dict[str, JSONObject]:
+    """The declared args as the file wrote them (only the keys it set)."""
+    return {
+        name: spec.model_dump(by_alias=True, exclude_unset=True) for name, spec in (flow.args or {}).items()
+    }
+
+
+def _invocation_errors(flow: Flow, phases: Sequence[PhaseBase], args: Mapping[str, JSONValue]) -> list[Diagnostic]:
+    """Typed-arg values the invocation gives (SPEC §1.3), each pinned on the first phase that uses it."""
+    found = closed.invocation_errors(_raw_args(flow), args)
+    if not found:
+        return []
+    users: dict[str, str] = {}
+    for phase in phases:
+        for ref in collect_refs(phase)[1]:
+            users.setdefault(ref, phase.id)
+    return [replace(d, phase_id=users.get(str(d.path[1]))) for d in found]
+
+
+def _arg_specs(flow: Flow, out: list[Diagnostic]) -> None:
+    """Typed-arg declarations (SPEC §1.3): keys per type, the default's type, bounds, enum values."""
+    for name, spec in _raw_args(flow).items():
+        for message, path in closed.arg_spec_errors(name, spec):
+            out.append(Diagnostic("error", message, path=path, field=f"args.{name}"))
+
+
 def _top_level(flow: Flow, out: list[Diagnostic]) -> None:
+    if "version" in flow.model_fields_set and not is_num(flow.version):
+        out.append(
+            Diagnostic(
+                "error",
+                f"Field 'version' must be a number, got {json_type(flow.version)} — write e.g. \"version\": 1",
+                path=("version",),
+                field="version",
+            )
+        )
+    if flow.budget is not None and not flow.budget.model_fields_set:
+        out.append(
+            Diagnostic(
+                "error",
+                "Field 'budget' sets no cap — give it 'maxUSD' and/or 'maxTokens', or remove it",
+                path=("budget",),
+                field="budget",
+            )
+        )
     if flow.concurrency is not None and not is_num(flow.concurrency):
         out.append(
             Diagnostic(
@@ -194,13 +244,16 @@ def _top_level(flow: Flow, out: list[Diagnostic]) -> None:
                     )
                 )
     for key in flow.model_extra or {}:
-        if key == "$schema":  # editors' schema association, not part of the flow
+        if key in closed.EXTENSIONS:  # e.g. an editor's `$schema` association, not part of the flow
             continue
-        guess = suggestion(key, TOP_LEVEL_KEYS)
+        if key in ("task", "tasks", "chain"):
+            message = f"unknown field '{key}' — a flow with 'phases' is not shorthand: move the {key} into a phase"
+        else:
+            message = closed.unknown_field(key, closed.FLOW_KEYS)
         out.append(
             Diagnostic(
-                "warning",
-                f"Unknown top-level field '{key}'{guess or ' (ignored)'}",
+                "error",
+                message.replace("unknown field", "Unknown top-level field", 1),
                 path=(key,),
                 field=key,
                 at_key=True,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tftui.flow import closed
 from tftui.flow.diagnostics import (
     Diagnostic,
     JsonPath,
@@ -39,9 +40,6 @@ def _aliases(cls: type[PhaseBase]) -> list[str]:
 
 
 OWN_KEYS: dict[str, list[str]] = {t: _aliases(cls) for t, cls in PHASE_CLASSES.items()}
-ALL_KEYS: list[str] = list(dict.fromkeys(k for keys in OWN_KEYS.values() for k in keys))
-ALL_KEYS += ["run", "input", "score", "reflexion"]  # owned by one type each; listed for suggestions
-ALL_KEYS = list(dict.fromkeys(ALL_KEYS))
 
 
 def field_of(model: PhaseBase, attr: str) -> Any:
@@ -66,7 +64,16 @@ def field_by_alias(cls: type[PhaseBase]) -> dict[str, str]:
 class PhaseChecker:
     """Collects the diagnostics of one phase."""
 
-    def __init__(self, phase: PhaseBase, base: JsonPath, flow_incremental: bool, out: list[Diagnostic]):
+    def __init__(
+        self,
+        phase: PhaseBase,
+        base: JsonPath,
+        flow_incremental: bool,
+        out: list[Diagnostic],
+        *,
+        arg_types: dict[str, str | None] | None = None,
+        flow_idle_timeout: Any = None,
+    ):
         self.p = phase
         self.id = phase.id
         self.type = phase.type
@@ -74,6 +81,8 @@ class PhaseChecker:
         self.incremental = flow_incremental
         self.out = out
         self.extra: JSONObject = dict(phase.model_extra or {})
+        self.arg_types = arg_types or {}  # declared args -> their type (None: untyped)
+        self.flow_idle_timeout = flow_idle_timeout
 
     def err(self, message: str, *path: str | int, at_key: bool = False, severity: Severity = "error") -> None:
         field = str(path[0]) if path else None
@@ -109,12 +118,15 @@ class PhaseChecker:
             getattr(self, f"_type_{ptype}")()
             self._timeout()
             self._idle_timeout()
+            self._idle_zero()
         self._retry()
         if self.p.join and self.p.join not in ("all", "any"):
             self.err(f"Phase '{pid}': unknown join mode '{self.p.join}'", "join")
         if known_type:
             self._expect()
         self._cache()
+        self._thinking()
+        self._cwd()
         agent = self.p.agent
         if isinstance(agent, str) and "_" in agent:
             self.err(
@@ -139,14 +151,16 @@ class PhaseChecker:
             if not isinstance(branch.task, str):
                 self.err(f"Phase '{self.id}': branches[{i}].task must be a string", "branches", i, "task")
             for key in branch.model_extra or {}:
-                self.warn(
-                    f"Phase '{self.id}': branches[{i}] has unknown field '{key}' (ignored)"
-                    f"{suggestion(key, ['task', 'agent', 'cwd'])}",
+                self.err(
+                    f"Phase '{self.id}': branches[{i}] has {closed.unknown_field(key, closed.BRANCH_KEYS)}",
                     "branches",
                     i,
                     key,
                     at_key=True,
                 )
+            problem = closed.branch_cwd_error(self.type, i, branch.cwd, self.p.cwd)
+            if problem is not None:
+                self.err(f"Phase '{self.id}': {problem}", "branches", i, "cwd")
 
     def _score(self) -> None:
         if not self.has("score"):
@@ -225,7 +239,9 @@ class PhaseChecker:
                 self.err(f"Phase '{pid}' ({ptype}): 'reflexion' is only valid for loop phases", "reflexion")
         for key in LOOP_ONLY_WARN:
             if key in self.extra:
-                self.extra.pop(key)
+                problem = closed.flat_value_error(key, self.extra.pop(key))
+                if problem is not None:
+                    self.err(f"Phase '{pid}': {problem}", key)
                 self.warn(
                     f"Phase '{pid}' ({ptype}): '{key}' is only meaningful on loop phases and is ignored here",
                     key,
@@ -287,10 +303,12 @@ class PhaseChecker:
         over = field_of(self.p, "over")
         if not over:
             self.err(f"Phase '{self.id}' (map) requires 'over'")
-        elif not isinstance(over, (str, list)):
+        elif not isinstance(over, str):
+            shown = "a literal array" if isinstance(over, list) else f"a {json_type(over)}"
             self.err(
                 f"Phase '{self.id}' (map): 'over' must be a string interpolation ref (e.g. "
-                f'"{{steps.scan.json}}") or an array, got {json_type(over)}',
+                f'"{{steps.scan.json}}"), not {shown} — to fan out over a fixed list, emit it from an '
+                "upstream phase and reference that phase's .json",
                 "over",
             )
         if not self.p.task:
@@ -329,6 +347,14 @@ class PhaseChecker:
                     f"Phase '{self.id}' (reduce): batchSize is only used with reduceStrategy 'tree' — "
                     "ignored for one-shot",
                     "batchSize",
+                )
+        if field_of(p, "reduce_strategy") == "tree":
+            size = int(batch) if is_num(batch) and batch >= 2 and float(batch).is_integer() else 2
+            if closed.tree_reduce_calls(len(p.from_ or []), size) > closed.TREE_REDUCE_MAX_CALLS:
+                self.err(
+                    f"Phase '{self.id}' (reduce): the tree strategy would make more than "
+                    f"{closed.TREE_REDUCE_MAX_CALLS} calls — raise batchSize or split the reduction",
+                    "batchSize" if self.has("batchSize") else "reduceStrategy",
                 )
 
     def _type_flow(self) -> None:
@@ -439,6 +465,15 @@ class PhaseChecker:
                 f"Phase '{pid}': 'idleTimeout' must be 0 (disable) or >= 1000 ms, got {value}", "idleTimeout"
             )
 
+    def _idle_zero(self) -> None:
+        """An effective idleTimeout 0 (the phase's, else the flow's) needs a finite wall timeout."""
+        if self.type not in AGENT_RUNNING:
+            return
+        phase_idle = self.p.idle_timeout if self.has("idleTimeout") else None
+        problem = closed.idle_zero_error(phase_idle, self.flow_idle_timeout, self.p.timeout)
+        if problem is not None:
+            self.err(f"Phase '{self.id}': {problem}", "idleTimeout" if phase_idle is not None else "timeout")
+
     def _retry(self) -> None:
         retry = self.p.retry
         if retry is None:
@@ -458,13 +493,7 @@ class PhaseChecker:
                     f"Phase '{pid}': retry.factor has no effect without retry.backoffMs", "retry", "factor"
                 )
         for key in retry.model_extra or {}:
-            self.warn(
-                f"Phase '{pid}': retry has unknown field '{key}' (ignored)"
-                f"{suggestion(key, ['max', 'backoffMs', 'factor'])}",
-                "retry",
-                key,
-                at_key=True,
-            )
+            self.err(f"Phase '{pid}': retry has {closed.unknown_field(key, closed.RETRY_KEYS)}", "retry", key, at_key=True)
 
     def _expect(self) -> None:
         if not self.has("expect"):
@@ -506,6 +535,20 @@ class PhaseChecker:
                 "cache",
                 "scope",
             )
+        for message, path in closed.cache_errors(cache):
+            unknown_key = len(path) == 1 and path[0] not in closed.CACHE_KEYS
+            self.err(f"Phase '{pid}': {message}", "cache", *path, at_key=unknown_key)
+
+    def _thinking(self) -> None:
+        problem = closed.thinking_error(self.p.thinking)
+        if problem is not None:
+            self.err(f"Phase '{self.id}': {problem}", "thinking")
+
+    def _cwd(self) -> None:
+        retry = self.p.retry
+        scope = self.p.cache.get("scope") if isinstance(self.p.cache, dict) else None
+        for message, field in closed.cwd_errors(self.p.cwd, self.arg_types, retry.max if retry else None, scope):
+            self.err(f"Phase '{self.id}': {message}", field)
 
     # -- tftui additions: guard syntax and unknown keys (warnings) ----------------------
 
@@ -544,15 +587,21 @@ class PhaseChecker:
                 )
 
     def _unknown_keys(self) -> None:
+        """Keys the phase's type does not model: outside taskflow's flat key set they are errors
+        (its schema is closed); a key of another type is checked against the flat schema's value
+        rules and otherwise only noted, as taskflow accepts and ignores it."""
         pid, ptype = self.id, self.type
-        own = OWN_KEYS[ptype]
-        for key in self.extra:
-            if key in ALL_KEYS:
+        for key, value in self.extra.items():
+            if key not in closed.PHASE_KEYS or closed.phase_mode_is_expand_mode(ptype, value):
+                message = closed.unknown_field(key, closed.PHASE_KEYS, phase_type=ptype, value=value)
+                self.err(f"Phase '{pid}': {message}", key, at_key=True)
+                continue
+            problem = closed.flat_value_error(key, value)
+            if problem is not None:
+                self.err(f"Phase '{pid}': {problem}", key)
+            elif not (ptype == "expand" and key == "mode"):  # taskflow's flat `mode` (best/aggregate)
                 self.warn(
                     f"Phase '{pid}' ({ptype}): '{key}' is not used by {ptype} phases and is ignored",
                     key,
                     at_key=True,
                 )
-            else:
-                guess = suggestion(key, own)
-                self.warn(f"Phase '{pid}': unknown field '{key}'{guess or ' (ignored)'}", key, at_key=True)

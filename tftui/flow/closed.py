@@ -20,9 +20,9 @@ import math
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from tftui.flow.diagnostics import Diagnostic, JsonPath, did_you_mean, json_type
+from tftui.lang.values import JSONValue
 
 FLOW_KEYS: tuple[str, ...] = (
     "name",
@@ -126,7 +126,7 @@ _WIN_FORBIDDEN = re.compile(r'[<>:"|?*]')
 _TTL = re.compile(r"(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?", re.IGNORECASE)
 
 
-def is_number(value: Any) -> bool:
+def is_number(value: JSONValue) -> bool:
     """A finite JSON number (booleans are not numbers, as in JS)."""
     if isinstance(value, bool):
         return False
@@ -139,7 +139,7 @@ def is_number(value: Any) -> bool:
 # Unknown keys
 
 
-def unknown_field(key: str, known: Sequence[str], *, phase_type: str | None = None, value: Any = None) -> str:
+def unknown_field(key: str, known: Sequence[str], *, phase_type: str | None = None, value: JSONValue = None) -> str:
     """`unknown field 'dependOn' — did you mean 'dependsOn'?`, or the fix for a key taskflow never had."""
     if phase_type is not None and key in ("name", "description"):
         fix = (
@@ -156,7 +156,7 @@ def unknown_field(key: str, known: Sequence[str], *, phase_type: str | None = No
     return f"unknown field '{key}' (allowed: {', '.join(known)})"
 
 
-def phase_mode_is_expand_mode(phase_type: str, value: Any) -> bool:
+def phase_mode_is_expand_mode(phase_type: str, value: JSONValue) -> bool:
     """An `expand` phase's `mode` that means `expandMode` (tftui's old spelling)."""
     return phase_type == "expand" and value in EXPAND_MODES
 
@@ -165,7 +165,7 @@ def phase_mode_is_expand_mode(phase_type: str, value: Any) -> bool:
 # Flat value rules for a phase key
 
 
-def flat_value_error(key: str, value: Any) -> str | None:
+def flat_value_error(key: str, value: JSONValue) -> str | None:
     """What is wrong with `value` as phase key `key` under taskflow's flat schema, else None."""
     if key in _ENUMS:
         allowed = _ENUMS[key]
@@ -197,7 +197,7 @@ def flat_value_error(key: str, value: Any) -> str | None:
     return None
 
 
-def _shown(value: Any) -> str:
+def _shown(value: JSONValue) -> str:
     return f"'{value}'" if isinstance(value, str) else json_type(value)
 
 
@@ -205,7 +205,7 @@ def _shown(value: Any) -> str:
 # Phase rules on shared fields: thinking, cwd, branch cwd, cache, idleTimeout 0, tree reduce
 
 
-def thinking_error(value: Any) -> str | None:
+def thinking_error(value: JSONValue) -> str | None:
     if isinstance(value, str) and value not in THINKING_LEVELS:
         guess = did_you_mean(value, THINKING_LEVELS)
         hint = f" — did you mean '{guess}'?" if guess else ""
@@ -213,7 +213,7 @@ def thinking_error(value: Any) -> str | None:
     return None
 
 
-def cwd_arg_name(cwd: Any) -> str | None:
+def cwd_arg_name(cwd: JSONValue) -> str | None:
     """The arg of a `cwd` that is exactly one whole `{args.X}` placeholder, else None."""
     if not isinstance(cwd, str):
         return None
@@ -226,7 +226,7 @@ def has_placeholder(text: str) -> bool:
 
 
 def cwd_errors(
-    cwd: Any, arg_types: Mapping[str, str | None], retry_max: Any, cache_scope: Any
+    cwd: JSONValue, arg_types: Mapping[str, str | None], retry_max: JSONValue, cache_scope: JSONValue
 ) -> list[tuple[str, str]]:
     """(message, field) of each rule a phase `cwd` breaks. `arg_types`: declared arg -> its type."""
     if not isinstance(cwd, str) or not has_placeholder(cwd):
@@ -276,7 +276,7 @@ def cwd_errors(
     return out
 
 
-def branch_cwd_error(phase_type: str, index: int, branch_cwd: Any, phase_cwd: Any) -> str | None:
+def branch_cwd_error(phase_type: str, index: int, branch_cwd: JSONValue, phase_cwd: JSONValue) -> str | None:
     """What is wrong with `branches[index].cwd`, else None."""
     if not isinstance(branch_cwd, str):
         return None
@@ -298,7 +298,7 @@ def branch_cwd_error(phase_type: str, index: int, branch_cwd: Any, phase_cwd: An
     return None
 
 
-def ttl_ms(ttl: Any) -> float | None:
+def ttl_ms(ttl: JSONValue) -> float | None:
     """A cache TTL ('500ms', '90s', '30m', '6h', '7d', plain number = ms) in ms; None if malformed."""
     if not isinstance(ttl, str):
         return None
@@ -312,7 +312,7 @@ def ttl_ms(ttl: Any) -> float | None:
     return amount * {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}[unit]
 
 
-def cache_errors(cache: Mapping[str, Any]) -> list[tuple[str, JsonPath]]:
+def cache_errors(cache: Mapping[str, JSONValue]) -> list[tuple[str, JsonPath]]:
     """(message, path under `cache`) for unknown keys, `ttl` and `fingerprint` entries."""
     out: list[tuple[str, JsonPath]] = []
     for key in cache:
@@ -345,7 +345,7 @@ def cache_errors(cache: Mapping[str, Any]) -> list[tuple[str, JsonPath]]:
     return out
 
 
-def idle_zero_error(phase_idle: Any, flow_idle: Any, timeout: Any) -> str | None:
+def idle_zero_error(phase_idle: JSONValue, flow_idle: JSONValue, timeout: JSONValue) -> str | None:
     """An effective `idleTimeout: 0` (phase, else flow) needs a finite wall `timeout` >= 1000 ms."""
     effective = phase_idle if is_number(phase_idle) else flow_idle
     if not (is_number(effective) and effective == 0):
@@ -374,7 +374,7 @@ def tree_reduce_calls(inputs: int, batch_size: int) -> int:
 # Typed args (SPEC §1.3): the declarations, and the values an invocation gives
 
 
-def relative_path_error(value: Any) -> str | None:
+def relative_path_error(value: JSONValue) -> str | None:
     """Why `value` is not a portable relative folder path, else None."""
     if not isinstance(value, str):
         return f"must be a string, got {json_type(value)}"
@@ -401,7 +401,7 @@ def relative_path_error(value: Any) -> str | None:
     return None
 
 
-def _expected(spec: Mapping[str, Any]) -> str:
+def _expected(spec: Mapping[str, JSONValue]) -> str:
     kind = spec.get("type")
     if kind == "number":
         bounds = [
@@ -417,16 +417,16 @@ def _expected(spec: Mapping[str, Any]) -> str:
     return f"a {kind}"
 
 
-def _enum_values(spec: Mapping[str, Any]) -> list[Any]:
+def _enum_values(spec: Mapping[str, JSONValue]) -> list[JSONValue]:
     values = spec.get("values")
     return values if isinstance(values, list) else []
 
 
-def _num(value: Any) -> str:
+def _num(value: JSONValue) -> str:
     return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
 
 
-def _json(value: Any) -> str:
+def _json(value: JSONValue) -> str:
     if isinstance(value, str):
         return f'"{value}"'
     if isinstance(value, bool):
@@ -436,7 +436,7 @@ def _json(value: Any) -> str:
     return _num(value)
 
 
-def arg_value_error(spec: Mapping[str, Any], value: Any) -> str | None:
+def arg_value_error(spec: Mapping[str, JSONValue], value: JSONValue) -> str | None:
     """Why `value` does not fit the typed arg `spec`, else None (untyped args accept anything)."""
     kind = spec.get("type")
     if kind == "relative-path":
@@ -466,7 +466,7 @@ def arg_value_error(spec: Mapping[str, Any], value: Any) -> str | None:
     return None
 
 
-def _same(a: Any, b: Any) -> bool:
+def _same(a: JSONValue, b: JSONValue) -> bool:
     """JS `Object.is` on JSON scalars: a number never equals a string or a boolean."""
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b
@@ -475,7 +475,7 @@ def _same(a: Any, b: Any) -> bool:
     return isinstance(a, str) and isinstance(b, str) and a == b
 
 
-def arg_spec_errors(name: str, spec: Any) -> list[tuple[str, JsonPath]]:
+def arg_spec_errors(name: str, spec: JSONValue) -> list[tuple[str, JsonPath]]:
     """(message, path under `args.<name>`) of a declaration's problems."""
     base: JsonPath = ("args", name)
     if not isinstance(spec, dict):
@@ -510,8 +510,8 @@ def arg_spec_errors(name: str, spec: Any) -> list[tuple[str, JsonPath]]:
         for key in ("minimum", "maximum"):
             if key in spec and not is_number(spec[key]):
                 out.append((f"Argument '{name}': '{key}' must be a number", (*base, key)))
-        low: Any = spec.get("minimum")
-        high: Any = spec.get("maximum")
+        low: JSONValue = spec.get("minimum")
+        high: JSONValue = spec.get("maximum")
         if is_number(low) and is_number(high) and low > high:
             out.append(
                 (
@@ -536,7 +536,7 @@ def arg_spec_errors(name: str, spec: Any) -> list[tuple[str, JsonPath]]:
     return out
 
 
-def invocation_errors(specs: Mapping[str, Any], args: Mapping[str, Any]) -> list[Diagnostic]:
+def invocation_errors(specs: Mapping[str, JSONValue], args: Mapping[str, JSONValue]) -> list[Diagnostic]:
     """The typed-arg errors of an invocation: a missing required typed arg, or a value of the wrong
     type or out of range. Untyped (legacy) args accept anything."""
     out: list[Diagnostic] = []

@@ -9,8 +9,9 @@ Values whose limits SPEC gives its own messages for (retry numbers, timeouts,
 maxIterations, variants, `score`, `expect`, eval entries, branch tasks) are typed
 loosely and checked in `tftui.flow.checks`, which emits SPEC's exact wording.
 
-Phases allow unknown keys (`model_extra`): checks turns them into warnings (or
-SPEC's errors for keys that belong to another type, such as `score` on an agent).
+Phases allow keys their own type does not model (`model_extra`): taskflow's phase keys are one
+flat set (`tftui.flow.closed.PHASE_KEYS`), so a key of another type is accepted with a warning
+(or SPEC's error, such as `score` on an agent), and a key outside the set is an error.
 """
 
 from __future__ import annotations
@@ -114,8 +115,6 @@ class PhaseBase(BaseModel):
         default="agent",
         description="Phase kind: agent (default), parallel, map, reduce, gate, approval, loop, tournament, script, flow, race, expand.",
     )
-    name: str | None = Field(default=None, description="Display name.")
-    description: str | None = Field(default=None, description="Display description.")
     agent: str | None = Field(
         default=None, description="Agent that runs this phase's model calls (lowercase, hyphens)."
     )
@@ -344,8 +343,10 @@ class ExpandPhase(PhaseBase):
     with_: JSONObject | None = Field(
         default=None, alias="with", description="Args passed to the fragment."
     )
-    mode: Literal["nested", "graft"] = Field(
-        default="nested", description="'nested' (default) or 'graft' (promote child phases as <id>-<child>)."
+    expand_mode: Literal["nested", "graft"] = Field(
+        default="nested",
+        alias="expandMode",
+        description="'nested' (default) or 'graft' (promote child phases as <id>-<child>).",
     )
     max_nodes: JSONValue = Field(
         default=None, alias="maxNodes", description="Max phases accepted from the fragment (1-100)."

@@ -73,8 +73,6 @@ def overview(
     if breakpoint:
         out.append("  [breakpoint]")
     out.append("\n")
-    if spec is not None and (spec.name or spec.description):
-        out.append(f"{spec.name or ''} {spec.description or ''}".strip() + "\n", style="italic")
     reason = present.plain_reason(state)
     if reason:
         out.append(reason + "\n", style="bold")
@@ -93,7 +91,7 @@ def overview(
         for key, value in phase_fields(spec):
             out.append(f"{key}: ", style="dim")
             out.append(f"{value}\n")
-        if spec.type == "expand" and getattr(spec, "mode", "nested") == "graft":
+        if spec.type == "expand" and getattr(spec, "expand_mode", "nested") == "graft":
             out.append(_graft_note(pid, state), style="italic")
     guard_expr = guard_override if guard_override is not None else (spec.when if spec else None)
     if guard_expr or (state and state.guard):

@@ -13,7 +13,7 @@ prefixes node paths with `<id>/`, and are re-emitted as attempt events of this p
 phase's). The child's other events are journaled wrapped in `SubflowEvent`s (the fold
 keeps the child state in `PhaseState.sub`).
 
-Graft mode (`expand` with `mode: "graft"`): the child's phases become top-level phase
+Graft mode (`expand` with `expandMode: "graft"`): the child's phases become top-level phase
 states `<expandId>-<childId>`: every child event is re-emitted with renamed phase ids
 and node paths (`x-a`, `x-a#item-0`), so the tree, journal and trace show them as
 phases. Their outputs are visible to later phases as `{steps.<expandId>-<childId>…}`.
@@ -152,7 +152,7 @@ async def _run_child(
     from tftui.engine.run import Run as ChildRun
 
     phase = pr.phase
-    graft = phase.type == "expand" and getattr(phase, "mode", "nested") == "graft"
+    graft = phase.type == "expand" and getattr(phase, "expand_mode", "nested") == "graft"
     forward = _Grafter(run, pr) if graft else _Nester(run, pr)
     debugger = run.child_debugger(forward.rename_phase, forward.rename_node, observe_all=not graft)
     child = ChildRun(
