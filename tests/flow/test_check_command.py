@@ -160,3 +160,33 @@ def test_diagnostics_are_printed_in_file_order(tmp_path, capsys):
     positions = [tuple(int(n) for n in line[len(str(path)) + 1 :].split(":")[:2]) for line in lines]
     assert len(positions) == 3 and positions == sorted(positions)
     assert [p[0] for p in positions] == [4, 5, 6]
+
+
+def test_schema_lists_exactly_taskflows_fields_and_marks_extensions(capsys):
+    from tftui.flow.closed import PHASE_KEYS
+
+    assert main(["schema"]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    assert schema["additionalProperties"] is False
+    assert schema["properties"]["$schema"]["x-tftui-extension"] is True
+    phase_defs = {n: d for n, d in schema["$defs"].items() if n.endswith("Phase")}
+    assert len(phase_defs) == 12
+    for definition in phase_defs.values():
+        assert definition["additionalProperties"] is False
+        assert set(definition["properties"]) == set(PHASE_KEYS)  # taskflow's one flat set of phase keys
+    assert "name" not in phase_defs["AgentPhase"]["properties"]
+    assert "expandMode" in phase_defs["ExpandPhase"]["properties"]
+    for name in ("Branch", "Retry", "Budget"):
+        assert schema["$defs"][name]["additionalProperties"] is False
+
+
+def test_schema_accepts_every_sample_flow_and_rejects_an_unknown_field(capsys):
+    jsonschema = pytest.importorskip("jsonschema")
+    assert main(["schema"]) == 0
+    validator = jsonschema.Draft202012Validator(json.loads(capsys.readouterr().out))
+    samples = [p for p in sorted((ROOT / "sample_flows").glob("*.json")) if not p.name.endswith(".replies.json")]
+    assert samples
+    for path in samples:
+        assert [e.message for e in validator.iter_errors(json.loads(path.read_text()))] == [], path.name
+    typo = {"name": "x", "phases": [{"id": "a", "task": "t", "dependOn": ["b"]}]}
+    assert list(validator.iter_errors(typo))

@@ -146,3 +146,13 @@ def test_typed_arg_values_at_invocation_name_the_arg_type_value_and_phase():
     )
     assert d.phase_id == "a"
     assert check(flow).flow is not None  # static mode: no invocation to check
+
+
+def test_strict_flow_refuses_an_undeclared_invocation_arg():
+    flow = {"name": "f", "strictInterpolation": True, "args": {"topic": {}}, "phases": [agent(task="{args.topic}")]}
+    assert check(flow, args={"topic": "x"}).flow is not None
+    result = check(flow, args={"topic": "x", "tpoic": "y"})
+    assert [d.message for d in result.errors] == [
+        "Strict interpolation: Invocation argument 'tpoic' is undeclared — declare it in 'args' or do not pass it"
+    ]
+    assert check({**flow, "strictInterpolation": False}, args={"tpoic": "y"}).errors == []

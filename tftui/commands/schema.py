@@ -38,7 +38,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def flow_json_schema() -> dict[str, Any]:
-    from tftui.flow.model import Flow
+    """The flow models' JSON Schema, closed the way taskflow's schema is (`tftui.flow.closed`):
+    every phase type lists taskflow's whole flat set of phase keys (a key another type uses is
+    accepted and ignored), nothing else is allowed, and tftui's own extensions are marked
+    `"x-tftui-extension": true`."""
+    from tftui.flow import closed
+    from tftui.flow.model import PHASE_CLASSES, Flow
 
     schema = Flow.model_json_schema(by_alias=True, mode="validation")
     out: dict[str, Any] = {
@@ -47,10 +52,46 @@ def flow_json_schema() -> dict[str, Any]:
     }
     out.update(schema)
     out["title"] = "taskflow flow"
-    out.setdefault("properties", {})["$schema"] = {
-        "type": "string",
-        "description": "URL or path of this schema",
+    out["additionalProperties"] = False
+    properties = out.setdefault("properties", {})
+    for key, what in closed.EXTENSIONS.items():
+        properties[key] = {"type": "string", "description": f"tftui extension: {what}", "x-tftui-extension": True}
+    defs: dict[str, Any] = out.get("$defs", {})
+    for name in ("Branch", "Retry", "Budget", "ArgSpec"):
+        if name in defs:
+            defs[name]["additionalProperties"] = False
+    phase_defs = {t: defs[cls.__name__] for t, cls in PHASE_CLASSES.items() if cls.__name__ in defs}
+    owners: dict[str, list[str]] = {}
+    for ptype, definition in phase_defs.items():
+        for key in definition.get("properties", {}):
+            owners.setdefault(key, []).append(ptype)
+    cache = {
+        "type": "object",
+        "additionalProperties": False,
+        "description": "Cache policy: {scope?, ttl?, fingerprint?}.",
+        "properties": {
+            "scope": {"enum": ["run-only", "cross-run", "off"]},
+            "ttl": {"type": "string", "description": "Max age of a cross-run hit, e.g. '30m', '6h', '7d'."},
+            "fingerprint": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "Extra cache-key inputs: " + ", ".join(f"'{p}…'" for p in closed.CACHE_FINGERPRINT_PREFIXES),
+            },
+        },
     }
+    for ptype, definition in phase_defs.items():
+        props = definition.setdefault("properties", {})
+        for key in closed.PHASE_KEYS:
+            if key not in props:
+                users = [t for t in owners.get(key, []) if t != ptype]
+                borrowed = dict(phase_defs[users[0]]["properties"][key]) if users else {}
+                borrowed["description"] = (
+                    f"[{'/'.join(users)}] accepted on every phase, ignored on {ptype} phases. "
+                    + str(borrowed.get("description", ""))
+                ).strip()
+                props[key] = borrowed
+        props["cache"] = cache
+        definition["additionalProperties"] = False
     return out
 
 

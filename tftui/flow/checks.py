@@ -167,13 +167,24 @@ def _raw_args(flow: Flow) -> dict[str, JSONObject]:
 def _invocation_errors(flow: Flow, phases: Sequence[PhaseBase], args: Mapping[str, JSONValue]) -> list[Diagnostic]:
     """Typed-arg values the invocation gives (SPEC §1.3), each pinned on the first phase that uses it."""
     found = closed.invocation_errors(_raw_args(flow), args)
+    if flow.strict_interpolation:  # taskflow: an undeclared invocation arg is a (strict) warning
+        for name in args:
+            if name not in (flow.args or {}):
+                found.append(
+                    Diagnostic(
+                        "warning",
+                        f"Invocation argument '{name}' is undeclared — declare it in 'args' or do not pass it",
+                        path=("args",) if flow.args is not None else (),
+                        field="args",
+                    )
+                )
     if not found:
         return []
     users: dict[str, str] = {}
     for phase in phases:
         for ref in collect_refs(phase)[1]:
             users.setdefault(ref, phase.id)
-    return [replace(d, phase_id=users.get(str(d.path[1]))) for d in found]
+    return [replace(d, phase_id=users.get(str(d.path[1]))) if len(d.path) > 1 else d for d in found]
 
 
 def _arg_specs(flow: Flow, out: list[Diagnostic]) -> None:
