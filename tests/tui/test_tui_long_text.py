@@ -18,8 +18,9 @@ ITEMS = 400
 def _map_flow(tmp_path: Path) -> tuple[Path, ScriptedRunner]:
     flow = {
         "name": "long-map",
+        "args": {"items": {"default": [f"m{i}" for i in range(ITEMS)]}},  # `over` is a reference (issue 14)
         "phases": [
-            {"id": "each", "type": "map", "over": [f"m{i}" for i in range(ITEMS)], "task": "review {item}"},
+            {"id": "each", "type": "map", "over": "{args.items}", "task": "review {item}"},
         ],
     }
     path = tmp_path / "long_map.json"

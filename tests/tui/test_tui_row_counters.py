@@ -52,8 +52,9 @@ async def test_map_row_never_claims_all_items_done_while_it_runs(h):
 
 async def test_map_over_a_literal_list_counts_against_its_total(h, tmp_path):
     flow = tmp_path / "literal.json"
-    flow.write_text(json.dumps({"name": "lit", "phases": [
-        {"id": "each", "type": "map", "over": ["a", "b", "c"], "task": "Say {item}."}]}))
+    # a fixed list comes from an arg default: taskflow rejects a literal array as `over` (issue 14)
+    flow.write_text(json.dumps({"name": "lit", "args": {"items": {"default": ["a", "b", "c"]}}, "phases": [
+        {"id": "each", "type": "map", "over": "{args.items}", "task": "Say {item}."}]}))
     (tmp_path / "literal.replies.json").write_text(json.dumps({f"each#item-{i}": ["ok"] for i in range(3)}))
     app = h.make_app(flow)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -139,7 +139,9 @@ def is_number(value: JSONValue) -> bool:
 # Unknown keys
 
 
-def unknown_field(key: str, known: Sequence[str], *, phase_type: str | None = None, value: JSONValue = None) -> str:
+def unknown_field(
+    key: str, known: Sequence[str], *, phase_type: str | None = None, value: JSONValue = None
+) -> str:
     """`unknown field 'dependOn' — did you mean 'dependsOn'?`, or the fix for a key taskflow never had."""
     if phase_type is not None and key in ("name", "description"):
         fix = (
@@ -536,6 +538,23 @@ def arg_spec_errors(name: str, spec: JSONValue) -> list[tuple[str, JsonPath]]:
     return out
 
 
+def _example(name: str, spec: Mapping[str, JSONValue]) -> str:
+    """An `--arg` item that fits `spec`: NAME=VALUE passes a string, NAME:=JSON a typed value."""
+    kind = spec.get("type")
+    if kind == "number":
+        low: JSONValue = spec.get("minimum")
+        high: JSONValue = spec.get("maximum")
+        value = low if is_number(low) else high if is_number(high) else 1
+        return f"--arg {name}:={_num(value)}"
+    if kind == "boolean":
+        return f"--arg {name}:=true"
+    if kind == "enum":
+        values = _enum_values(spec)
+        first = values[0] if values else "value"
+        return f"--arg {name}={first}" if isinstance(first, str) else f"--arg {name}:={_json(first)}"
+    return f"--arg {name}=src" if kind == "relative-path" else f"--arg {name}=text"
+
+
 def invocation_errors(specs: Mapping[str, JSONValue], args: Mapping[str, JSONValue]) -> list[Diagnostic]:
     """The typed-arg errors of an invocation: a missing required typed arg, or a value of the wrong
     type or out of range. Untyped (legacy) args accept anything."""
@@ -548,7 +567,7 @@ def invocation_errors(specs: Mapping[str, JSONValue], args: Mapping[str, JSONVal
                 out.append(
                     Diagnostic(
                         "error",
-                        f"Missing required argument '{name}' ({_expected(spec)}) — pass it, e.g. --arg {name}=…",
+                        f"Missing required argument '{name}' ({_expected(spec)}) — pass it, e.g. {_example(name, spec)}",
                         field=f"args.{name}",
                         path=("args", name),
                     )
@@ -559,7 +578,7 @@ def invocation_errors(specs: Mapping[str, JSONValue], args: Mapping[str, JSONVal
             out.append(
                 Diagnostic(
                     "error",
-                    f"Argument '{name}' {problem} (type '{spec['type']}') — pass a value that fits, e.g. --arg {name}=…",
+                    f"Argument '{name}' {problem} (type '{spec['type']}') — pass a value that fits, e.g. {_example(name, spec)}",
                     field=f"args.{name}",
                     path=("args", name),
                 )
