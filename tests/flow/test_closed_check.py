@@ -156,3 +156,13 @@ def test_strict_flow_refuses_an_undeclared_invocation_arg():
         "Strict interpolation: Invocation argument 'tpoic' is undeclared — declare it in 'args' or do not pass it"
     ]
     assert check({**flow, "strictInterpolation": False}, args={"tpoic": "y"}).errors == []
+
+
+def test_loose_shared_fields_and_context_sharing_ids():
+    bad = errors({"name": "f", "phases": [agent(tools="read", contextLimit="8k", concurrency=True, shareContext=1)]})
+    assert [d.field for d in bad] == ["contextLimit", "concurrency", "tools", "shareContext"]
+    assert errors({"name": "f", "phases": [agent(tools=["read"], contextLimit=500, concurrency=2)]}) == []
+    shared = errors({"name": "f", "contextSharing": True, "phases": [{"id": "a b", "task": "t"}]})
+    assert [d.message for d in shared] == [
+        "Phase 'a b': ids used with context sharing must match [A-Za-z0-9._-]+ — rename the phase"
+    ]

@@ -68,7 +68,13 @@ def check_flow(
             )
         ids.add(phase.id)
         PhaseChecker(
-            phase, base, flow.incremental, out, arg_types=arg_types, flow_idle_timeout=flow.idle_timeout
+            phase,
+            base,
+            flow.incremental,
+            out,
+            arg_types=arg_types,
+            flow_idle_timeout=flow.idle_timeout,
+            context_sharing=flow.context_sharing,
         ).run()
 
     for phase, base in zip(phases, bases, strict=True):

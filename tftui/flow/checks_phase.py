@@ -33,6 +33,8 @@ CACHE_SCOPES = ("run-only", "cross-run", "off")
 CACHE_CROSS_RUN_BLOCKED = ("gate", "approval", "loop", "tournament", "script", "race", "expand")
 _PLACEHOLDER = re.compile(r"\{[a-zA-Z0-9_-]+(?:\.[a-zA-Z0-9_-]+)*\}")
 _REFERENCEABLE_ID = re.compile(r"[A-Za-z0-9_-]+")
+_SHARED_ID = re.compile(r"[A-Za-z0-9._-]+")
+_LOOSE_SHARED_KEYS = ("contextLimit", "concurrency", "tools", "shareContext")
 
 
 def _aliases(cls: type[PhaseBase]) -> list[str]:
@@ -72,7 +74,8 @@ class PhaseChecker:
         out: list[Diagnostic],
         *,
         arg_types: dict[str, str | None] | None = None,
-        flow_idle_timeout: Any = None,
+        flow_idle_timeout: JSONValue = None,
+        context_sharing: bool = False,
     ):
         self.p = phase
         self.id = phase.id
@@ -83,6 +86,7 @@ class PhaseChecker:
         self.extra: JSONObject = dict(phase.model_extra or {})
         self.arg_types = arg_types or {}  # declared args -> their type (None: untyped)
         self.flow_idle_timeout = flow_idle_timeout
+        self.context_sharing = context_sharing
 
     def err(self, message: str, *path: str | int, at_key: bool = False, severity: Severity = "error") -> None:
         field = str(path[0]) if path else None
@@ -110,6 +114,16 @@ class PhaseChecker:
             self.err(f"Phase '{pid}': unknown type '{ptype}'" + suggestion(str(ptype), PHASE_CLASSES), "type")
         if self.p.task is not None and not isinstance(self.p.task, str):
             self.err(f"Phase '{pid}': 'task' must be a string, got {json_type(self.p.task)}", "task")
+        for key in _LOOSE_SHARED_KEYS:  # shared fields the model keeps loose: taskflow's value rules
+            if self.has(key):
+                problem = closed.flat_value_error(key, field_of(self.p, field_by_alias(type(self.p))[key]))
+                if problem is not None:
+                    self.err(f"Phase '{pid}': {problem}", key)
+        if (self.p.share_context is True or self.context_sharing) and not _SHARED_ID.fullmatch(pid):
+            self.err(
+                f"Phase '{pid}': ids used with context sharing must match [A-Za-z0-9._-]+ — rename the phase",
+                "id",
+            )
         self._branch_tasks()
         if known_type:
             self._score()
