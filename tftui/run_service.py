@@ -334,8 +334,9 @@ async def execute(
     debugger: Debugger | None = None,
     approver: Callable[[Any], Any] | None = None,
     clock: Clock | None = None,
+    cwd_bridge: bool = False,
 ) -> RunResult:
-    """Run the session's flow. Exceptions (a cancelled run) propagate after the journal is
+    """Run the session's flow (`cwd_bridge`: allow `cwd: "{args.X}"`, see tftui.engine.cwd_bridge). Exceptions (a cancelled run) propagate after the journal is
     closed and its trace written, so an interrupted run is still journaled (paused)."""
     journal = session.journal
     for event in session.prelude:
@@ -356,6 +357,7 @@ async def execute(
             resume_state=session.resume_state,
             flow_path=session.flow_path,
             approver=approver,
+            cwd_bridge=cwd_bridge,
         )
     finally:
         session.notes.extend(close(session))

@@ -25,11 +25,6 @@ _spec.loader.exec_module(harness)
 
 # (vector id, scenario) -> divergence class. Remove an entry as soon as its case passes.
 KNOWN_FAILURES: dict[tuple[str, str], str] = {
-    ('claude-taskflow-plugin-skills-taskflow-configuration-L188', 'pass'): 'D5 cwd bridge not gated',
-    ('claude-taskflow-plugin-skills-taskflow-configuration-L188', 'block'): 'D5 cwd bridge not gated',
-    ('claude-taskflow-plugin-skills-taskflow-configuration-L188', 'ambiguous'): 'D5 cwd bridge not gated',
-    ('claude-taskflow-plugin-skills-taskflow-configuration-L188', 'flaky'): 'D5 cwd bridge not gated',
-    ('claude-taskflow-plugin-skills-taskflow-configuration-L188', 'fail'): 'D5 cwd bridge not gated',
     ('claude-taskflow-plugin-skills-taskflow-patterns-L253', 'fail'): 'D3 failed fan-out output',
     ('claude-taskflow-plugin-skills-taskflow-skill-L402', 'fail'): 'D3 failed fan-out output',
     ('claude-taskflow-plugin-skills-taskflow-skill-L511', 'fail'): 'D3 failed fan-out output',

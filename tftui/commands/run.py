@@ -92,6 +92,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="refuse a deterministic run (replies, cassette) when provider credentials are in the environment "
         "(also: CI=true with ci.deny_credentials = true)",
     )
+    parser.add_argument(
+        "--allow-cwd-bridge",
+        action="store_true",
+        help='let a phase run in the folder a relative-path arg names (cwd: "{args.X}"); off, such a phase fails',
+    )
 
 
 class UsageProblem(Exception):

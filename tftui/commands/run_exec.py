@@ -208,7 +208,14 @@ def _report(
         _err(summary_line(state, status=status, run_dir=plan.run_dir, calls=calls, duration_ms=duration_ms))
 
 
-async def _drive(session: run_service.RunSession, runner: Any, progress: Progress, clock: Any, approve: bool) -> Any:
+async def _drive(
+    session: run_service.RunSession,
+    runner: Any,
+    progress: Progress,
+    clock: Any,
+    approve: bool,
+    cwd_bridge: bool = False,
+) -> Any:
     approver = None
     if approve:
         # Headless approval phases auto-reject (SPEC §8.6) unless an approver is given.
@@ -226,7 +233,12 @@ async def _drive(session: run_service.RunSession, runner: Any, progress: Progres
     progress.start()
     try:
         return await run_service.execute(
-            session, runner=runner, approver=approver, clock=clock, on_event=progress.on_event
+            session,
+            runner=runner,
+            approver=approver,
+            clock=clock,
+            on_event=progress.on_event,
+            cwd_bridge=cwd_bridge,
         )
     finally:
         await progress.stop()
@@ -320,7 +332,8 @@ def execute(args: argparse.Namespace) -> int:
     clock.skip_all = bool(args.no_wait)
     started = time.monotonic()
     try:
-        result = asyncio.run(_drive(session, runner, progress, clock, bool(args.approve)))
+        bridge = bool(getattr(args, "allow_cwd_bridge", False))
+        result = asyncio.run(_drive(session, runner, progress, clock, bool(args.approve), bridge))
     except (KeyboardInterrupt, asyncio.CancelledError):
         hint = f" — resume with: tftui run {plan.flow_path} --resume {plan.run_id}" if plan.run_dir else ""
         _err(f"interrupted{hint}")

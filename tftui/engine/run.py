@@ -7,7 +7,8 @@ approver=None)`.
 Additions to the DESIGN §3 signature (all keyword, all optional): `on_event`, `run_id`,
 `resume_state`, `flow_path`, `keep_events` (RunResult.events gets every event) and
 `approver` (an async callable used by approval phases when the debugger has none;
-`tftui.engine.phases.approval.approve_all` is the headless `--approve`).
+`tftui.engine.phases.approval.approve_all` is the headless `--approve`) and `cwd_bridge`
+(allow `cwd: "{args.X}"`, see `tftui.engine.cwd_bridge`; off, such a phase fails before it runs).
 
 - Every state change is emitted as an event (seq/ts stamped here), folded into
   `run.state` at once, appended to `journal` (an object with `append(event)` and
@@ -22,14 +23,15 @@ Additions to the DESIGN §3 signature (all keyword, all optional): `on_event`, `
 from __future__ import annotations
 
 import asyncio
+import os
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from tftui.agent_types import AgentRunner
+from tftui.engine import cwd_bridge, outcome
 from tftui.engine import events as ev
-from tftui.engine import outcome
 from tftui.engine.admission import Admission, admit, check_guard, satisfied
 from tftui.engine.clock import Clock
 from tftui.engine.context import build_context, step_view
@@ -88,6 +90,7 @@ class Run:
         flow_path: str | None = None,
         keep_events: bool = False,
         approver: Approver | None = None,
+        cwd_bridge: bool = False,
     ) -> None:
         self.flow = flow
         self.runner = runner
@@ -97,6 +100,9 @@ class Run:
         self.on_event = on_event
         self.flow_path = flow_path
         self._approver = approver  # used when the debugger has none (headless `--approve`)
+        # `cwd: "{args.X}"` runs only with this opt-in (tftui.engine.cwd_bridge); relative to `root`
+        self.cwd_bridge = cwd_bridge
+        self.root = os.path.dirname(os.path.abspath(flow_path)) if flow_path else os.getcwd()
         # sub-flows being run above this one, incl. the top flow (recursion/nesting guard;
         # empty for a top-level run)
         self.flow_stack: list[StackEntry] = []
@@ -266,7 +272,15 @@ class Run:
         if guard_error is not None:
             self.phase_warning(pid, f"when: could not be evaluated ({guard_error}) — phase ran (fail-open)")
             self.emit(ev.FallbackUsed(phase_id=pid, reason=f"when parse error: {guard_error}"))
-        outcome = await HANDLERS[phase.type](self, pr)
+        bridged, refusal = cwd_bridge.resolve(pid, phase.cwd, self.args, enabled=self.cwd_bridge, root=self.root)
+        if refusal is not None:  # fails before any call or spawn, pointing at the field in the file
+            index = self.order.index(pid) if pid in self.order else -1
+            location = cwd_bridge.where(self.flow_path, index) if index >= 0 else ""
+            outcome = PhaseOutcome(status="failed", output=None, error=location + refusal)
+        else:
+            if bridged is not None:
+                pr.phase = phase.model_copy(update={"cwd": bridged})  # handlers see a literal folder
+            outcome = await HANDLERS[phase.type](self, pr)
         self.finish(pr, outcome)
         if outcome.status == "failed":
             # break-on-failure stops on the failed phase itself: waiting for the next pause point
@@ -469,6 +483,7 @@ async def run_flow(
     flow_path: str | None = None,
     keep_events: bool = False,
     approver: Approver | None = None,
+    cwd_bridge: bool = False,
 ) -> RunResult:
     run = Run(
         flow,
@@ -483,5 +498,6 @@ async def run_flow(
         flow_path=flow_path,
         keep_events=keep_events,
         approver=approver,
+        cwd_bridge=cwd_bridge,
     )
     return await run.run()
