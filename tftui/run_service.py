@@ -336,7 +336,8 @@ async def execute(
     clock: Clock | None = None,
     cwd_bridge: bool = False,
 ) -> RunResult:
-    """Run the session's flow (`cwd_bridge`: allow `cwd: "{args.X}"`, see tftui.engine.cwd_bridge). Exceptions (a cancelled run) propagate after the journal is
+    """Run the session's flow (`cwd_bridge`: allow `cwd: "{args.X}"`, see tftui.engine.cwd_bridge).
+    Exceptions (a cancelled run) propagate after the journal is
     closed and its trace written, so an interrupted run is still journaled (paused)."""
     journal = session.journal
     for event in session.prelude:
