@@ -103,7 +103,7 @@ async def test_a_rerun_clears_stale_marks_and_stale_after_run_adds_what_ran_the_
 
 async def test_graft_parent_is_recorded_before_the_children_finish() -> None:
     fragment = {"name": "frag", "phases": [{"id": "a", "task": "a"}, {"id": "b", "task": "b", "dependsOn": ["a"]}]}
-    flow = _flow({"id": "fan", "type": "expand", "mode": "graft", "def": fragment},
+    flow = _flow({"id": "fan", "type": "expand", "expandMode": "graft", "def": fragment},
                  {"id": "fan-out", "task": "not a child, despite the prefix"})
     seen: list[ev.Event] = []
     result = await run_flow(flow, runner=ScriptedRunner({"fan-a": "A", "fan-b": "B", "fan-out": "x"}),
