@@ -98,7 +98,8 @@ MEANINGS: list[tuple[str, re.Pattern[str]]] = [
         ("unknown-type", r"^Phase '(?P<phase>[^']+)'.*unknown type"),
         ("missing-field", r"^Phase '(?P<phase>[^']+)'.* requires '(?P<field>[^']+)'"),
         ("score-shape", r"^Phase '(?P<phase>[^']+)'.*score\.(?P<field>[a-zA-Z]+)"),
-        ("unknown-field", r"unknown field|must not have additional properties"),
+        ("unknown-field", r"unknown (?:top-level )?field '(?P<field>[^']+)'"),
+        ("unknown-field", r"must not have additional properties"),
     ]
 ]
 _PHASE_NAMED = re.compile(r"^Phase '(?P<phase>[^']+)'")

@@ -150,3 +150,14 @@ def test_first_error_meaning_tells_rules_apart():
     pointer = "/phases/0/retry: must be object"
     assert harness.same_meaning(pointer, flow, Diagnostic("error", "x", phase_id="a", field="retry")) is None
     assert harness.same_meaning(pointer, flow, Diagnostic("error", "x", phase_id="a", field="task")) is not None
+
+
+def test_unknown_field_meaning_compares_the_field():
+    from tftui.flow.diagnostics import Diagnostic
+
+    flow = {"name": "f", "phases": [{"id": "a", "task": "x", "dependOn": []}]}
+    ours = Diagnostic("error", "Phase 'a': unknown field 'dependOn' — did you mean 'dependsOn'?", phase_id="a")
+    assert harness.same_meaning("/phases/0: unknown field 'dependOn'", flow, ours) is None
+    assert harness.same_meaning("/phases/0: unknown field 'name'", flow, ours) is not None
+    top = Diagnostic("error", "Unknown top-level field 'budegt' — did you mean 'budget'?")
+    assert harness.same_meaning("/: unknown field 'budegt'", flow, top) is None
