@@ -22,6 +22,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 
 from tftui.flow.diagnostics import Diagnostic, JsonPath, did_you_mean, json_type
+from tftui.flow.score_shape import is_num
 from tftui.lang.values import JSONValue
 
 FLOW_KEYS: tuple[str, ...] = (
@@ -126,15 +127,6 @@ _WIN_FORBIDDEN = re.compile(r'[<>:"|?*]')
 _TTL = re.compile(r"(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?", re.IGNORECASE)
 
 
-def is_number(value: JSONValue) -> bool:
-    """A finite JSON number (booleans are not numbers, as in JS)."""
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, int):
-        return True
-    return isinstance(value, float) and math.isfinite(value)
-
-
 # ---------------------------------------------------------------------------
 # Unknown keys
 
@@ -177,7 +169,7 @@ def flat_value_error(key: str, value: JSONValue) -> str | None:
         if not isinstance(value, bool):
             return f"'{key}' must be a boolean, got {json_type(value)}"
     elif key in _NUMBERS:
-        if not is_number(value):
+        if not is_num(value):
             return f"'{key}' must be a number, got {json_type(value)}"
     elif key in _STRINGS:
         if not isinstance(value, str):
@@ -186,7 +178,7 @@ def flat_value_error(key: str, value: JSONValue) -> str | None:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             return f"'{key}' must be an array of strings, got {json_type(value)}"
     elif key == "batchSize":
-        if not (is_number(value) and value >= 2 and float(value).is_integer()):
+        if not (is_num(value) and value >= 2 and float(value).is_integer()):
             return "'batchSize' must be an integer >= 2"
     elif key == "run":
         if not isinstance(value, str) and not (
@@ -267,7 +259,7 @@ def cwd_errors(
                 "cache",
             )
         )
-    if is_number(retry_max) and retry_max > 0:
+    if is_num(retry_max) and retry_max > 0:
         out.append(
             (
                 f"a 'cwd' selected by argument '{name}' cannot use retry.max > 0: a failed attempt may have "
@@ -349,12 +341,12 @@ def cache_errors(cache: Mapping[str, JSONValue]) -> list[tuple[str, JsonPath]]:
 
 def idle_zero_error(phase_idle: JSONValue, flow_idle: JSONValue, timeout: JSONValue) -> str | None:
     """An effective `idleTimeout: 0` (phase, else flow) needs a finite wall `timeout` >= 1000 ms."""
-    effective = phase_idle if is_number(phase_idle) else flow_idle
-    if not (is_number(effective) and effective == 0):
+    effective = phase_idle if is_num(phase_idle) else flow_idle
+    if not (is_num(effective) and effective == 0):
         return None
-    if is_number(timeout) and timeout >= 1000:
+    if is_num(timeout) and timeout >= 1000:
         return None
-    source = "its" if is_number(phase_idle) else "the flow's"
+    source = "its" if is_num(phase_idle) else "the flow's"
     return (
         f"{source} idleTimeout 0 disables the idle watchdog, so the phase could hang forever — add a "
         "'timeout' (>= 1000 ms) or use a positive 'idleTimeout'"
@@ -407,8 +399,8 @@ def _expected(spec: Mapping[str, JSONValue]) -> str:
     kind = spec.get("type")
     if kind == "number":
         bounds = [
-            f">= {_num(spec['minimum'])}" if is_number(spec.get("minimum")) else "",
-            f"<= {_num(spec['maximum'])}" if is_number(spec.get("maximum")) else "",
+            f">= {_num(spec['minimum'])}" if is_num(spec.get("minimum")) else "",
+            f"<= {_num(spec['maximum'])}" if is_num(spec.get("maximum")) else "",
         ]
         shown = " and ".join(b for b in bounds if b)
         return "a number" + (f" {shown}" if shown else "")
@@ -455,10 +447,10 @@ def arg_value_error(spec: Mapping[str, JSONValue], value: JSONValue) -> str | No
             None if isinstance(value, bool) else f"must be a boolean, got {json_type(value)} {_json(value)}"
         )
     if kind == "number":
-        if not is_number(value):
+        if not is_num(value):
             return f"must be {_expected(spec)}, got {json_type(value)} {_json(value)}"
         low, high = spec.get("minimum"), spec.get("maximum")
-        if is_number(low) and value < low or is_number(high) and value > high:
+        if is_num(low) and value < low or is_num(high) and value > high:
             return f"must be {_expected(spec)}, got {_json(value)}"
         return None
     if kind == "enum":
@@ -472,7 +464,7 @@ def _same(a: JSONValue, b: JSONValue) -> bool:
     """JS `Object.is` on JSON scalars: a number never equals a string or a boolean."""
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b
-    if is_number(a) and is_number(b):
+    if is_num(a) and is_num(b):
         return bool(a == b)
     return isinstance(a, str) and isinstance(b, str) and a == b
 
@@ -510,11 +502,11 @@ def arg_spec_errors(name: str, spec: JSONValue) -> list[tuple[str, JsonPath]]:
         out.append((f"Argument '{name}': 'required' must be a boolean", (*base, "required")))
     if kind == "number":
         for key in ("minimum", "maximum"):
-            if key in spec and not is_number(spec[key]):
+            if key in spec and not is_num(spec[key]):
                 out.append((f"Argument '{name}': '{key}' must be a number", (*base, key)))
         low: JSONValue = spec.get("minimum")
         high: JSONValue = spec.get("maximum")
-        if is_number(low) and is_number(high) and low > high:
+        if is_num(low) and is_num(high) and low > high:
             out.append(
                 (
                     f"Argument '{name}': minimum ({_num(low)}) must be <= maximum ({_num(high)})",
@@ -527,7 +519,7 @@ def arg_spec_errors(name: str, spec: JSONValue) -> list[tuple[str, JsonPath]]:
             out.append(
                 (f"Argument '{name}': an enum arg needs 'values', a non-empty array", (*base, "values"))
             )
-        elif not all(isinstance(v, str) or is_number(v) for v in values):
+        elif not all(isinstance(v, str) or is_num(v) for v in values):
             out.append((f"Argument '{name}': enum values must be strings or numbers", (*base, "values")))
         elif len({(type(v) is str, v) for v in values}) != len(values):
             out.append((f"Argument '{name}': enum values must be unique", (*base, "values")))
@@ -544,7 +536,7 @@ def _example(name: str, spec: Mapping[str, JSONValue]) -> str:
     if kind == "number":
         low: JSONValue = spec.get("minimum")
         high: JSONValue = spec.get("maximum")
-        value = low if is_number(low) else high if is_number(high) else 1
+        value = low if is_num(low) else high if is_num(high) else 1
         return f"--arg {name}:={_num(value)}"
     if kind == "boolean":
         return f"--arg {name}:=true"
