@@ -12,8 +12,11 @@ variable the provider names, and is masked out of every text this module returns
 from __future__ import annotations
 
 import asyncio
+import datetime
+import email.utils
 import inspect
 import json
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from http import HTTPStatus
 from typing import Any, Protocol
@@ -22,7 +25,7 @@ import httpx
 
 from tftui.agent_types import AgentRequest, AgentResult, Usage
 from tftui.agents.definitions import AgentLibrary
-from tftui.redaction import redact, redact_known, register_secret
+from tftui.redaction import is_secret_header, redact, redact_known, register_secret
 
 
 class ProviderSettings(Protocol):
@@ -145,7 +148,7 @@ class OpenAIRunner:
             return self._fail(self._timeout_text(exc))
         except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
             return self._fail(f"ECONNRESET: connection to provider '{name}' dropped before the response "
-                              f"completed (socket hang up): {exc or type(exc).__name__}")
+                              f"completed (socket hang up): {str(exc) or type(exc).__name__}")
         except httpx.ConnectError as exc:
             return self._fail(f"Could not connect to provider '{name}' at {self.provider.base_url}: {exc}")
         except httpx.HTTPError as exc:
@@ -298,24 +301,25 @@ class OpenAIRunner:
         return AgentResult(output=output, error=redact(message, [self._api_key]), exit_code=1)
 
     def _http_error(self, status: int, reason: str, text: str, headers: httpx.Headers) -> AgentResult:
-        try:
-            phrase = reason or HTTPStatus(status).phrase
-        except ValueError:
-            phrase = "HTTP error"
         detail = ""
         try:
             detail = _provider_message(json.loads(text))
         except ValueError:
             pass
         detail = detail or _snippet(text)
-        message = f"{status} {phrase}" + (f": {detail}" if detail else "")
-        retry_after = headers.get("retry-after")
-        if status in (429, 503) and retry_after:
-            message += f" (retry after {_snippet(retry_after, 40)}s)"
+        message = f"{status} {status_phrase(status, reason)}" + (f": {detail}" if detail else "")
+        wait_s = retry_after_seconds(headers.get("retry-after"))
+        if wait_s is not None:
+            message += f" (retry after {wait_s:g}s)"  # the retry layer reads this (engine/retry.py)
         if status in (401, 403):
             env = self.provider.api_key_env
-            message += (f" (API key from ${env})" if env and self._api_key
-                        else f" (no API key sent; set providers.{self.provider.name}.api_key_env)")
+            header_names = [h for h in self.provider.headers if is_secret_header(h)]
+            if env and self._api_key:
+                message += f" (API key from ${env})"
+            elif header_names:
+                message += f" (credentials from providers.{self.provider.name}.headers: {', '.join(header_names)})"
+            else:
+                message += f" (no API key sent; set providers.{self.provider.name}.api_key_env)"
         return self._fail(message)
 
     def _timeout_text(self, exc: httpx.TimeoutException) -> str:
@@ -325,6 +329,41 @@ class OpenAIRunner:
         if isinstance(exc, httpx.PoolTimeout):
             return f"Timed out waiting for a free connection to provider '{name}'"
         return f"Request to provider '{name}' timed out after {seconds:g}s with no data (read timeout)"
+
+
+# Reason phrases of statuses outside RFC 9110 that OpenAI-compatible gateways pass through.
+_EXTRA_PHRASES = {529: "Overloaded"}  # Anthropic's (and LiteLLM's) "overloaded" status
+
+
+def status_phrase(status: int, reason: str = "") -> str:
+    """The standard reason phrase of `status` (429 -> "Too Many Requests", 529 -> "Overloaded"),
+    else the server's own, else "HTTP error": the words the transient classification reads."""
+    if status in _EXTRA_PHRASES:
+        return _EXTRA_PHRASES[status]
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return reason.strip() or "HTTP error"
+
+
+def retry_after_seconds(value: str | None, *, now: float | None = None) -> float | None:
+    """`Retry-After` as seconds to wait: delta-seconds (`"5"`) or an HTTP date; None when absent or unreadable."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=datetime.UTC)
+        seconds = when.timestamp() - (time.time() if now is None else now)
+    if seconds != seconds or seconds in (float("inf"), float("-inf")):
+        return None
+    return max(0.0, round(seconds, 3))
 
 
 def reasoning_effort(thinking: Any) -> str | None:
@@ -352,10 +391,10 @@ def _provider_message(data: Any) -> str:
     err = data.get("error")
     if isinstance(err, dict):
         msg = err.get("message") or err.get("msg") or ""
-        code = err.get("code") or err.get("type")
         text = str(msg) if msg else ""
-        if code and str(code) not in text:
-            text = f"{text} ({code})" if text else str(code)
+        for tag in (err.get("type"), err.get("code")):  # e.g. overloaded_error, rate_limit_exceeded
+            if tag and str(tag) not in text:
+                text = f"{text} ({tag})" if text else str(tag)
         return _snippet(text)
     if isinstance(err, str):
         return _snippet(err)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from tftui.agent_types import AgentRequest, AgentResult
 from tftui.engine import events as ev
-from tftui.engine.retry import backoff_ms, is_transient, max_attempts, should_retry
+from tftui.engine.retry import backoff_honouring_retry_after, is_transient, max_attempts, should_retry
 from tftui.lang.jsonish import lenient_parse
 from tftui.lang.values import MISSING
 
@@ -224,8 +224,9 @@ async def call_with_retry(run: PhaseHost, pr: PhaseRun, spec: CallSpec) -> CallO
         run.emit(_failed(phase.id, spec, k, outcome.error or "", transient, why, again))
         if not again:
             return outcome
-        delay = backoff_ms(retry, k)
-        run.emit(ev.BackoffStarted(phase_id=phase.id, node_path=spec.node_path, attempt=k, delay_ms=delay))
+        delay, asked = backoff_honouring_retry_after(retry, k, outcome.error)
+        run.emit(ev.BackoffStarted(phase_id=phase.id, node_path=spec.node_path, attempt=k, delay_ms=delay,
+                                   retry_after_ms=asked))
         if not result.replayed:  # a replayed failure's backoff was waited when it happened
             await run.clock.sleep(delay / 1000)
     return outcome

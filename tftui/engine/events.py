@@ -123,6 +123,7 @@ class BackoffStarted(Event):
     node_path: str = ""
     attempt: int = 0  # the attempt that failed; the next one is attempt + 1
     delay_ms: int = 0
+    retry_after_ms: int | None = None  # the provider's Retry-After (capped), when it raised the delay's floor
 
 
 @dataclass(slots=True, kw_only=True)

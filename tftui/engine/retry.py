@@ -116,6 +116,34 @@ def backoff_ms(retry: Any, attempt: int) -> int:
     return max(0, min(MAX_DELAY_MS, js_round(raw)))
 
 
+# What the OpenAI-compatible runner appends when the answer had a `Retry-After` header
+# (tftui/agents/openai.py); a provider's own "retry after 20s" sentence reads the same.
+_RETRY_AFTER_RE = re.compile(r"(?i)\bretry[ -]after:?[ \t]+([0-9]+(?:\.[0-9]+)?)[ \t]*s\b")
+
+
+def retry_after_ms(text: str | None) -> int | None:
+    """The wait the provider asked for in a failure text (`(retry after 5s)`), in ms, or None."""
+    match = _RETRY_AFTER_RE.search(text or "")
+    if match is None:
+        return None
+    try:
+        value = float(match.group(1)) * 1000
+    except (ValueError, OverflowError):
+        return None
+    return js_round(value) if math.isfinite(value) else MAX_DELAY_MS
+
+
+def backoff_honouring_retry_after(retry: Any, attempt: int, error: str | None) -> tuple[int, int | None]:
+    """(delay, retry_after): the policy's backoff raised to at least the provider's `Retry-After`,
+    the whole capped at 60 s (`MAX_DELAY_MS`); retry_after is None when the failure named none."""
+    delay = backoff_ms(retry, attempt)
+    asked = retry_after_ms(error)
+    if asked is None:
+        return delay, None
+    asked = min(asked, MAX_DELAY_MS)
+    return max(delay, asked), asked
+
+
 def explicit_max(retry: Any) -> int:
     """`1 + max(0, floor(retry.max or 0))`: attempts allowed by the explicit policy."""
     raw = _field(retry, "max")

@@ -74,6 +74,7 @@ class Attempt:
     why: str = ""
     will_retry: bool = False
     delay_ms: int | None = None  # backoff waited after this attempt
+    retry_after_ms: int | None = None  # the provider's Retry-After, when it set that backoff's floor
     started_ts: float = 0.0
 
 
@@ -279,6 +280,7 @@ def _backoff(state: RunState, e: ev.BackoffStarted) -> None:
     item = _find_attempt(state.phase(e.phase_id), e.node_path, e.attempt)
     if item is not None:
         item.delay_ms = e.delay_ms
+        item.retry_after_ms = e.retry_after_ms
 
 
 def _scorers(state: RunState, e: ev.ScorersEvaluated) -> None:

@@ -65,6 +65,8 @@ def describe(event: ev.Event) -> EventLine:
             text = f"{event.node_path}: attempt {event.attempt + 1} failed ({event.why}, {retry}): {event.error}"
         case ev.BackoffStarted():
             text = f"{event.node_path}: backoff {elapsed_text(event.delay_ms)}"
+            if event.retry_after_ms is not None:
+                text += f" (provider asked Retry-After {elapsed_text(event.retry_after_ms)})"
         case ev.ScorersEvaluated():
             text = f"{pid}: scorers combined {event.combined} ({event.stage})"
         case ev.JudgeCalled():

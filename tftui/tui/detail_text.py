@@ -273,6 +273,8 @@ def attempts(state: PhaseState | None) -> Text:
                 out.append(" (transient)")
         if call.delay_ms is not None:
             out.append(f"  → backoff {call.delay_ms}ms")
+            if call.retry_after_ms is not None:
+                out.append(f" (Retry-After {call.retry_after_ms}ms)")
         out.append("\n")
     for ev in state.gate_history:
         out.append(f"onBlock round {ev.round}: {ev.verdict}" + (f" — {ev.reason}" if ev.reason else "") + "\n")
