@@ -128,7 +128,7 @@ async def input_latency(runs: int = 5) -> tuple[list[float], int, int, int]:
         async with app.run_test(size=(120, 40)) as pilot:
             for index in range(runs):
                 app.ctl.runner = MarkerRunner(spec.get("script") or {}, spec.get("default_output"))
-                app.action_run_continue()  # not pilot.press: that would wait for the whole run
+                app.main.action_run_continue()  # not pilot.press: that would wait for the whole run
                 while app.last_result is None:
                     app.sent.append(time.perf_counter())
                     app.post_message(events.Key("f12", None))
@@ -172,7 +172,7 @@ async def input_latency_threaded(runs: int = 5, *, journal: bool = False, tab: s
 
                 sender = threading.Thread(target=send)
                 sender.start()
-                app.action_run_continue()
+                app.main.action_run_continue()
                 while app.last_result is None:
                     await asyncio.sleep(0.005)
                 done.set()

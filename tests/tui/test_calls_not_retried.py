@@ -52,4 +52,4 @@ async def test_the_side_effect_sample_in_the_calls_tab(h):
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("c")
         await h.run_to_end(pilot, app)
-        assert "→ not retried: idempotent: false" in app.calls_tab_text("deploy").plain
+        assert "→ not retried: idempotent: false" in app.main.calls_tab_text("deploy").plain

@@ -18,13 +18,13 @@ async def test_restart_replays_the_same_answers(h) -> None:
         await pilot.press("c")
         await h.run_to_end(pilot, app)
         first = (_summary(app), dict(app.state.usage), app.state.status)
-        rounds = len(app.gate_records("quality"))
+        rounds = len(app.main.gate_tools.records("quality"))
         assert rounds >= 2  # blocked once, reworked, passed: the sample's point
 
         await pilot.press("R")
         await h.run_to_end(pilot, app)
         assert (_summary(app), dict(app.state.usage), app.state.status) == first
-        assert len(app.gate_records("quality")) == rounds
+        assert len(app.main.gate_tools.records("quality")) == rounds
 
         await pilot.press("n")  # step after a finished run: again a fresh run from the first answers
         await h.settle(pilot, lambda: app.state.paused is not None)

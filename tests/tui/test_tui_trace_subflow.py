@@ -60,7 +60,7 @@ async def test_restart_and_stale_rerun_get_new_journals(h, tmp_path):
         await h.run_to_end(pilot, app)
         first = app.run_dir
         app.stale.update({"notes", "publish"})
-        app.action_rerun_stale()
+        app.main.action_rerun_stale()
         await h.run_to_end(pilot, app)
         second = app.run_dir
         assert app.state.status == "completed"

@@ -13,12 +13,12 @@ from tftui.tui.widgets.dag_tree import DagTree
 
 
 def test_registry_is_consistent():
-    from tftui.tui.app import TftuiApp
+    from tftui.tui.main_screen import MainScreen
 
     ids = [v.id for v in VERBS]
     assert len(ids) == len(set(ids))
     for verb in VERBS:
-        assert hasattr(TftuiApp, f"action_{verb.action}"), verb
+        assert hasattr(MainScreen, f"action_{verb.action}"), verb
     keys = {(k.strip()) for v in VERBS for k in v.key.split(",")}
     assert {"n", "s", "c", "b", "r", "e", "R", "question_mark", "q"} <= keys  # DESIGN §5 habits
 

@@ -13,14 +13,19 @@ Three layers, from the most to the least specific:
 
 from __future__ import annotations
 
-from typing import Any
+import io
+from typing import TYPE_CHECKING, Any
 
 from rich.segment import Segment
+from textual.app import App
 from textual.command import CommandPalette
 from textual.filter import LineFilter
 from textual.scrollbar import ScrollBar, ScrollBarRender
 
 from tftui.present.asciifold import KEY_NAMES, cell_ascii, to_ascii
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
 
 
 class AsciiFilter(LineFilter):
@@ -51,61 +56,45 @@ class EncodingAwareScrollBarRender(ScrollBarRender):
         yield _AsciiBarEnds(self.virtual_size, self.window_size, self.position, self.thickness, self.vertical, self.style)
 
 
-class _AsciiSink:
-    """Where the app's Rich console writes (nowhere, as Textual's own null file); its
-    encoding tells Rich that only ASCII can be shown (`ConsoleOptions.ascii_only`)."""
+class _Discard(io.RawIOBase):
+    """Bytes written nowhere (as Textual's own null file), by a 'terminal'."""
 
-    encoding = "ascii"
+    name = "<ascii console>"
 
-    def write(self, text: str) -> int:
-        return len(text)
+    def writable(self) -> bool:
+        return True
 
-    def flush(self) -> None:
-        pass
+    def write(self, data: ReadableBuffer) -> int:
+        return memoryview(data).nbytes
 
     def isatty(self) -> bool:
         return True
 
 
-def enable(app: Any) -> None:
-    """Switch an app (AsciiModeMixin) to ASCII output. Called from its constructor."""
+def _ascii_sink() -> io.TextIOWrapper:
+    """Where the app's Rich console writes: nowhere; its encoding tells Rich that only ASCII
+    can be shown (`ConsoleOptions.ascii_only`)."""
+    return io.TextIOWrapper(_Discard(), encoding="ascii", errors="replace", write_through=True)
+
+
+def enable(app: App[Any], line_filter: AsciiFilter) -> None:
+    """Switch an app to ASCII output. Called from its constructor."""
     app.add_class("-ascii")
-    app.console.file = _AsciiSink()
-    app.ascii_filter.enabled = True
+    app.console.file = _ascii_sink()
+    line_filter.enabled = True
     if ScrollBar.renderer is ScrollBarRender:  # the documented hook; unchanged on a UTF-8 console
         ScrollBar.renderer = EncodingAwareScrollBarRender
 
 
-class AsciiModeMixin:
-    """App methods that show Textual's own strings (keys, notifications) the ASCII way."""
+def key_display(shown: str) -> str:
+    """A key as the footer and help show it, in ASCII (`⏎` -> `enter`)."""
+    if shown.isascii():
+        return shown
+    for symbol, name in KEY_NAMES.items():
+        shown = shown.replace(symbol, name)
+    return to_ascii(shown)
 
-    glyphs: Any
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self.ascii_filter = AsciiFilter(enabled=False)  # before Textual's constructor: it may draw
-        super().__init__(*args, **kwargs)
-
-    def get_line_filters(self) -> Any:
-        filters = super().get_line_filters()  # type: ignore[misc]
-        return [*filters, self.ascii_filter] if self.ascii_filter.enabled else filters
-
-    def get_key_display(self, binding: Any) -> str:
-        shown = super().get_key_display(binding)  # type: ignore[misc]
-        if not self.glyphs.ascii or shown.isascii():
-            return shown
-        for symbol, name in KEY_NAMES.items():
-            shown = shown.replace(symbol, name)
-        return to_ascii(shown)
-
-    def notify(self, message: str, *, title: str = "", **kwargs: Any) -> None:
-        if self.glyphs.ascii:
-            message, title = to_ascii(message), to_ascii(title)
-        super().notify(message, title=title, **kwargs)  # type: ignore[misc]
-
-    def action_command_palette(self) -> None:
-        if not self.glyphs.ascii:
-            super().action_command_palette()  # type: ignore[misc]
-            return
-        # as Textual's, with a placeholder that does not end in `…`
-        if self.use_command_palette and not CommandPalette.is_open(self):  # type: ignore[attr-defined, arg-type]
-            self.push_screen(CommandPalette(id="--command-palette", placeholder="Search for commands..."))  # type: ignore[attr-defined]
+def ascii_palette() -> CommandPalette:
+    """Textual's command palette with a placeholder that does not end in `…`."""
+    return CommandPalette(id="--command-palette", placeholder="Search for commands...")

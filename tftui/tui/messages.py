@@ -12,11 +12,15 @@ import asyncio
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 from tftui.engine.events import Event
+
+if TYPE_CHECKING:
+    from tftui.engine.run import RunResult
+    from tftui.flow.load import LoadResult
 
 
 class EngineEvents(Message):
@@ -30,7 +34,7 @@ class EngineEvents(Message):
 class RunEnded(Message):
     """The run worker returned (result may be None after a crash, with `error`)."""
 
-    def __init__(self, result: Any, error: str | None = None) -> None:
+    def __init__(self, result: RunResult | None, error: str | None = None) -> None:
         super().__init__()
         self.result = result
         self.error = error
@@ -39,7 +43,7 @@ class RunEnded(Message):
 class FlowChanged(Message):
     """The flow file changed on disk and re-parsed (valid or not)."""
 
-    def __init__(self, path: str, load_result: Any, text: str) -> None:
+    def __init__(self, path: str, load_result: LoadResult, text: str) -> None:
         super().__init__()
         self.path = path
         self.load_result = load_result

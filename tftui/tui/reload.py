@@ -1,4 +1,4 @@
-"""Hot reload and partial re-runs, as a mixin of TftuiApp (kept apart: one reason to change).
+"""Hot reload: the file watcher, applying a saved change, and `u` (kept apart: one reason to change).
 
 A valid change is diffed by per-phase fingerprints; the engine decides what became stale
 (`stale_after_reload`, folded as a `PhasesStale` event): changed and added phases plus
@@ -10,82 +10,82 @@ beside it until the file is fixed.
 
 from __future__ import annotations
 
-import copy
-from typing import Any
+from typing import TYPE_CHECKING
 
-from textual import work
-from textual.widgets import Static
-
-from tftui.engine.resume import RerunReason, stale_after_reload, stale_after_run
+from tftui.engine.resume import stale_after_reload, stale_after_run
 from tftui.engine.state import apply
+from tftui.flow.diagnostics import Diagnostic
 from tftui.flow.graph import diff_flows
-from tftui.tui.journaling import Rerun
+from tftui.flow.model import Flow
 from tftui.tui.messages import FlowChanged
 from tftui.tui.watch import FlowWatcher, Reload
 
+if TYPE_CHECKING:
+    from tftui.tui.main_screen import MainScreen
 
-class ReloadMixin:
-    # provided by TftuiApp
-    flow: Any
-    flow_path: str | None
-    flow_text: str | None
-    state: Any
-    ctl: Any
-    run_flow_version: Any = None  # the flow the current/last run executes (set by start_run)
-    reload_errors: int = 0  # errors of the last saved version (0: it loaded)
+WATCH_WORKERS = "watch"  # the watcher's worker group (the app routes its errors)
+
+
+class Reloader:
+    """The main screen's hot reload: owns the watcher and what it knows about saved versions."""
+
+    def __init__(self, screen: MainScreen) -> None:
+        self.screen = screen
+        self.run_flow_version: Flow | None = None  # the flow the current/last run executes (set by start_run)
+        self.reload_errors = 0  # errors of the last saved version (0: it loaded)
+        self.watcher: FlowWatcher | None = None
 
     def start_watcher(self) -> None:
-        self.watcher = FlowWatcher(self.flow_path, self._post_reload, last_text=self.flow_text)  # type: ignore[arg-type]
-        self._watch_worker()
+        path = self.screen.session.flow_path
+        if path is None:
+            return
+        self.watcher = FlowWatcher(path, self._post_reload, last_text=self.screen.session.flow_text)
+        self.screen.run_worker(self.watcher.run(), group=WATCH_WORKERS, exit_on_error=False)
 
-    @work(group="watch", exit_on_error=False)
-    async def _watch_worker(self) -> None:
-        try:
-            await self.watcher.run()
-        except Exception as exc:  # the watcher is a convenience: report and keep the app running
-            self.query_one("#log").add_note(f"file watching stopped: {exc}")  # type: ignore[attr-defined]
+    def stop(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
 
     def _post_reload(self, reload: Reload) -> None:
-        self.post_message(FlowChanged(reload.path, reload.result, reload.text))  # type: ignore[attr-defined]
+        self.screen.post_message(FlowChanged(reload.path, reload.result, reload.text))
 
     # -- applying a change --------------------------------------------------------------
-    def show_diagnostics(self, diagnostics: list[Any]) -> None:
-        panel = self.query_one("#diagnostics", Static)  # type: ignore[attr-defined]
-        errors = sorted((d for d in diagnostics if getattr(d, "is_error", True)),
-                        key=lambda d: (getattr(d, "line", None) or 0, getattr(d, "col", None) or 0))  # file order
+    def show_diagnostics(self, diagnostics: list[Diagnostic]) -> None:
+        panel = self.screen.diagnostics_panel
+        errors = sorted((d for d in diagnostics if d.is_error), key=lambda d: (d.line or 0, d.col or 0))  # file order
         if not errors:
             panel.remove_class("-visible")
             return
-        name = self.flow_path or "<flow>"
+        name = self.screen.session.flow_path or "<flow>"
         lines = [f"{len(errors)} error(s) — showing the last good flow until the file is fixed:"]
         lines += [d.format(name) for d in errors[:20]]
         panel.update("\n".join(lines))
         panel.add_class("-visible")
 
-    def apply_reload(self, message: FlowChanged) -> None:
-        log = self.query_one("#log")  # type: ignore[attr-defined]
+    def apply(self, message: FlowChanged) -> None:
+        screen, session = self.screen, self.screen.session
         result = message.load_result
         if result.flow is None:
             self.reload_errors = len(result.errors)
             self.show_diagnostics(result.diagnostics)
-            log.add_note(f"reload: {len(result.errors)} error(s); keeping the last good flow")
+            screen.note(f"reload: {len(result.errors)} error(s); keeping the last good flow")
             return
         self.reload_errors = 0
         self.show_diagnostics([])
-        self.set_file_warnings(result.warnings)  # type: ignore[attr-defined]
-        old, new = self.flow, result.flow
+        session.set_file_warnings(result.warnings)
+        old, new = session.flow, result.flow
         diff = diff_flows(old, new)
-        marked = stale_after_reload(self.state, old, new)  # the engine decides what went stale
-        self.flow = new
-        self.flow_text = message.text
-        note = self.query_one("#reload-note", Static)  # type: ignore[attr-defined]
+        marked = stale_after_reload(session.state, old, new)  # the engine decides what went stale
+        session.flow = new
+        session.flow_text = message.text
+        note = screen.reload_note
+        tree = screen.dag
         if marked is None:
             note.remove_class("-visible")
-            log.add_note("reload: no phase changed")
-            self.query_one("#tree").flow = new  # type: ignore[attr-defined]
+            screen.note("reload: no phase changed")
+            tree.flow = new
             return
-        apply(self.state, marked)
-        tree = self.query_one("#tree")  # type: ignore[attr-defined]
+        apply(session.state, marked)
         if _shape(old) != _shape(new):
             tree.load(new)  # ids or edges changed: the tree's shape must be rebuilt
         else:
@@ -100,56 +100,49 @@ class ReloadMixin:
         if diff.removed:
             parts.append("removed " + ", ".join(diff.removed))
         summary = "; ".join(parts)
-        stale_text = f" — stale: {', '.join(sorted(self.stale))} (u re-runs them)" if self.stale else ""
-        if self.ctl.running:
+        stale = session.state.stale
+        stale_text = f" — stale: {', '.join(sorted(stale))} (u re-runs them)" if stale else ""
+        if session.ctl.running:
             # The engine runs the flow object it started with; switching mid-run would mix versions.
             stale_text += " — this run keeps the version it started with (stale marks and u after it)"
         note.update(f"Reloaded: {summary}{stale_text}")
         note.add_class("-visible")
-        log.add_note(f"reload: {summary}{stale_text}")
-        self.refresh_header()  # type: ignore[attr-defined]
-        self.show_selected()  # type: ignore[attr-defined]
+        screen.note(f"reload: {summary}{stale_text}")
+        screen.refresh_header()
+        screen.show_selected()
 
     def mark_stale_after_run(self) -> None:
         """A run that ended after the file changed ran the old version of the changed phases:
         the engine marks those stale (see `stale_after_run`), so `u` brings them up to date."""
+        screen, session = self.screen, self.screen.session
         ran_version = self.run_flow_version
-        if ran_version is None or ran_version is self.flow:
+        if ran_version is None or ran_version is session.flow:
             return
-        marked = stale_after_run(self.state, ran_version, self.flow)
-        self.run_flow_version = self.flow
+        marked = stale_after_run(session.state, ran_version, session.flow)
+        self.run_flow_version = session.flow
         if marked is None:
             return
-        apply(self.state, marked)
-        self.query_one("#tree").refresh_phases(marked.phase_ids)  # type: ignore[attr-defined]
-        note = self.query_one("#reload-note", Static)  # type: ignore[attr-defined]
-        text = (f"The run used the version of the flow it started with; stale now: {', '.join(sorted(self.stale))} "
-                "(u re-runs them with the saved file)")
+        apply(session.state, marked)
+        screen.dag.refresh_phases(marked.phase_ids)
+        note = screen.reload_note
+        text = (f"The run used the version of the flow it started with; stale now: "
+                f"{', '.join(sorted(session.state.stale))} (u re-runs them with the saved file)")
         note.update(text)
         note.add_class("-visible")
-        self.query_one("#log").add_note(f"reload: {text}")  # type: ignore[attr-defined]
+        screen.note(f"reload: {text}")
 
-    # -- partial re-runs ------------------------------------------------------------------
-    def rerun_phases(self, phase_ids: list[str], *, reason: RerunReason, why: str) -> None:
-        """Re-run just these phases (the engine resets them), keeping every other finished phase's output."""
-        if self.ctl.running:
-            self.notify("A run is in progress; pause/finish it first.")  # type: ignore[attr-defined]
-            return
-        self.query_one("#reload-note", Static).remove_class("-visible")  # type: ignore[attr-defined]
-        self.query_one("#log").add_note(f"{why}: {', '.join(sorted(phase_ids))}")  # type: ignore[attr-defined]
-        # The run continues a copy: the engine thread never shares this thread's state.
-        self.start_run(rerun=Rerun(list(phase_ids), reason, copy.deepcopy(self.state)))  # type: ignore[attr-defined]
-
-    def action_rerun_stale(self) -> None:
-        if not self.stale:
+    def rerun_stale(self) -> None:
+        """`u`: re-run the phases the engine marked stale."""
+        screen, stale = self.screen, self.screen.session.state.stale
+        if not stale:
             if self.reload_errors:
-                self.notify(f"The saved flow has {self.reload_errors} error(s) (see the panel): "  # type: ignore[attr-defined]
-                            "fix and save it; the changed phases are then marked stale for u.")
+                screen.app.notify(f"The saved flow has {self.reload_errors} error(s) (see the panel): "
+                                  "fix and save it; the changed phases are then marked stale for u.")
             else:
-                self.notify("Nothing is stale: edit the flow file and save to mark changed phases.")  # type: ignore[attr-defined]
+                screen.app.notify("Nothing is stale: edit the flow file and save to mark changed phases.")
             return
-        self.rerun_phases(sorted(self.stale), reason="stale", why="re-running stale phases")
+        screen.rerun_phases(sorted(stale), reason="stale", why="re-running stale phases")
 
 
-def _shape(flow: Any) -> list[tuple[str, tuple[str, ...]]]:
+def _shape(flow: Flow) -> list[tuple[str, tuple[str, ...]]]:
     return [(p.id, tuple(p.edges)) for p in flow.phases]

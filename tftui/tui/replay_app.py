@@ -13,59 +13,44 @@ from __future__ import annotations
 import copy
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from textual import events
-from textual.app import App
-from textual.binding import Binding
+from textual.binding import BindingType
 
 from tftui.engine.replay import Replay
-from tftui.engine.state import RunState
 from tftui.flow.model import Flow
 from tftui.present import HeaderPart
-from tftui.tui import actions
+from tftui.tui import actions, verbs
 from tftui.tui.app import TftuiApp
+from tftui.tui.journaling import Rerun
 from tftui.tui.keymap import screen_keymap
-from tftui.tui.widgets.dag_tree import DagTree
-from tftui.tui.widgets.event_log import EventLog
-from tftui.tui.widgets.run_header import RunHeader, header_parts
+from tftui.tui.main_screen import MainScreen
+from tftui.tui.widgets.run_header import header_parts
 from tftui.verbs import VERBS_BY_ID, bound_in, key_for, verbs_for
 
 # The live verbs that would change the run: their keys stay bound, each says why it does nothing.
 BLOCKED_ACTIONS = tuple(v.action for v in bound_in("replay") if not v.acts_in("replay"))
-# Keys the live app binds besides its verbs (ctrl+c), over Textual's own; the later wins per key.
-_APP_KEYS = list({b.key: b for b in (*App.BINDINGS, *TftuiApp.BINDINGS)
-                  if isinstance(b, Binding) and b.id is None}.values())
 
 
-class ReplayApp(TftuiApp, inherit_bindings=False):
-    TITLE = "tftui replay"
-    VERB_SCREEN = "replay"  # which verbs of tftui.verbs act here (bindings, palette, help)
-    BINDINGS = [*_APP_KEYS, *actions.bindings("replay")]
+class ReplayScreen(MainScreen, inherit_bindings=False):
+    """The main screen over a recording: moving in time instead of running."""
 
-    def __init__(self, replay: Replay, flow: Flow, *, source: str, **kwargs: Any) -> None:
-        kwargs.setdefault("show_times", False)  # durations would mix recorded and wall-clock times
-        super().__init__(flow, flow_path=None, runner=None, watch=False, **kwargs)
-        self.replay = replay
-        self.source = source
-        self.position = 0  # events applied to the views (self.state is the app's own copy)
+    BINDINGS: ClassVar[list[BindingType]] = [*actions.bindings("replay")]
+
+    def __init__(self, session: ReplayApp) -> None:
+        super().__init__(session)
+        self.replay = session.replay
+        self.source = session.source
+        self.position = 0  # events applied to the views (the session's state is the app's own copy)
         self.last_seek = ""
 
-    def on_mount(self, event: events.Mount | None = None) -> None:
-        # Textual calls every class's on_mount along the MRO: stop it from running the live
-        # app's set-up a second time (after this one), which would undo the replay's keymap.
-        if event is not None:
-            event.prevent_default()
-        super().on_mount()
-        # A read-only run control never takes a key from a verb that acts here (tftui.verbs).
-        self.keymap = screen_keymap(self.keymap, "replay")
-        self.set_keymap(self.keymap)
-        log = self.query_one(EventLog)
+    def start(self) -> None:
+        super().start()
         recording = self.replay.recording
         for warning in recording.warnings if recording is not None else []:
-            log.add_note(f"replay: {warning}")
+            self.note(f"replay: {warning}")
         self.move_to(len(self.replay))  # open at the end: the finished run; step back from there
-        log.add_note(f"replay of {self.source}: {len(self.replay)} events — {self.replay_keys()}")
+        self.note(f"replay of {self.source}: {len(self.replay)} events — {self.replay_keys()}")
 
     # -- moving -------------------------------------------------------------------------
     def move_to(self, target: int) -> None:
@@ -84,31 +69,26 @@ class ReplayApp(TftuiApp, inherit_bindings=False):
     def _rebuild_at(self, target: int) -> None:
         """Back in time: the state from the replay's checkpoints, every view rebuilt up to `target`."""
         events = self.replay.events[:target]
-        self.state = copy.deepcopy(self.replay.state_at(target))
+        self.set_state(copy.deepcopy(self.replay.state_at(target)))
         self.position = target
-        tree = self.query_one(DagTree)
-        tree.state = self.state
-        tree.paused_at = None
-        log = self.query_one(EventLog)
+        log = self.event_log
         log.reset()
         log.add_events(events)
-        self.reset_tool_events()
-        self.record_tool_events(events)
-        if hasattr(self, "_trace_events"):
-            self._trace_events = []  # the Trace tab restarts from the events up to here
-        self.record_trace_events(events)
-        tree.refresh_all()
+        self.gate_tools.reset()
+        self.gate_tools.feed(events)
+        self.trace_tab.restart(events)  # the Trace tab restarts from the events up to here
+        self.dag.refresh_all()
         self.refresh_header()
         self.show_selected()
 
     def refresh_header(self) -> None:
         where = HeaderPart.keep(f"REPLAY event {self.position}/{len(self.replay)}")  # never dropped at 80 columns
-        self.query_one(RunHeader).show([where, *header_parts(self)])
+        self.run_header.show([where, *header_parts(self.session)])
 
     # -- keys ---------------------------------------------------------------------------
     def key(self, verb_id: str) -> str:
         """The key in effect for a verb (remaps included), for messages."""
-        return key_for(VERBS_BY_ID[verb_id], self.keymap)
+        return key_for(VERBS_BY_ID[verb_id], self.session.keymap)
 
     def replay_keys(self) -> str:
         """`n/s next event · N previous · …`: the replay verbs that act here, with their keys."""
@@ -116,14 +96,14 @@ class ReplayApp(TftuiApp, inherit_bindings=False):
 
     def action_replay_next(self) -> None:
         if self.position >= len(self.replay):
-            self.notify(f"At the end of the recording ({self.key('replay_back')} steps back, "
-                        f"{self.key('replay_to_start')} goes to the start).")
+            self.app.notify(f"At the end of the recording ({self.key('replay_back')} steps back, "
+                            f"{self.key('replay_to_start')} goes to the start).")
             return
         self.move_to(self.position + 1)
 
     def action_replay_back(self) -> None:
         if self.position <= 0:
-            self.notify("At the start of the recording.")
+            self.app.notify("At the start of the recording.")
             return
         self.move_to(self.position - 1)
 
@@ -134,13 +114,13 @@ class ReplayApp(TftuiApp, inherit_bindings=False):
         self.move_to(len(self.replay))
 
     def _jump(self, end: bool) -> None:
-        pid = self.query_one(DagTree).selected_phase()
+        pid = self.dag.selected_phase()
         if pid is None:
             return
         self.replay.state_at(self.position)
         found = self.replay.jump_to_phase_end(pid) if end else self.replay.jump_to_phase_start(pid)
         if found is None:
-            self.notify(f"{pid} never {'finished' if end else 'started'} in this recording.")
+            self.app.notify(f"{pid} never {'finished' if end else 'started'} in this recording.")
             return
         target = self.replay.position
         self.move_to(target)
@@ -157,20 +137,20 @@ class ReplayApp(TftuiApp, inherit_bindings=False):
         # The replay's own verbs first, then the shared ones; run controls are left out.
         own = [(self.key(v.id), f"{v.help}  ({v.id})") for v in verbs_for("replay") if v.group == "replay"]
         hidden = tuple(v.action for v in actions.VERBS if not v.acts_in("replay"))
-        self.push_screen(HelpScreen(self.keymap, own, hidden=hidden))
+        self.app.push_screen(HelpScreen(self.session.keymap, own, hidden=hidden))
 
     def read_only(self) -> None:
-        self.notify(f"Replay is read-only: run controls are off ({self.replay_keys()}). "
-                    f"To re-run it: tftui FLOW --from {self.source}", title="Replay", severity="warning")
+        self.app.notify(f"Replay is read-only: run controls are off ({self.replay_keys()}). "
+                        f"To re-run it: tftui FLOW --from {self.source}", title="Replay", severity="warning")
 
-    def start_run(self, *, step_first: bool = False, resume: RunState | None = None) -> None:
+    def start_run(self, *, step_first: bool = False, rerun: Rerun | None = None) -> None:
         self.read_only()  # any path that would start the engine (re-runs included) stops here
 
     def action_replay_export(self) -> None:
         if not Path(self.source).is_dir():
-            self.notify(f"{self.source} is already a bundle.")
+            self.app.notify(f"{self.source} is already a bundle.")
             return
-        self.export_run_dir(Path(self.source))
+        verbs.export_run_dir(self, Path(self.source))
 
     def action_replay_seek(self) -> None:
         """In a replay a data breakpoint is a search: the next event where the condition turns true."""
@@ -182,11 +162,11 @@ class ReplayApp(TftuiApp, inherit_bindings=False):
             self.last_seek = expr
             self.replay.state_at(self.position)
             if self.replay.seek(expr) is None:
-                self.notify(f"`{expr}` does not turn true after event {self.position} (or does not parse).")
+                self.app.notify(f"`{expr}` does not turn true after event {self.position} (or does not parse).")
                 return
             self.move_to(self.replay.position)
 
-        self.push_screen(
+        self.app.push_screen(
             LineInputScreen(
                 "Seek forward to where a condition turns true",
                 self.last_seek,
@@ -196,12 +176,41 @@ class ReplayApp(TftuiApp, inherit_bindings=False):
         )
 
 
-def _blocked(_self: ReplayApp, *_args: Any) -> None:
-    _self.read_only()
+def _blocked(screen: ReplayScreen) -> None:
+    screen.read_only()
 
 
 for _name in BLOCKED_ACTIONS:
-    setattr(ReplayApp, f"action_{_name}", _blocked)
+    setattr(ReplayScreen, f"action_{_name}", _blocked)
+
+
+class ReplayApp(TftuiApp):
+    TITLE = "tftui replay"
+    VERB_SCREEN = "replay"  # which verbs of tftui.verbs act here (bindings, palette, help)
+
+    def __init__(self, replay: Replay, flow: Flow, *, source: str, **kwargs: Any) -> None:
+        kwargs.setdefault("show_times", False)  # durations would mix recorded and wall-clock times
+        super().__init__(flow, flow_path=None, runner=None, watch=False, **kwargs)
+        self.replay = replay
+        self.source = source
+
+    def make_main_screen(self) -> ReplayScreen:
+        return ReplayScreen(self)
+
+    def screen_keymap(self, keymap: dict[str, str]) -> dict[str, str]:
+        # A read-only run control never takes a key from a verb that acts here (tftui.verbs).
+        return screen_keymap(keymap, "replay")
+
+    @property
+    def replay_screen(self) -> ReplayScreen:
+        screen = self.main
+        assert isinstance(screen, ReplayScreen)
+        return screen
+
+    @property
+    def position(self) -> int:
+        """Events of the recording the views show (0: before the first)."""
+        return self.replay_screen.position
 
 
 def open_replay_app(source: Path, **app_options: Any) -> tuple[ReplayApp | None, str | None]:

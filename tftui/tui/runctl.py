@@ -29,7 +29,7 @@ GIL_SWITCH_INTERVAL_S = 0.0005
 
 
 class RunController:
-    def __init__(self, *, runner: AgentRunner, clock: Clock | None, args: dict[str, Any], flow_path: str | None) -> None:
+    def __init__(self, *, runner: AgentRunner | None, clock: Clock | None, args: dict[str, Any], flow_path: str | None) -> None:
         self.runner = runner
         self.clock = clock or Clock()
         self.args = args
@@ -64,6 +64,9 @@ class RunController:
         step_first: bool = False,
     ) -> RunResult:
         """Execute a prepared session on this (the worker thread's) loop, under a new debugger."""
+        runner = self.runner
+        if runner is None:
+            raise RuntimeError("this session has no agent runner: it cannot run (a replay)")
         self.debugger = self._new_debugger(step_first=step_first)
         self.loop = asyncio.get_running_loop()
         self.task = asyncio.current_task()
@@ -74,7 +77,7 @@ class RunController:
         sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
         try:
             return await run_service.execute(
-                session, runner=self.runner, debugger=self.debugger, clock=self.clock, on_event=on_event
+                session, runner=runner, debugger=self.debugger, clock=self.clock, on_event=on_event
             )
         finally:
             sys.setswitchinterval(previous_interval)

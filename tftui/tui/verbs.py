@@ -1,273 +1,240 @@
-"""The debugger verbs (`action_*` named by the registry in actions.py) and the modal
-bridge the human runner and the approver use. A mixin of TftuiApp: one reason to change.
+"""The longer debugger verbs of the main screen (each opens a modal and acts on its answer),
+and the modal bridge the human runner and the approver use. The screen's `action_*`
+methods call these; the engine decides what any of them changes in a run.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import copy
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from tftui.engine.resume import guard_rerun, with_downstream
-from tftui.tui.widgets.dag_tree import DagTree
-from tftui.tui.widgets.event_log import EventLog
-from tftui.tui.widgets.phase_detail import PhaseDetail
+from textual.app import App
+from textual.screen import Screen
+
+from tftui import present
+from tftui.agents.base import AgentRequest
+from tftui.engine.phases.approval import Decision
+from tftui.engine.resume import RerunReason, guard_rerun
+from tftui.engine.state import RunState
+from tftui.tui.journaling import Rerun
+
+if TYPE_CHECKING:
+    from tftui.tui.main_screen import MainScreen
+
+__all__ = ["ModalBridge", "RerunReason", "rerun_of"]
+
+T = TypeVar("T")
 
 
-class VerbsMixin:
-    # provided by TftuiApp / ReloadMixin
-    flow: Any
-    state: Any
-    stale: set[str]
-    ctl: Any
-    batcher: Any
-    keymap: dict[str, str]
-    _restart_pending: bool
-    _ui_context: Any
+def rerun_of(state: RunState, phase_ids: list[str], reason: RerunReason) -> Rerun:
+    """A partial re-run of the current state: the run continues a copy (the engine thread never
+    shares the UI thread's state); the engine resets `phase_ids` in it."""
+    return Rerun(list(phase_ids), reason, copy.deepcopy(state))
 
-    def action_run_continue(self) -> None:
-        if self.ctl.running:
-            self.ctl.resume()
+
+def full_text(screen: MainScreen) -> None:
+    from tftui.tui.screens.full_text import FullTextScreen
+    from tftui.tui.widgets.phase_detail import LABELS
+
+    detail = screen.detail
+    tab = detail.active
+    text = detail.text(tab)
+    if not text.strip():
+        screen.app.notify("Nothing to show in this tab.")
+        return
+    where = detail.phase_id if tab != "trace" else "run"
+    title = f"{where or 'tftui'} · {LABELS.get(tab, tab)}"
+    screen.app.push_screen(FullTextScreen(title, screen.session.glyphs.fold(text)))
+
+
+def help_screen(screen: MainScreen) -> None:
+    from tftui.tui.screens.modals import HelpScreen
+
+    screen.app.push_screen(HelpScreen(screen.session.keymap))
+
+
+def filter_log(screen: MainScreen) -> None:
+    from tftui.tui.screens.modals import LineInputScreen
+
+    log = screen.event_log
+
+    def done(value: str | None) -> None:
+        if value is not None:
+            log.set_filter(value)
+
+    screen.app.push_screen(
+        LineInputScreen("Filter the event log", log.query_text, "failed · phase:ID · kind:KIND · any text"), done
+    )
+
+
+def edit_guard(screen: MainScreen) -> None:
+    from tftui.tui.screens.guard_editor import GuardEdit, GuardEditorScreen
+
+    session = screen.session
+    pid = screen.dag.selected_phase()
+    spec = session.flow.phase(pid) if pid else None
+    if pid is None or spec is None:
+        return
+    original = spec.when or ""
+    current = session.ctl.guard_overrides.get(pid, original)
+
+    def done(result: GuardEdit | None) -> None:
+        if result is None:
             return
-        self.start_run()
+        if result.action == "saved":
+            session.flow_text = result.new_text  # the next save is checked against what was written
+            screen.note(f"guard of {pid} saved to {session.flow_path}: {result.expr!r}")
+            screen.app.notify(f"Saved the guard of {pid} to {session.flow_path}")
+            return
+        session.ctl.set_guard(pid, None if result.expr == original else result.expr)
+        rerun = guard_rerun(session.flow, session.state, pid)  # the engine: re-run now, or when reached
+        if rerun is not None and not session.ctl.running:
+            # re-evaluate it now: the phase and its downstream re-run, other outputs are kept
+            screen.rerun_phases(rerun, reason="guard-applied", why=f"guard of {pid} applied")
+            return
+        screen.show_selected()
+        when = "when the run reaches it" if rerun is None else "on its next re-run"
+        screen.app.notify(f"Guard of {pid}: {result.expr!r} — applies {when} (this session; empty = always run)")
 
-    def action_step(self) -> None:
-        if self.ctl.running:
-            self.ctl.step()
+    screen.app.push_screen(
+        GuardEditorScreen(
+            session.flow,
+            session.state,
+            pid,
+            current,
+            flow_path=session.flow_path,
+            loaded_text=session.flow_text,
+            args=session.ctl.args,
+            ascii=session.glyphs is present.ASCII,
+        ),
+        done,
+    )
+
+
+def export_run_dir(screen: MainScreen, run_dir: Path | None) -> None:
+    """Ask where, then write the repro bundle of a journaled run directory."""
+    from tftui.tui.screens.modals import LineInputScreen
+
+    app = screen.app
+    if run_dir is None:
+        app.notify("No journaled run to export yet: run the flow first (c); --no-journal turns journaling off.")
+        return
+
+    def done(value: str | None) -> None:
+        if not value or not value.strip():
+            return
+        from tftui.bundle import BundleError, export_bundle
+
+        try:
+            path, warnings = export_bundle(run_dir, value.strip())
+        except (BundleError, OSError) as exc:
+            app.notify(f"Bundle not written: {exc}", title="Export", severity="error")
+            return
+        for warning in warnings:
+            screen.note(f"export: {warning}")
+        screen.note(f"repro bundle written: {path}")
+        app.notify(f"Repro bundle written: {path}")
+
+    app.push_screen(
+        LineInputScreen("Export a repro bundle to", f"{run_dir.name}.tftui.zip", "a .tftui.zip path · enter writes · esc"),
+        done,
+    )
+
+
+def what_if(screen: MainScreen, pid: str) -> None:
+    from tftui.engine.statectx import context_from_state
+    from tftui.tui.screens.whatif import WhatIfScreen
+
+    session = screen.session
+    spec = session.flow.phase(pid)
+    records = screen.gate_tools.records(pid)
+    index = screen.gate_tools.shown_index(pid)
+    previous = records[len(records) - 1 if index is None else index] if records else None
+    ctx = context_from_state(session.flow, session.state, pid, args=session.ctl.args)
+    screen.app.push_screen(WhatIfScreen(spec, ctx, previous, flow_path=session.flow_path, flow_text=session.flow_text))
+
+
+def data_breakpoint(screen: MainScreen) -> None:
+    from tftui.tui.screens.databreak import DataBreakpointScreen
+
+    ctl, app = screen.session.ctl, screen.app
+
+    def done(expr: str | None) -> None:
+        if not expr:
+            return
+        if expr in ctl.data_breakpoints:
+            ctl.remove_data_breakpoint(expr)
+            app.notify(f"Data breakpoint removed: {expr}")
         else:
-            self.start_run(step_first=True)
-
-    def action_pause(self) -> None:
-        if not self.ctl.running:
-            self.notify("No run in progress (c runs, n steps).")
-        else:
-            self.ctl.pause()
-
-    def action_toggle_breakpoint(self) -> None:
-        tree = self.query_one(DagTree)
-        pid = tree.selected_phase()
-        if pid is None:
-            return
-        on_now = self.ctl.toggle_breakpoint(pid)
-        tree.breakpoints = self.ctl.breakpoints
-        tree.refresh_phases([pid])
-        self.show_selected()
-        self.notify(f"Breakpoint {'set on' if on_now else 'cleared from'} {pid}")
-
-    def action_toggle_break_on_failure(self) -> None:
-        self.ctl.set_break_on_failure(not self.ctl.break_on_failure)
-        self.notify(f"Break on failure/block: {'on' if self.ctl.break_on_failure else 'off'}")
-
-    def action_fast_forward(self) -> None:
-        woken = self.ctl.fast_forward()
-        self.notify(f"Fast-forward: backoff waits skipped ({woken} cut short)")
-
-    def action_restart(self) -> None:
-        if self.ctl.running:
-            self._restart_pending = True  # starts again when the cancelled run has ended
-            self.ctl.stop()
-        else:
-            self.start_run()
-
-    # Toggling `display` on one widget restyles only that widget (a screen class would
-    # restyle the whole DOM on every press).
-    def action_toggle_log(self) -> None:
-        log = self.query_one(EventLog)
-        log.display = not log.display
-
-    def action_toggle_detail(self) -> None:
-        right = self.query_one("#right")
-        right.display = not right.display
-        self.query_one(DagTree).styles.width = "1fr" if not right.display else None
-
-    def action_next_tab(self) -> None:
-        self.query_one(PhaseDetail).cycle(1)
-
-    def action_prev_tab(self) -> None:
-        self.query_one(PhaseDetail).cycle(-1)
-
-    def action_full_text(self) -> None:
-        from tftui.tui.screens.full_text import FullTextScreen
-        from tftui.tui.widgets.phase_detail import LABELS
-
-        detail = self.query_one(PhaseDetail)
-        tab = detail.active
-        text = detail.text(tab)
-        if not text.strip():
-            self.notify("Nothing to show in this tab.")
-            return
-        where = detail.phase_id if tab != "trace" else "run"
-        self.push_screen(FullTextScreen(f"{where or 'tftui'} · {LABELS.get(tab, tab)}", self.glyphs.fold(text)))
-
-    def action_cycle_theme(self) -> None:
-        names = sorted(self.available_themes)
-        ours = [n for n in names if n.startswith("tftui-")] or names
-        nxt = ours[(ours.index(self.theme) + 1) % len(ours)] if self.theme in ours else ours[0]
-        self.set_theme(nxt)
-
-    def action_help(self) -> None:
-        from tftui.tui.screens.modals import HelpScreen
-
-        self.push_screen(HelpScreen(self.keymap))
-
-    def action_filter_log(self) -> None:
-        from tftui.tui.screens.modals import LineInputScreen
-
-        log = self.query_one(EventLog)
-
-        def done(value: str | None) -> None:
-            if value is not None:
-                log.set_filter(value)
-
-        self.push_screen(
-            LineInputScreen("Filter the event log", log.query_text, "failed · phase:ID · kind:KIND · any text"),
-            done,
-        )
-
-    def action_edit_guard(self) -> None:
-        from tftui import present
-        from tftui.tui.screens.guard_editor import GuardEditorScreen
-
-        pid = self.query_one(DagTree).selected_phase()
-        spec = self.flow.phase(pid) if pid else None
-        if pid is None or spec is None:
-            return
-        original = spec.when or ""
-        current = self.ctl.guard_overrides.get(pid, original)
-
-        def done(result: Any) -> None:
-            if result is None:
+            error = ctl.add_data_breakpoint(expr)
+            if error:
+                app.notify(error, title="Not a valid condition", severity="error")
                 return
-            log = self.query_one(EventLog)
-            if result.action == "saved":
-                self.flow_text = result.new_text  # the next save is checked against what was written
-                log.add_note(f"guard of {pid} saved to {self.flow_path}: {result.expr!r}")
-                self.notify(f"Saved the guard of {pid} to {self.flow_path}")
-                return
-            self.ctl.set_guard(pid, None if result.expr == original else result.expr)
-            rerun = guard_rerun(self.flow, self.state, pid)  # the engine: re-run now, or when reached
-            if rerun is not None and not self.ctl.running:
-                # re-evaluate it now: the phase and its downstream re-run, other outputs are kept
-                self.rerun_phases(rerun, reason="guard-applied", why=f"guard of {pid} applied")
-                return
-            self.show_selected()
-            when = "when the run reaches it" if rerun is None else "on its next re-run"
-            self.notify(f"Guard of {pid}: {result.expr!r} — applies {when} (this session; empty = always run)")
+            app.notify(f"Data breakpoint: stop when {expr}")
+        screen.refresh_header()
 
-        self.push_screen(
-            GuardEditorScreen(
-                self.flow,
-                self.state,
-                pid,
-                current,
-                flow_path=self.flow_path,
-                loaded_text=self.flow_text,
-                args=self.ctl.args,
-                ascii=self.glyphs is present.ASCII,
-            ),
-            done,
-        )
+    app.push_screen(DataBreakpointScreen(list(ctl.data_breakpoints)), done)
 
-    def action_export_bundle(self) -> None:
-        if self.ctl.running:
-            self.notify("Export once the run has ended (the journal is complete then).")
-            return
-        self.export_run_dir(getattr(self, "run_dir", None))
 
-    def export_run_dir(self, run_dir: Any) -> None:
-        """Ask where, then write the repro bundle of a journaled run directory."""
-        from tftui.tui.screens.modals import LineInputScreen
+class ModalBridge:
+    """Human answers and approvals: the agents and the debugger await these on the engine's
+    loop (another thread); the modal runs on the UI loop."""
 
-        if run_dir is None:
-            self.notify("No journaled run to export yet: run the flow first (c); --no-journal turns journaling off.")
-            return
+    def __init__(self, app: App[Any]) -> None:
+        self.app = app
+        self.ui_loop: asyncio.AbstractEventLoop | None = None  # set when the app mounts
+        self.ui_context: Any = None  # contextvars.Context of the UI loop (widgets need the active app)
 
-        def done(value: str | None) -> None:
-            if not value or not value.strip():
-                return
-            from tftui.bundle import BundleError, export_bundle
-
-            try:
-                path, warnings = export_bundle(run_dir, value.strip())
-            except (BundleError, OSError) as exc:
-                self.notify(f"Bundle not written: {exc}", title="Export", severity="error")
-                return
-            log = self.query_one(EventLog)
-            for warning in warnings:
-                log.add_note(f"export: {warning}")
-            log.add_note(f"repro bundle written: {path}")
-            self.notify(f"Repro bundle written: {path}")
-
-        self.push_screen(
-            LineInputScreen("Export a repro bundle to", f"{run_dir.name}.tftui.zip", "a .tftui.zip path · enter writes · esc"),
-            done,
-        )
-
-    def action_rerun_gate(self) -> None:
-        pid = self.query_one(DagTree).selected_phase()
-        spec = self.flow.phase(pid) if pid else None
-        if pid and spec is None and "/" in pid:
-            # The debugger re-runs top-level phases: a nested phase runs again with its parent.
-            parent = pid.split("/")[0]
-            self.notify(f"{pid} runs inside '{parent}' and re-runs only with it: "
-                        f"an edit to '{parent}' marks it stale for u; R restarts the whole run.")
-            return
-        if spec is None or spec.type != "gate":
-            self.notify("Select a gate to re-run it.")
-            return
-        if self.ctl.running:
-            self.notify("Wait for the run to finish or pause (the gate re-runs after it).")
-            return
-        self.rerun_phases(with_downstream(self.flow, pid), reason="rerun-gate", why=f"re-run gate {pid}")
-
-    # -- human answers and approvals (the agents and debugger call these) --------------
-    # They are awaited on the engine's loop (another thread): the modal runs on the UI loop.
-    async def _modal_on_ui(self, make_screen: Callable[[], Any]) -> Any:
-        """Show a modal on the UI loop and await its result from whichever loop we are on.
-
-        The screen is built inside the UI loop's context (widgets need the active app).
-        """
-        ui_loop = self.batcher.loop
+    async def modal(self, make_screen: Callable[[], Screen[T]]) -> T | None:
+        """Show a modal on the UI loop and await its result from whichever loop we are on."""
+        ui_loop = self.ui_loop
         if ui_loop is None or asyncio.get_running_loop() is ui_loop:
             return await self._modal(make_screen())
-        done: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        done: concurrent.futures.Future[T | None] = concurrent.futures.Future()
 
         def start() -> None:
-            task = asyncio.ensure_future(self._modal(make_screen()))
+            shown = self._modal(make_screen())
+            task = asyncio.ensure_future(shown)
 
-            def finish(t: asyncio.Future[Any]) -> None:
+            def finish(t: asyncio.Future[T | None]) -> None:
                 if t.cancelled():
                     done.cancel()
-                elif t.exception() is not None:
-                    done.set_exception(t.exception())  # type: ignore[arg-type]
+                    return
+                error = t.exception()
+                if error is not None:
+                    done.set_exception(error)
                 else:
                     done.set_result(t.result())
 
             task.add_done_callback(finish)
 
-        ui_loop.call_soon_threadsafe(start, context=self._ui_context)
+        ui_loop.call_soon_threadsafe(start, context=self.ui_context)
         return await asyncio.wrap_future(done)
 
-    async def _modal(self, screen: Any) -> Any:
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self.push_screen(screen, lambda result: future.done() or future.set_result(result))
+    async def _modal(self, screen: Screen[T]) -> T | None:
+        future: asyncio.Future[T | None] = asyncio.get_running_loop().create_future()
+
+        def dismissed(result: T | None) -> None:
+            if not future.done():
+                future.set_result(result)
+
+        self.app.push_screen(screen, dismissed)
         return await future
 
-    async def ask_human(self, request: Any) -> str | None:
+    async def ask_human(self, request: AgentRequest) -> str | None:
         """The human runner's `ask`: the answer typed in a modal, or None when cancelled."""
         from tftui.tui.screens.modals import AnswerScreen
 
-        return await self._modal_on_ui(lambda: AnswerScreen(request.node_path, request.task, request.attempt))
+        return await self.modal(lambda: AnswerScreen(request.node_path, request.task, request.attempt))
 
-    async def ask_approval(self, request: Any) -> Any:
+    async def ask_approval(self, request: Any) -> Decision:
         """The debugger's approver hook: approve / edit / reject with an optional note."""
-        from tftui.engine.phases.approval import Decision
         from tftui.tui.screens.modals import ApprovalScreen
 
-        answer = await self._modal_on_ui(
-            lambda: ApprovalScreen(request.phase_id, request.message, request.previous_output)
-        )
+        answer = await self.modal(lambda: ApprovalScreen(request.phase_id, request.message, request.previous_output))
         action, note = answer if answer else ("reject", None)
         return Decision(action, note)
-

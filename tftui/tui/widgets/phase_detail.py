@@ -8,7 +8,7 @@ event). The gate tab shows the scorer report and the judge prompt side by side.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from rich.text import Text
 from textual import on
@@ -71,6 +71,17 @@ class _Shown:
     file_warnings: list[str] | None = None
 
 
+class DetailSources(Protocol):
+    """Where the tabs that show more than the folded state get their text (gate history,
+    attempts timeline, the run's trace)."""
+
+    def gate_tab_panes(self, pid: str, width: int) -> tuple[Text, Text]: ...
+
+    def calls_tab_text(self, pid: str) -> Text: ...
+
+    def trace_tab_text(self, selected: str | None, width: int | None) -> Text: ...
+
+
 class PhaseDetail(Vertical):
     DEFAULT_CSS = """
     PhaseDetail { height: 1fr; }
@@ -82,6 +93,7 @@ class PhaseDetail(Vertical):
     PhaseDetail #gate-report, PhaseDetail #gate-judge { width: 1fr; padding: 0 1; }
     """
 
+    sources: DetailSources | None = None  # what the history tabs show (the main screen sets it)
     open_key = "o"  # the key of the full_text verb, named in the note under a cut tab (the app sets it)
 
     def __init__(self, *, glyphs: present.Glyphs = present.UNICODE, show_times: bool = True, **kwargs: Any) -> None:
@@ -143,9 +155,9 @@ class PhaseDetail(Vertical):
     def _tab_text(self, tab: str, *, full: bool = False) -> Text:
         """A tab's text; `full=False` (the panel) may stop early where it is cut anyway."""
         s = self.shown
-        if tab == "trace":  # the whole run's trace and rule results (trace_tab, a mixin of the app)
-            trace_tab = getattr(self.app, "trace_tab_text", None)
-            return trace_tab(s.pid, (self.size.width or 80) - 2) if trace_tab is not None else Text("")
+        if tab == "trace":  # the whole run's trace and rule results (the main screen's trace tab)
+            sources = self.sources
+            return sources.trace_tab_text(s.pid, (self.size.width or 80) - 2) if sources is not None else Text("")
         if s.pid is None:
             return Text("Select a phase in the tree.")
         if tab == "overview":
@@ -164,19 +176,19 @@ class PhaseDetail(Vertical):
         if tab == "output":
             return detail_text.output(s.spec, s.state)
         if tab == "attempts":
-            calls_tab = getattr(self.app, "calls_tab_text", None)  # the attempts timeline (gatetools)
-            return calls_tab(s.pid) if calls_tab is not None else detail_text.attempts(s.state)
+            sources = self.sources  # the attempts timeline (gatetools)
+            return sources.calls_tab_text(s.pid) if sources is not None else detail_text.attempts(s.state)
         return detail_text.raw(s.state, max_items=None if full else PANEL_MAX_CALLS)
 
     def _gate_panes(self) -> tuple[Text, Text]:
         """The app's evaluation history (gatetools) when it has one, else the folded state."""
-        panes = getattr(self.app, "gate_tab_panes", None)
-        if panes is not None and self.shown.pid is not None:
+        sources = self.sources
+        if sources is not None and self.shown.pid is not None:
             width = self.size.width or 80
             # Side by side only when each pane gets a readable width; else the judge goes below.
             side_by_side = width >= GATE_SIDE_BY_SIDE
             self.query_one("#gate-row").styles.layout = "horizontal" if side_by_side else "vertical"
-            return panes(self.shown.pid, (width // 2 if side_by_side else width) - 2)
+            return sources.gate_tab_panes(self.shown.pid, (width // 2 if side_by_side else width) - 2)
         return detail_text.gate(self.shown.state)
 
     def on_resize(self, _event: object) -> None:

@@ -1,0 +1,547 @@
+"""The main screen: the DAG tree, the selected phase's detail, the event log and the verbs.
+
+Data path: engine event -> `EventBatcher` (≤ ~10 flushes/s) -> one `EngineEvents`
+message -> folded into the session's `state` -> the touched tree labels are set in place,
+the header and (if the selected phase was touched) the detail are refreshed.
+
+The screen owns its widgets (typed accessors below, no string ids outside `compose`) and
+the views' own state: the gate history and timelines (`GateTools`), the Trace tab
+(`TraceTab`) and hot reload (`Reloader`). The run itself, the flow and the folded state
+are the session's (`TftuiApp`): the screen reads them and never edits `RunState` except
+by folding events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Static, Tree
+from textual.worker import Worker, WorkerState
+
+from tftui.engine import events as ev
+from tftui.engine.resume import with_downstream
+from tftui.engine.state import RunState, apply
+from tftui.flow.model import Flow
+from tftui.tui import actions, verbs
+from tftui.tui.gatetools import GateTools
+from tftui.tui.journaling import Rerun, journaled_run
+from tftui.tui.messages import EngineEvents, FlowChanged, RunEnded
+from tftui.tui.reload import WATCH_WORKERS, Reloader
+from tftui.tui.subtree import detail_state
+from tftui.tui.trace_tab import REFRESH_S, TraceTab
+from tftui.tui.widgets.dag_tree import DagTree
+from tftui.tui.widgets.event_log import EventLog
+from tftui.tui.widgets.folded import Folded
+from tftui.tui.widgets.phase_detail import PhaseDetail
+from tftui.tui.widgets.quiet_footer import QuietFooter
+from tftui.tui.widgets.run_header import RunHeader, header_parts
+
+if TYPE_CHECKING:
+    from tftui.tui.app import TftuiApp
+
+EVENT_CHUNK = 250  # engine events applied per UI step
+DETAIL_REFRESH_S = 0.2  # while a run goes: the selected phase's detail is redrawn at most this often
+RUN_WORKERS = "run"  # the worker group of runs (the app routes its errors, see TftuiApp)
+
+
+class MainScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [*actions.bindings()]
+
+    def __init__(self, session: TftuiApp) -> None:
+        super().__init__()
+        self.session = session
+        self.gate_tools = GateTools(session.flow)
+        self.trace_tab = TraceTab(flow_path=session.flow_path, flow_name=session.flow.name)
+        self.reloader = Reloader(self)
+        self._event_queue: deque[ev.Event] = deque()
+        self._draining = False
+        self._run_end: RunEnded | None = None
+        self._restart_pending = False
+        self._detail_timer: Timer | None = None
+        self._detail_shown_at = 0.0
+        self._trace_timer: Timer | None = None
+        self._trace_back_to: str | None = None
+
+    # -- composition and typed accessors -----------------------------------------------
+    def compose(self) -> ComposeResult:
+        glyphs, show_times = self.session.glyphs, self.session.show_times
+        yield RunHeader(id="run-header")
+        with Horizontal(id="main"):
+            yield DagTree(glyphs=glyphs, show_times=show_times, id="tree")
+            with Vertical(id="right"):
+                yield Folded(id="diagnostics", markup=False)
+                yield Folded(id="reload-note", markup=False)
+                yield PhaseDetail(glyphs=glyphs, show_times=show_times, id="detail")
+        yield EventLog(glyphs=glyphs, id="log")
+        yield QuietFooter()  # Textual's Footer, without its repeated start-up recomposes
+
+    @property
+    def dag(self) -> DagTree:
+        return self.query_one("#tree", DagTree)
+
+    @property
+    def detail(self) -> PhaseDetail:
+        return self.query_one("#detail", PhaseDetail)
+
+    @property
+    def event_log(self) -> EventLog:
+        return self.query_one("#log", EventLog)
+
+    @property
+    def run_header(self) -> RunHeader:
+        return self.query_one("#run-header", RunHeader)
+
+    @property
+    def diagnostics_panel(self) -> Static:
+        return self.query_one("#diagnostics", Static)
+
+    @property
+    def reload_note(self) -> Static:
+        return self.query_one("#reload-note", Static)
+
+    @property
+    def right_pane(self) -> Vertical:
+        return self.query_one("#right", Vertical)
+
+    def on_mount(self) -> None:
+        self.session.main_mounted()
+
+    def start(self) -> None:
+        """Set the widgets up for the session (the app calls it once its settings are read)."""
+        session = self.session
+        self.detail.open_key = actions.key_for(actions.VERBS_BY_ID["full_text"], session.keymap)
+        self.detail.sources = self
+        tree = self.dag
+        tree.state = session.state
+        tree.stale = session.state.stale  # shared sets: the tree reads them when it draws a label
+        tree.breakpoints = session.ctl.breakpoints
+        tree.now = session.now
+        tree.load(session.flow)
+        tree.focus()
+        self.refresh_header()
+        if session.animations:
+            self.set_interval(0.25, self._tick_spinner)
+        if session.show_times:
+            self.set_interval(1.0, self._tick_clock)
+        if session.watch_enabled:
+            self.reloader.start_watcher()
+
+    def note(self, text: str) -> None:
+        """A line in the event log that is not an engine event (never raises while closing)."""
+        try:
+            self.event_log.add_note(text)
+        except NoMatches:  # the screen is closing: the note has nowhere to go
+            pass
+
+    # -- engine events --------------------------------------------------------------
+    # Batches go through one FIFO and are applied at most EVENT_CHUNK events per step, each
+    # step a separate callback: a 2,000-event batch never holds a key press for its whole cost.
+    def on_engine_events(self, message: EngineEvents) -> None:
+        self._event_queue.extend(message.events)
+        self._drain_soon()
+
+    def _drain_soon(self) -> None:
+        if not self._draining:
+            self._draining = True
+            self.call_later(self._drain)
+
+    def _drain(self) -> None:
+        self._draining = False
+        queue = self._event_queue
+        if queue:
+            chunk = [queue.popleft() for _ in range(min(EVENT_CHUNK, len(queue)))]
+            self.apply_events(chunk)
+        if queue:
+            self._drain_soon()
+        elif self._run_end is not None:
+            ended, self._run_end = self._run_end, None
+            self._finish_run(ended)
+
+    def apply_events(self, events: list[ev.Event]) -> None:
+        state = self.session.state
+        touched: set[str] = set()
+        tree = self.dag
+        for event in events:
+            apply(state, event)
+            pid = getattr(event, "phase_id", None)
+            if pid:
+                touched.add(pid)
+            if isinstance(event, (ev.RunStarted, ev.PhasesReset)):
+                touched.update(event.phase_ids)
+        paused = state.paused
+        new_paused = paused.phase_id if paused is not None else None
+        if new_paused != tree.paused_at:
+            touched.update(p for p in (tree.paused_at, new_paused) if p)
+            tree.paused_at = new_paused
+            if new_paused:
+                tree.select_phase(new_paused)
+        tree.refresh_phases(touched)
+        self.event_log.add_events(events)
+        self.record_view_events(events)
+        self.refresh_header()
+        selected = tree.selected_phase()
+        if selected in touched or (selected and selected.split("/")[0] in touched):  # nested: via its parent
+            self._show_selected_soon()
+
+    def record_view_events(self, events: list[ev.Event]) -> None:
+        """Feed the views that keep more than the folded state (gate history, timelines, trace)."""
+        self.gate_tools.flow = self.session.flow
+        self.gate_tools.feed(events)
+        self.trace_tab.feed(events)
+        if self.detail.active == "trace" and self._trace_timer is None:
+            self._trace_timer = self.set_timer(REFRESH_S, self._trace_refresh)
+
+    def _trace_refresh(self) -> None:
+        self._trace_timer = None
+        try:
+            active = self.detail.active
+        except NoMatches:  # closing
+            return
+        if active == "trace":
+            self.trace_tab.due()  # due now: the throttle must not skip it
+            self.show_selected()
+
+    def _show_selected_soon(self) -> None:
+        """The selected phase's detail, redrawn at most every DETAIL_REFRESH_S while a run streams
+        events (a 1,000-item map touches it with every batch); at once when paused or idle."""
+        if self.session.state.paused is not None or not self.session.ctl.running:
+            self.show_selected()
+            return
+        if self._detail_timer is not None:
+            return  # a redraw is already due
+        wait = DETAIL_REFRESH_S - (time.monotonic() - self._detail_shown_at)
+        if wait <= 0:
+            self.show_selected()
+        else:
+            self._detail_timer = self.set_timer(wait, self._detail_due)
+
+    def _detail_due(self) -> None:
+        self._detail_timer = None
+        try:
+            self.show_selected()
+        except NoMatches:  # the app is closing: its widgets are already gone
+            pass
+
+    def on_run_ended(self, message: RunEnded) -> None:
+        self._event_queue.extend(self.session.batcher.take())  # the run's last events, not yet flushed
+        self._run_end = message  # finished once every queued event is applied (see _drain)
+        self._drain_soon()
+
+    def _finish_run(self, message: RunEnded) -> None:
+        session = self.session
+        session.ctl.running = False
+        if self._restart_pending:
+            self._restart_pending = False
+            self.start_run()
+            return
+        session.last_result = message.result
+        if message.error:
+            self.note(f"run crashed: {message.error}")
+            self.app.notify(message.error, title="Run crashed", severity="error")
+        self.reloader.mark_stale_after_run()  # edits saved while it ran
+        self.refresh_header()
+        self.dag.refresh_all()
+        self.show_selected()
+
+    def on_flow_changed(self, message: FlowChanged) -> None:
+        self.reloader.apply(message)
+
+    # -- header / detail ------------------------------------------------------------
+    def refresh_header(self) -> None:
+        self.run_header.show(header_parts(self.session))  # fitted to the width (widgets/run_header)
+
+    def show_selected(self) -> None:
+        self._detail_shown_at = time.monotonic()
+        session = self.session
+        pid = self.dag.selected_phase()
+        spec = session.flow.phase(pid) if pid else None
+        self.detail.show(
+            pid,
+            spec,
+            detail_state(session.state, pid) if pid else None,  # nested sub-flow phases too (`a/b`)
+            stale=pid in session.state.stale if pid else False,
+            breakpoint=pid in session.ctl.breakpoints if pid else False,
+            guard_override=session.ctl.guard_overrides.get(pid) if pid else None,
+            file_warnings=session.file_warnings.get(pid) if pid else None,
+        )
+
+    # what the detail tabs show (PhaseDetail.sources)
+    def gate_tab_panes(self, pid: str, width: int) -> tuple[Text, Text]:
+        return self.gate_tools.gate_panes(pid, width)
+
+    def calls_tab_text(self, pid: str) -> Text:
+        return self.gate_tools.calls_text(pid)
+
+    def trace_tab_text(self, selected: str | None, width: int | None) -> Text:
+        return self.trace_tab.text(
+            selected,
+            width,
+            running=self.session.ctl.running,
+            paused=self.session.state.paused is not None,
+            rules_path=self.session.rules_path,
+        )
+
+    @on(Tree.NodeHighlighted)
+    def _highlighted(self, _event: Tree.NodeHighlighted[str]) -> None:
+        self.show_selected()
+
+    def _tick_spinner(self) -> None:
+        tree = self.dag
+        running = [pid for pid, st in self.session.state.phases.items() if str(st.status) == "running"]
+        if running:
+            tree.spin += 1
+            tree.refresh_phases(running)
+
+    def _tick_clock(self) -> None:
+        if self.session.state.status == "running":
+            self.refresh_header()
+
+    def set_state(self, state: RunState) -> None:
+        """Show another run state (a fresh run; a replay going back in time)."""
+        self.session.state = state
+        tree = self.dag
+        tree.state = state
+        tree.stale = state.stale
+        tree.paused_at = None
+
+    # -- the run worker -------------------------------------------------------------
+    def start_run(self, *, step_first: bool = False, rerun: Rerun | None = None) -> None:
+        """A fresh run, or (`rerun`) a partial re-run that continues the current state."""
+        session = self.session
+        if session.ctl.running:
+            return
+        if rerun is None:
+            self.set_state(RunState(flow_name=session.flow.name))
+            self.event_log.reset()
+            self.gate_tools.reset()
+            self.dag.refresh_all()
+        session.ctl.clock.skip_all = False
+        session.ctl.running = True
+        session.last_result = None
+        self.reloader.run_flow_version = session.flow  # what this run executes, whatever is saved meanwhile
+        self._run_worker(session.flow, step_first, rerun)
+
+    @work(thread=True, group=RUN_WORKERS, exit_on_error=False)
+    async def _run_worker(self, flow: Flow, step_first: bool, rerun: Rerun | None) -> None:
+        """The run, in a thread with its own event loop (see runctl). An exception (an engine
+        bug) ends the worker in error: `on_worker_state_changed` routes it."""
+        session = self.session
+        try:
+            result = await journaled_run(
+                session.ctl,
+                flow,
+                session.batcher.add,
+                root=session.runs_root,
+                flow_text=session.flow_text,
+                previous_run_dir=session.run_dir,
+                step_first=step_first,
+                rerun=rerun,
+                on_open=session.set_run_dir,
+                note=self.note_from_thread,
+            )
+        except asyncio.CancelledError:  # stopped by quit/restart
+            self.post_message(RunEnded(None))
+            return
+        self.post_message(RunEnded(result))
+
+    # -- workers: the one place their errors go (every worker of the app runs on this screen)
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if event.state != WorkerState.ERROR:
+            return
+        error = worker.error
+        text = f"{type(error).__name__}: {error}"
+        if worker.group == RUN_WORKERS:  # an engine bug: show it, keep the UI alive
+            self.post_message(RunEnded(None, text))
+        elif worker.group == WATCH_WORKERS:  # the watcher is a convenience: report and keep going
+            self.note(f"file watching stopped: {error}")
+        else:
+            self.note(f"{worker.name or 'a background task'} failed: {text}")
+            self.app.notify(text, title="Error", severity="error")
+
+    def note_from_thread(self, text: str) -> None:
+        loop = self.session.batcher.loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self.note, text)
+
+    # -- partial re-runs ------------------------------------------------------------
+    def rerun_phases(self, phase_ids: list[str], *, reason: verbs.RerunReason, why: str) -> None:
+        """Re-run just these phases (the engine resets them), keeping every other finished phase's output."""
+        if self.session.ctl.running:
+            self.app.notify("A run is in progress; pause/finish it first.")
+            return
+        self.reload_note.remove_class("-visible")
+        self.note(f"{why}: {', '.join(sorted(phase_ids))}")
+        self.start_run(rerun=verbs.rerun_of(self.session.state, phase_ids, reason))
+
+    # -- verbs (named by the registry in actions.py) ---------------------------------
+    async def action_quit(self) -> None:
+        await self.session.action_quit()
+
+    def action_run_continue(self) -> None:
+        if self.session.ctl.running:
+            self.session.ctl.resume()
+            return
+        self.start_run()
+
+    def action_step(self) -> None:
+        if self.session.ctl.running:
+            self.session.ctl.step()
+        else:
+            self.start_run(step_first=True)
+
+    def action_pause(self) -> None:
+        if not self.session.ctl.running:
+            self.app.notify("No run in progress (c runs, n steps).")
+        else:
+            self.session.ctl.pause()
+
+    def action_restart(self) -> None:
+        if self.session.ctl.running:
+            self._restart_pending = True  # starts again when the cancelled run has ended
+            self.session.ctl.stop()
+        else:
+            self.start_run()
+
+    def action_rerun_stale(self) -> None:
+        self.reloader.rerun_stale()
+
+    def action_rerun_gate(self) -> None:
+        pid = self.dag.selected_phase()
+        spec = self.session.flow.phase(pid) if pid else None
+        if pid and spec is None and "/" in pid:
+            # The debugger re-runs top-level phases: a nested phase runs again with its parent.
+            parent = pid.split("/")[0]
+            self.app.notify(f"{pid} runs inside '{parent}' and re-runs only with it: "
+                            f"an edit to '{parent}' marks it stale for u; R restarts the whole run.")
+            return
+        if pid is None or spec is None or spec.type != "gate":
+            self.app.notify("Select a gate to re-run it.")
+            return
+        if self.session.ctl.running:
+            self.app.notify("Wait for the run to finish or pause (the gate re-runs after it).")
+            return
+        self.rerun_phases(with_downstream(self.session.flow, pid), reason="rerun-gate", why=f"re-run gate {pid}")
+
+    def action_toggle_breakpoint(self) -> None:
+        tree = self.dag
+        pid = tree.selected_phase()
+        if pid is None:
+            return
+        on_now = self.session.ctl.toggle_breakpoint(pid)
+        tree.breakpoints = self.session.ctl.breakpoints
+        tree.refresh_phases([pid])
+        self.show_selected()
+        self.app.notify(f"Breakpoint {'set on' if on_now else 'cleared from'} {pid}")
+
+    def action_toggle_break_on_failure(self) -> None:
+        ctl = self.session.ctl
+        ctl.set_break_on_failure(not ctl.break_on_failure)
+        self.app.notify(f"Break on failure/block: {'on' if ctl.break_on_failure else 'off'}")
+
+    def action_fast_forward(self) -> None:
+        woken = self.session.ctl.fast_forward()
+        self.app.notify(f"Fast-forward: backoff waits skipped ({woken} cut short)")
+
+    # Toggling `display` on one widget restyles only that widget (a screen class would
+    # restyle the whole DOM on every press).
+    def action_toggle_log(self) -> None:
+        log = self.event_log
+        log.display = not log.display
+
+    def action_toggle_detail(self) -> None:
+        right = self.right_pane
+        right.display = not right.display
+        self.dag.styles.width = "1fr" if not right.display else None
+
+    def action_next_tab(self) -> None:
+        self.detail.cycle(1)
+
+    def action_prev_tab(self) -> None:
+        self.detail.cycle(-1)
+
+    def action_trace_tab(self) -> None:
+        """`T`: jump to the Trace tab (it is the last tab, off-screen at 80 columns); again: back."""
+        detail = self.detail
+        if detail.active == "trace":
+            detail.active = self._trace_back_to or "overview"
+        else:
+            self._trace_back_to = detail.active
+            detail.active = "trace"
+
+    def action_full_text(self) -> None:
+        verbs.full_text(self)
+
+    def action_cycle_theme(self) -> None:
+        self.session.cycle_theme()
+
+    def action_help(self) -> None:
+        verbs.help_screen(self)
+
+    def action_filter_log(self) -> None:
+        verbs.filter_log(self)
+
+    def action_edit_guard(self) -> None:
+        verbs.edit_guard(self)
+
+    def action_export_bundle(self) -> None:
+        if self.session.ctl.running:
+            self.app.notify("Export once the run has ended (the journal is complete then).")
+            return
+        verbs.export_run_dir(self, self.session.run_dir)
+
+    # gate tools
+    def _selected_gate(self) -> str | None:
+        pid = self.dag.selected_phase()
+        spec = self.session.flow.phase(pid) if pid else None
+        if pid is None or spec is None or spec.type != "gate":
+            self.app.notify("Select a gate first.")
+            return None
+        return pid
+
+    def _flip(self, step: int) -> None:
+        pid = self._selected_gate()
+        if pid is None:
+            return
+        detail = self.detail
+        if not self.gate_tools.flip(pid, step):
+            detail.active = "gate"
+            self.app.notify(f"{pid} has not been evaluated yet.")
+            return
+        if detail.active != "gate":
+            detail.active = "gate"  # renders on the tab change
+        else:
+            self.show_selected()
+
+    def action_gate_prev(self) -> None:
+        self._flip(-1)
+
+    def action_gate_next(self) -> None:
+        self._flip(1)
+
+    def action_toggle_diff(self) -> None:
+        self.gate_tools.calls_diff = not self.gate_tools.calls_diff
+        detail = self.detail
+        if detail.active != "attempts":
+            detail.active = "attempts"
+        else:
+            self.show_selected()
+
+    def action_what_if(self) -> None:
+        pid = self._selected_gate()
+        if pid is not None:
+            verbs.what_if(self, pid)
+
+    def action_data_breakpoint(self) -> None:
+        verbs.data_breakpoint(self)
