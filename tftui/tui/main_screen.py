@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 
 EVENT_CHUNK = 250  # engine events applied per UI step
 DETAIL_REFRESH_S = 0.2  # while a run goes: the selected phase's detail is redrawn at most this often
-RUN_WORKERS = "run"  # the worker group of runs (the app routes its errors, see TftuiApp)
+RUN_WORKERS = "run"  # the worker group of runs (see on_worker_state_changed)
 
 
 class MainScreen(Screen[None]):
