@@ -27,7 +27,9 @@ content and imported as `tftui trace import` would (the fixture is its file name
 Rule sets are TOML, one [[rules]] table per rule (see sample_flows/validate.rules.toml):
   required_steps (names), order (before, after), no_external_work_after_block,
   max_attempts (name, limit), max_total_tokens (limit), loop_signature (keys, limit);
-  any rule takes severity = "error" | "warning".
+  max_duration (limit[, name]: exact ms on a fake clock), distribution (metrics: many runs);
+  any rule takes severity = "error" | "warning" and profile = "synthetic" | "real"
+  (--profile runs one set: distribution is always real, max_duration always synthetic).
 Problems in a rule set name the file, the table (rules[N] = the N-th [[rules]] table,
 1-based) and the key.
 
@@ -93,6 +95,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="keep durationMs when normalizing (the fixtures ran on a fake clock)",
     )
+    parser.add_argument(
+        "--profile",
+        choices=("synthetic", "real"),
+        help="evaluate only the rules of one profile: synthetic (exact checks, the fast PR gate) or real "
+        "(distributions over many runs of a fixture); default: every rule",
+    )
 
 
 def _err(message: str) -> None:
@@ -134,6 +142,8 @@ def _summary(report: GateReport, shown_path: str, baseline_path: str | None = No
     )
     if report.baseline is not None:
         head += f", {_plural(len(report.regressions), 'baseline regression')}"
+    if report.distribution is not None:
+        head += f", {_plural(report.distribution['samples'], 'run')}"
     lines = [f"{head} ({shown_path})"]
     for r in report.failures + report.warnings:
         age = report.warning_age(r.rule_id) if r.severity == "warning" else None
@@ -141,6 +151,9 @@ def _summary(report: GateReport, shown_path: str, baseline_path: str | None = No
         lines.append(f"  {r.severity} {r.rule_id}: {r.message}{suffix}")
     for e in report.regressions:
         lines.append(f"  regression {e['metric']}: {e['message']}")
+    for m in (report.distribution or {"metrics": []})["metrics"]:
+        if m["regression"]:
+            lines.append(f"  distribution {m['message']}")
     if report.baseline and not report.baseline_updated and any(e["metric"] == "baseline" for e in report.baseline):
         # The fixture has no entry: nothing was compared, which "0 baseline regressions" hides.
         lines.append(f"  warning baseline: no entry for fixture '{report.fixture}' in {baseline_path}"
@@ -169,11 +182,23 @@ def run(args: argparse.Namespace) -> int:
         warning_ages,
     )
     from tftui.trace.dates import today
+    from tftui.trace.distribution import (
+        DistributionSection,
+        record_distribution,
+        sample_metrics,
+        timed_columns,
+    )
     from tftui.trace.model import ColumnsLoad, TraceColumns, dump_trace, load_columns
     from tftui.trace.normalize import columns_to_trace
     from tftui.trace.otlp import load_trace_bytes, looks_like_otlp, otlp_fixture_name
     from tftui.trace.record import trace_of_run_dir
-    from tftui.trace.report import error_report, evaluate_trace, reports_json, reports_markdown
+    from tftui.trace.report import (
+        distribution_report,
+        error_report,
+        evaluate_trace,
+        reports_json,
+        reports_markdown,
+    )
     from tftui.trace.ruleset import load_ruleset
 
     if args.update_baseline and not args.baseline:
@@ -209,6 +234,12 @@ def run(args: argparse.Namespace) -> int:
             return 2
         paths.append((path, shown_trace_path(arg, path)))
 
+    active = [r for r in ruleset.rules if args.profile is None or r.profile == args.profile]
+    trace_rules = [r for r in active if r.per_trace]
+    dist_rules = [r for r in active if not r.per_trace]
+    samples: dict[str, list[dict[str, float]]] = {}  # fixture -> one sample per trace (distribution rules)
+    exact_baseline = args.profile != "real"  # single-number baselines are exact: not part of the real profile
+
     reports = []
     updated: list[str] = []
     used_names: set[str] = set()
@@ -233,20 +264,23 @@ def run(args: argparse.Namespace) -> int:
                 nonconforming = _schema_check(data)
                 if nonconforming is not None:
                     fixture, error = nonconforming
-                    reports.append(error_report(fixture or path.stem, error, ruleset.rules, shown))
+                    reports.append(error_report(fixture or path.stem, error, trace_rules, shown))
                     continue
                 loaded_trace = load_columns(data)
         if loaded_trace.columns is None:
             reports.append(
-                error_report(path.stem, loaded_trace.error or "trace parse: unknown", ruleset.rules, shown)
+                error_report(path.stem, loaded_trace.error or "trace parse: unknown", trace_rules, shown)
             )
             continue
         report = evaluate_trace(
-            loaded_trace.columns, ruleset.rules, trace_path=shown, fake_clock=True if args.fake_clock else None
+            loaded_trace.columns, trace_rules, trace_path=shown, fake_clock=True if args.fake_clock else None
         )
         reports.append(report)
         if report.normalized is None:
             continue
+        if dist_rules:
+            timed = timed_columns(path) or loaded_trace.columns  # a run's journal has the wall-clock durations
+            samples.setdefault(report.fixture, []).append(sample_metrics(timed))
         if args.write_normalized:
             name = report.fixture or path.stem
             stem, n = name, 2
@@ -259,7 +293,7 @@ def run(args: argparse.Namespace) -> int:
                 _err(problem)
                 return 2
             report.trace_path = str(target)
-        if baseline_file is not None:
+        if baseline_file is not None and exact_baseline:
             metrics = trace_metrics(report.normalized)
             tools = set(metrics.attempts_by_tool)
             previous = baseline_file.baselines.get(report.fixture)
@@ -273,6 +307,15 @@ def run(args: argparse.Namespace) -> int:
                 record_warnings(baseline_file, report.fixture, warning_ids, day)
                 report.baseline_updated = True
             report.warning_ages = warning_ages(baseline_file, report.fixture, warning_ids, day)
+
+    for fixture, fixture_samples in samples.items():
+        section = baseline_file.distribution if baseline_file is not None else None
+        if args.update_baseline and baseline_file is not None:
+            section = baseline_file.distribution or DistributionSection()
+            record_distribution(section, fixture, fixture_samples)
+            baseline_file.distribution = section
+            updated.append(f"{fixture} distribution")
+        reports.append(distribution_report(fixture, fixture_samples, section, dist_rules))
 
     for report in reports:
         for line in _summary(report, report.trace_path or "?", args.baseline):

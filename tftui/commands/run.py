@@ -87,6 +87,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines, only the final output")
     parser.add_argument("--no-wait", action="store_true", help="skip retry backoff waits (tests, dry runs)")
     parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run the flow N times, one journal and trace each (samples for `tftui gate` distribution baselines)",
+    )
+    parser.add_argument(
         "--deny-credentials",
         action="store_true",
         help="refuse a deterministic run (replies, cassette) when provider credentials are in the environment "
@@ -127,8 +134,26 @@ def check_cli_arg_names(pairs: list[str], flow: Flow) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     from tftui.commands.run_exec import execute
 
+    repeat = getattr(args, "repeat", 1)
+    if repeat < 1 or (repeat > 1 and args.resume):
+        print("tftui run: --repeat takes N ≥ 1 and does not combine with --resume", file=sys.stderr)
+        return 2
     try:
-        return execute(args)
+        if repeat == 1:
+            return execute(args)
+        import copy
+
+        from tftui.commands.run_report import EXIT_INTERRUPTED
+
+        worst = 0
+        for index in range(repeat):
+            if not args.quiet:
+                print(f"tftui run: repeat {index + 1}/{repeat}", file=sys.stderr)
+            code = execute(copy.copy(args))
+            if code == EXIT_INTERRUPTED or code == 2:  # interrupted, or a usage error every run would repeat
+                return code
+            worst = max(worst, code)
+        return worst
     except UsageProblem as exc:
         print(f"tftui run: {exc}", file=sys.stderr)
         return 2

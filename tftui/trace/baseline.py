@@ -30,13 +30,16 @@ import tomllib
 from dataclasses import dataclass, field
 from itertools import compress
 from pathlib import Path
-from typing import NotRequired, TypedDict
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 import tomli_w
 
 from tftui.trace.facts import Facts
 from tftui.trace.model import TraceColumns
 from tftui.trace.rules import num_text
+
+if TYPE_CHECKING:
+    from tftui.trace.distribution import DistributionSection
 
 TOOL_KINDS = frozenset({"tool", "retrieval"})
 METRIC_SLACK_KEYS = ("tokens", "modelCalls", "attempts")
@@ -118,6 +121,7 @@ class BaselineFile:
     single: bool = False  # the file holds one top-level baseline (kept that way when rewriting one fixture)
     warnings_since: dict[str, dict[str, dt.date]] = field(default_factory=dict)  # fixture -> rule id -> day
     stale_after_days: int | None = None  # None: DEFAULT_STALE_DAYS (and not written back)
+    distribution: DistributionSection | None = None  # [distribution] (distribution.py), for real runs
 
 
 @dataclass
@@ -224,7 +228,13 @@ def parse_baseline(text: str, path: str = "baseline.toml") -> BaselineLoad:
     since, stale, error = _parse_warning_ages(data.pop("warningsSince", None), data.pop("staleAfterDays", None), path)
     if error:
         return BaselineLoad(None, error)
-    out = BaselineFile(slack=slack, slack_overrides=overrides, warnings_since=since, stale_after_days=stale)
+    from tftui.trace.distribution import parse_distribution  # it builds on this module's Slack
+
+    distribution, error = parse_distribution(data.pop("distribution", None), path)
+    if error:
+        return BaselineLoad(None, error)
+    out = BaselineFile(slack=slack, slack_overrides=overrides, warnings_since=since, stale_after_days=stale,
+                       distribution=distribution)
     if "baselines" in data:
         extra = [k for k in data if k != "baselines"]
         if extra:
@@ -379,6 +389,8 @@ def dump_baseline(file: BaselineFile) -> str:
         data["slack"] = file.slack_overrides
     if file.stale_after_days is not None:
         data["staleAfterDays"] = file.stale_after_days
+    if file.distribution is not None:
+        data["distribution"] = file.distribution.to_toml()
     if file.warnings_since:
         data["warningsSince"] = {f: dict(sorted(r.items())) for f, r in sorted(file.warnings_since.items())}
     return HEADER + tomli_w.dumps(data)

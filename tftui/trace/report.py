@@ -11,6 +11,13 @@ from dataclasses import dataclass, field
 from typing import NotRequired, TypedDict
 
 from tftui.trace.baseline import BaselineEntry, WarningAgeJSON
+from tftui.trace.distribution import (
+    DistributionJSON,
+    DistributionSection,
+    compare_distribution,
+    histogram_lines,
+    sparkline,
+)
 from tftui.trace.integrity import check_columns, integrity_error
 from tftui.trace.model import AgentTrace, TraceColumns
 from tftui.trace.normalize import normalize_columns
@@ -35,6 +42,7 @@ class GateReportJSON(TypedDict):
     error: str | None
     baselinePassed: NotRequired[bool]
     warningAges: NotRequired[list[WarningAgeJSON]]
+    distribution: NotRequired[DistributionJSON]
 
 
 class GateReportsJSON(TypedDict):
@@ -56,6 +64,7 @@ class GateReport:
     normalized: TraceColumns | None = None  # the trace the rules saw (not serialized into the report)
     baseline_updated: bool = False  # --update-baseline accepted the current metrics: no regression fails
     warning_ages: list[WarningAgeJSON] | None = None  # with a baseline: how long each warning has fired
+    distribution: DistributionJSON | None = None  # a fixture's distribution report (many traces, profile real)
 
     def warning_age(self, rule_id: str) -> WarningAgeJSON | None:
         return next((a for a in self.warning_ages or [] if a["ruleId"] == rule_id), None)
@@ -109,6 +118,8 @@ class GateReport:
             out["baselinePassed"] = not self.regressions
         if self.warning_ages is not None:
             out["warningAges"] = list(self.warning_ages)
+        if self.distribution is not None:
+            out["distribution"] = self.distribution
         return out
 
 
@@ -128,6 +139,37 @@ def evaluate_trace(
     normalized = normalize_columns(cols, fake_clock=fake_clock)
     results = evaluate_rules(normalized, rules)
     return GateReport(cols.fixture, results, rule_ids, trace_path, normalized=normalized)
+
+
+def distribution_report(fixture: str, samples: list[dict[str, float]], section: DistributionSection | None,
+                        rules: list[Rule]) -> GateReport:
+    """One report for all the traces of a fixture: each distribution rule compares their samples
+    with the baseline's [distribution] entry. Too few samples: "not enough samples", passing."""
+    results: list[RuleResult] = []
+    shown: DistributionJSON | None = None
+    for rule in rules:
+        metrics = getattr(rule, "metrics", ())
+        dist = compare_distribution(fixture, samples, section, tuple(metrics))
+        shown = shown or dist
+        n, base, minimum = dist["samples"], dist["baselineSamples"], dist["minSamples"]
+        bad = [m for m in dist["metrics"] if m["regression"]]
+        evidence: dict[str, EvidenceValue] = {"samples": n, "minSamples": minimum, "regressions": len(bad)}
+        if base is None:
+            results.append(rule.result(True, f"No distribution baseline for {fixture}: nothing compared "
+                                             "(record one with --update-baseline)", evidence))
+        elif not dist["enoughSamples"]:
+            results.append(rule.result(True, f"Not enough samples: {n} runs now, {base} in the baseline, "
+                                             f"{minimum} needed; the distribution is not checked", evidence))
+        elif bad:
+            first = bad[0]
+            evidence.update({"metric": first["metric"], "currentP95": first["current"]["p95"],
+                             "baselineP95": (first["baseline"] or {}).get("p95", 0)})
+            results.append(rule.result(False, "Distribution regressed: " + "; ".join(m["message"] for m in bad),
+                                       evidence, fix="Find what made these runs slower or costlier; if the change "
+                                       "is accepted, record the new distribution with --update-baseline."))
+        else:
+            results.append(rule.result(True, f"{len(dist['metrics'])} metrics within slack over {n} runs", evidence))
+    return GateReport(fixture, results, [r.rule_id for r in rules], f"{len(samples)} traces", distribution=shown)
 
 
 def error_report(fixture: str, error: str, rules: list[Rule] | tuple[Rule, ...], trace_path: str | None) -> GateReport:
@@ -221,9 +263,36 @@ def report_markdown(report: GateReport, *, heading: str = "###") -> str:
             )
         for e in report.regressions:
             lines.append(f"- **baseline {e['metric']}**: {e['message']}")
+    if report.distribution is not None:
+        lines.extend(_distribution_markdown(report.distribution))
     lines.append("")
-    lines.append(f"Normalized trace: `{report.trace_path}`" if report.trace_path else "Normalized trace: (not written)")
+    if report.distribution is not None:
+        lines.append(f"Traces: {report.trace_path}")
+    else:
+        lines.append(f"Normalized trace: `{report.trace_path}`" if report.trace_path
+                     else "Normalized trace: (not written)")
     return "\n".join(lines) + "\n"
+
+
+def _distribution_markdown(dist: DistributionJSON) -> list[str]:
+    lines = ["", f"Distribution of {dist['samples']} runs (baseline: {dist['baselineSamples'] or 0} runs, "
+             f"at least {dist['minSamples']} needed)", "",
+             "| Metric | Baseline median / p95 | Current median / p95 | Runs | Result |", "|---|---|---|---|---|"]
+    for m in dist["metrics"]:
+        base = m["baseline"]
+        base_text = f"{num_text(base['median'])} / {num_text(base['p95'])}" if base else "—"
+        result = "**REGRESSION**" if m["regression"] else ("not enough samples" if base and not dist["enoughSamples"]
+                                                           else "ok" if base else "no baseline")
+        lines.append(f"| {m['metric']} | {base_text} | {num_text(m['current']['median'])} / "
+                     f"{num_text(m['current']['p95'])} | `{sparkline(m['histogram'])}` | {result} |")
+    for m in dist["metrics"]:
+        if m["regression"]:
+            lines.append("")
+            lines.append(f"{m['metric']}: where the current runs fall")
+            lines.append("```")
+            lines.extend(histogram_lines(m))
+            lines.append("```")
+    return lines
 
 
 def reports_markdown(reports: list[GateReport]) -> str:

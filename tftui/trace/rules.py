@@ -17,6 +17,9 @@ from tftui.trace.model import AgentTrace, TraceColumns
 
 Severity = Literal["error", "warning"]
 SEVERITIES: tuple[str, ...] = ("error", "warning")
+# synthetic: exact checks of scripted fixtures on a fake clock; real: distribution checks over many real runs
+Profile = Literal["synthetic", "real"]
+PROFILES: tuple[str, ...] = ("synthetic", "real")
 EvidenceValue = str | int | float | bool
 DEFAULT_SIGNATURE_KEYS: tuple[str, ...] = ("planner_state", "selected_tool", "outcome")
 
@@ -83,6 +86,8 @@ class Rule:
 
     severity: Severity = "error"
     version: int = field(default=1, kw_only=True)
+    profile: Profile = field(default="synthetic", kw_only=True)
+    per_trace: bool = field(default=True, init=False, repr=False)  # False: judged over many traces of a fixture
 
     @property
     def id(self) -> str:
@@ -300,8 +305,66 @@ class LoopSignature(Rule):
         return [] if worst is None else facts.signature_indices(self.keys, worst)
 
 
+@dataclass(frozen=True)
+class MaxDuration(Rule):
+    """An exact latency bound (synthetic: needs the durations of a fake clock). `name` empty: the run step."""
+
+    name: str = ""
+    limit: float | int = 0
+
+    @property
+    def id(self) -> str:
+        return f"max_duration:{self.name}" if self.name else "max_duration"
+
+    def _targets(self, facts: Facts) -> list[int]:
+        if self.name:
+            return facts.indices(self.name)
+        return [i for i, p in enumerate(facts.cols.parent_ids) if p is None]
+
+    def check(self, facts: Facts) -> RuleResult:
+        targets = self._targets(facts)
+        what = self.name or "the run"
+        if not targets:
+            return self.result(False, f"Cannot evaluate duration: no step named {self.name}",
+                               fix="Make the step run or fix the step name in the rule.")
+        durations = [facts.cols.durations[i] for i in targets]
+        if any(d is None for d in durations):
+            return self.result(False, f"Duration of {what} is missing",
+                               {"missingDurationCount": sum(1 for d in durations if d is None)},
+                               fix="An exact latency rule needs a fake clock's durations (tftui gate --fake-clock, "
+                               "or a run with a fake clock); for real runs use a distribution rule (profile real).")
+        longest = max(d for d in durations if d is not None)
+        evidence: dict[str, EvidenceValue] = {"maximumDurationMs": longest, "limit": self.limit}
+        if longest <= self.limit:
+            return self.result(True, f"{what} took at most {num_text(longest)} ms (limit {num_text(self.limit)})",
+                               evidence)
+        return self.result(False, f"{what} took {num_text(longest)} ms; limit is {num_text(self.limit)} ms", evidence,
+                           fix="On a fake clock a slower step is a behaviour change: find what added the time.")
+
+    def evidence_steps(self, facts: Facts) -> list[int]:
+        return [i for i in self._targets(facts) if (d := facts.cols.durations[i]) is not None and d > self.limit]
+
+
+@dataclass(frozen=True)
+class Distribution(Rule):
+    """Compare the distribution of many runs of a fixture with the baseline's [distribution] (profile real).
+
+    Judged by the gate over every trace of a fixture (distribution.py), never per trace."""
+
+    metrics: tuple[str, ...] = ()  # empty: every metric the samples have
+    profile: Profile = field(default="real", kw_only=True)
+    per_trace: bool = field(default=False, init=False, repr=False)
+
+    @property
+    def id(self) -> str:
+        return "distribution"
+
+    def check(self, facts: Facts) -> RuleResult:
+        return self.result(True, "judged over all the traces of the fixture")
+
+
 def evaluate_rules(trace: TraceColumns | AgentTrace, rules: list[Rule] | tuple[Rule, ...]) -> list[RuleResult]:
     """Every rule's result, in rule order. Expects a normalized trace that passed integrity."""
     cols = trace if isinstance(trace, TraceColumns) else TraceColumns.from_trace(trace)
     facts = Facts(cols)
-    return [rule.evaluate(facts) for rule in rules]
+    return [rule.evaluate(facts) for rule in rules if rule.per_trace]

@@ -12,6 +12,7 @@ table, 1-based, with its line when it can be found) and the key. Loading never r
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import tomllib
 from collections.abc import Callable
@@ -21,9 +22,12 @@ from typing import TypeGuard
 
 from tftui.trace.rules import (
     DEFAULT_SIGNATURE_KEYS,
+    PROFILES,
     SEVERITIES,
+    Distribution,
     LoopSignature,
     MaxAttempts,
+    MaxDuration,
     MaxTotalTokens,
     NoExternalWorkAfterBlock,
     Order,
@@ -119,6 +123,15 @@ def _loop_signature(t: Table, sev: Severity) -> Rule:
     return LoopSignature(sev, keys=keys, limit=_int_limit(t, minimum=1))
 
 
+def _max_duration(t: Table, sev: Severity) -> Rule:
+    name = _name(t, "name") if "name" in t else ""
+    return MaxDuration(sev, name=name, limit=_limit(t, minimum=0))
+
+
+def _distribution(t: Table, sev: Severity) -> Rule:
+    return Distribution(sev, metrics=_names(t, "metrics", required=False))
+
+
 # id -> (parameter keys, builder)
 RULE_TYPES: dict[str, tuple[tuple[str, ...], Callable[[Table, Severity], Rule]]] = {
     "required_steps": (("names",), _required_steps),
@@ -127,7 +140,11 @@ RULE_TYPES: dict[str, tuple[tuple[str, ...], Callable[[Table, Severity], Rule]]]
     "max_attempts": (("name", "limit"), _max_attempts),
     "max_total_tokens": (("limit",), _max_total_tokens),
     "loop_signature": (("keys", "limit"), _loop_signature),
+    "max_duration": (("name", "limit"), _max_duration),
+    "distribution": (("metrics",), _distribution),
 }
+# Rules whose profile is fixed: an exact latency bound is synthetic, a distribution is real.
+FIXED_PROFILE = {"max_duration": "synthetic", "distribution": "real"}
 
 _RULES_HEADER = re.compile(r"^[ \t]*\[\[[ \t]*rules[ \t]*\]\]", re.MULTILINE)
 
@@ -149,15 +166,23 @@ def _build(table: object) -> tuple[Rule | None, str | None, str | None]:
     params, builder = RULE_TYPES[rule_id]
     allowed = ("id", "severity", *params)
     for key in table:
-        if key not in allowed:
-            return None, key, f"unknown key '{key}' for rule '{rule_id}' (allowed: {', '.join(allowed)})"
+        if key not in allowed and key != "profile":
+            return None, key, (f"unknown key '{key}' for rule '{rule_id}' (allowed: {', '.join(allowed)}); "
+                               'any rule also takes profile = "synthetic" | "real"')
     severity = table.get("severity", "error")
     if severity not in SEVERITIES:
         return None, "severity", f"'severity' must be \"error\" or \"warning\", got {severity!r}"
+    profile = table.get("profile", FIXED_PROFILE.get(rule_id, "synthetic"))
+    if profile not in PROFILES:
+        return None, "profile", f"'profile' must be \"synthetic\" or \"real\", got {profile!r}"
+    fixed = FIXED_PROFILE.get(rule_id)
+    if fixed is not None and profile != fixed:
+        return None, "profile", f"rule '{rule_id}' is always profile \"{fixed}\""
     try:
-        return builder(table, severity), None, None
+        rule = builder(table, severity)
     except _ParamError as exc:
         return None, exc.key, exc.problem
+    return dataclasses.replace(rule, profile=profile), None, None
 
 
 def parse_ruleset(text: str, path: str = "rules.toml") -> RuleSetLoad:
