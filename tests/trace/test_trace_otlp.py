@@ -151,8 +151,11 @@ def test_malformed_export_exits_3_naming_span_and_field(
     assert main(["trace", "import", str(OTLP / fixture), "--out", str(tmp_path / "t.json")]) == 3
     assert needle in capsys.readouterr().err
     assert not (tmp_path / "t.json").exists()
-    assert main(["gate", str(OTLP / fixture), "--rules", RULES]) == 3
+    report = tmp_path / "r.json"
+    assert main(["gate", str(OTLP / fixture), "--rules", RULES, "--json", str(report)]) == 3
     assert needle in capsys.readouterr().out
+    data = json.loads(report.read_text())
+    assert needle in data["error"] and data["fixture"] == fixture.removesuffix(".otlp.json")
 
 
 def _edit_span(index: int, **changes: object) -> bytes:

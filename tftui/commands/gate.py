@@ -269,7 +269,8 @@ def run(args: argparse.Namespace) -> int:
                 loaded_trace = load_columns(data)
         if loaded_trace.columns is None:
             reports.append(
-                error_report(path.stem, loaded_trace.error or "trace parse: unknown", trace_rules, shown)
+                error_report(otlp_fixture_name(path), loaded_trace.error or "trace parse: unknown", trace_rules,
+                             shown)
             )
             continue
         report = evaluate_trace(
