@@ -3,7 +3,10 @@ numbered heading, and every link between the docs pages lands on a real page and
 
 from __future__ import annotations
 
+import ast
+import io
 import re
+import tokenize
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -12,7 +15,7 @@ DOCS = ROOT / "docs"
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$", re.MULTILINE)
 _NUMBER = re.compile(r"^(\d+(?:\.\d+)*)\.?\s")
 # `docs/retry.md §3.2`, `docs/gates.md §1–§7`, `docs/language.md §1.4, §1.6 and §2.3`
-_CITATION = re.compile(r"docs/([A-Za-z0-9_-]+\.md)((?:(?:\s*,\s*|\s*–\s*|\s+and\s+|\s+)§\d+(?:\.\d+)*)*)")
+_CITATION = re.compile(r"docs/([A-Za-z0-9_-]+\.md)((?:(?:\s*,\s*|\s*[–-]\s*|\s+and\s+|\s+)§\d+(?:\.\d+)*)*)")
 _SECTION = re.compile(r"§(\d+(?:\.\d+)*)")
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
@@ -98,6 +101,31 @@ def test_links_between_docs_pages_resolve():
 
 
 def test_the_citation_pattern_reads_lists_and_ranges():
-    found = citations("see docs/gates.md §1–§7 and docs/language.md §1.4, §1.6 and §2.3.")
-    assert found == [("gates.md", ["1", "7"]), ("language.md", ["1.4", "1.6", "2.3"])]
+    found = citations("see docs/gates.md §1–§7 and docs/language.md §1.4, §1.6 and §2.3, docs/retry.md §1-§2.")
+    assert found == [("gates.md", ["1", "7"]), ("language.md", ["1.4", "1.6", "2.3"]), ("retry.md", ["1", "2"])]
     assert slug("### 4.2 `idempotent: false`".lstrip("# ")) == "42-idempotent-false"
+
+
+def _comments_and_docstrings(source: str) -> list[tuple[int, str]]:
+    """(line, text) of every comment and standalone string (docstring) of a module."""
+    standalone = {
+        (node.lineno, node.col_offset)
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+    }
+    out = []
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type == tokenize.COMMENT or (tok.type == tokenize.STRING and tok.start in standalone):
+            out.append((tok.start[0], tok.string))
+    return out
+
+
+def test_comments_cite_the_repos_docs_not_outside_documents():
+    outside = re.compile(r"\b(?:SPEC|DESIGN)\s*§|(?<![\w.])§\d")
+    found = []
+    for source in sorted((ROOT / "tftui").rglob("*.py")):
+        for line, text in _comments_and_docstrings(source.read_text(encoding="utf-8")):
+            rest = _CITATION.sub("", text)  # `docs/x.md §1, §2` are fine
+            if outside.search(rest):
+                found.append(f"{source.relative_to(ROOT)}:{line}")
+    assert found == [], "cite docs/<page>.md §N instead (tools/cite_docs.py rewrites SPEC/DESIGN citations)"
