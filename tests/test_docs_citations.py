@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 import io
 import re
+import subprocess
+import sys
 import tokenize
 from pathlib import Path
 
@@ -129,3 +131,13 @@ def test_comments_cite_the_repos_docs_not_outside_documents():
             if outside.search(rest):
                 found.append(f"{source.relative_to(ROOT)}:{line}")
     assert found == [], "cite docs/<page>.md §N instead (tools/cite_docs.py rewrites SPEC/DESIGN citations)"
+
+
+def test_the_rewrite_script_has_nothing_left_to_do():
+    """Running tools/cite_docs.py again changes nothing (it is idempotent, and no SPEC/DESIGN
+    citation was added to a comment since); its tables point at real docs headings."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "cite_docs.py")], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "would rewrite 0 file(s)" in done.stdout, done.stdout

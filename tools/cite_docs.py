@@ -193,7 +193,7 @@ PHRASE_RULES: tuple[tuple[str, str], ...] = (
 
 # A SPEC citation: `SPEC §6.5`, or a bare `§6.5` not already part of a docs citation.
 _SPEC_REF = re.compile(r"(?:\bSPEC\s+)?(?<![\w.])§(\d+(?:\.\d+)*)")
-_DOCS_PREFIX = re.compile(r"docs/[\w-]+\.md(?:\s*(?:,|–|-|and|\+)?\s*§\d+(?:\.\d+)*)*\s*$")
+_DOCS_PREFIX = re.compile(r"docs/[\w-]+\.md(?:\s*(?:,|–|-|and|\+)?\s*§\d+(?:\.\d+)*)*\s*(?:,|–|-|and|\+)?\s*$")
 _DESIGN_REF = re.compile(r"DESIGN\s+§\d+")
 _MERGE = re.compile(r"(docs/([\w-]+\.md) §[\d.]*\d(?:(?:, | and |–|-)§[\d.]*\d)*)(, | and |–|-)docs/\2 (?=§)")
 _HEADING = re.compile(r"^#{1,6}\s+(\d+(?:\.\d+)*)\.?\s", re.MULTILINE)
