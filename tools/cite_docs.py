@@ -183,6 +183,7 @@ PHRASE_RULES: tuple[tuple[str, str], ...] = (
     ("Values whose limits SPEC gives its own messages for", "Values whose limits have messages of their own"),
     ("which emits SPEC's exact wording.", "which emits those messages (docs/language.md §1.6)."),
     ("SPEC's errors for keys", "errors for keys"),
+    ("(or SPEC's error, such as", "(or the documented error, such as"),
     ('Isolation (seed 000, "安全限制"):', "Isolation (docs/gates.md §8):"),
     ('(seed 000, SPEC §6.4 "Regex\ndialect"). ', "(docs/gates.md §4.5).\n"),
     ("(the seed's\n    transient defaults, also", "(the transient\n    defaults, also"),
