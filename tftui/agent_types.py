@@ -3,7 +3,7 @@
 The engine builds an `AgentRequest` for every model call (a phase's own call, each
 map item, branch, variant, loop iteration, gate task and judge) and awaits
 `runner.run(request)`. Runners never raise for call failures: they return an
-`AgentResult` with `error` set, so the retry layer can classify it (SPEC §7.2).
+`AgentResult` with `error` set, so the retry layer can classify it (docs/retry.md §2).
 
 These types sit below the engine, the gate pipeline (`tftui.scoring.gate` builds judge
 requests) and the runners in `tftui.agents`, which re-exports them.
@@ -56,7 +56,7 @@ class Usage:
 
 @dataclass
 class AgentRequest:
-    node_path: str  # DESIGN §3: `phase`, `phase#item-0`, `phase#branch-1`, `phase#variant-2`, `phase#judge`
+    node_path: str  # docs/language.md §7: `phase`, `phase#item-0`, `phase#branch-1`, `phase#variant-2`, `phase#judge`
     phase_id: str
     agent: str
     task: str  # the final prompt text, after interpolation and every appended suffix
@@ -84,7 +84,7 @@ class AgentResult:
 
     @property
     def failed(self) -> bool:
-        """SPEC §7.2: a call failed iff it exited non-zero, carries an error, or was aborted."""
+        """docs/retry.md §2: a call failed iff it exited non-zero, carries an error, or was aborted."""
         return self.exit_code != 0 or self.error is not None or self.aborted or self.timed_out
 
 

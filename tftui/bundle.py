@@ -6,7 +6,7 @@ Members (all UTF-8 text):
 - `meta.json`            the run's meta
 - `events.jsonl`         the journal (already redacted by the journal writer)
 - `trace.json`           the normalized trace (the run dir's, else computed from the events)
-- `answers.replies.json` every recorded model answer as a node-path replies file (DESIGN §3),
+- `answers.replies.json` every recorded model answer as a node-path replies file (docs/language.md §7),
                          so `tftui run flow.json --replies answers.replies.json` re-runs it offline
 
 `open_bundle(path)` reads only those members (any other entry is ignored, nothing is

@@ -41,7 +41,7 @@ class RecordedCall:
     phase_id: str = ""
 
     def to_reply(self) -> Any:
-        """As a scripted replies entry (DESIGN §3)."""
+        """As a scripted replies entry (docs/language.md §7)."""
         if self.error is not None:
             reply: dict[str, Any] = {"error": self.error, "exitCode": self.exit_code or 1}
             if self.output:

@@ -20,14 +20,14 @@ from tftui.agent_types import AgentRequest, AgentResult
 from tftui.agents.definitions import AgentLibrary
 from tftui.redaction import is_secret_env_name, redact_known, redact_text, register_secret
 
-PHASE_TIMEOUT = "Phase timed out after {ms}ms (subagent aborted)"  # SPEC §8.8
+PHASE_TIMEOUT = "Phase timed out after {ms}ms (subagent aborted)"  # docs/retry.md §5
 MAX_OUTPUT_BYTES = 1_000_000
 MAX_STDERR_BYTES = 64_000
-STDERR_IN_ERROR = 500  # bytes of stderr quoted in the error message (as scripts do, SPEC §8.8)
+STDERR_IN_ERROR = 500  # bytes of stderr quoted in the error message (as scripts do, docs/language.md §6.7)
 
 
 class CommandRunner:
-    # A CLI agent reports no usage, so the engine refuses budgeted flows with it (SPEC §8.7).
+    # A CLI agent reports no usage, so the engine refuses budgeted flows with it (docs/scheduling.md §6).
     reports_usage = False
     reports_cost = False
 

@@ -13,7 +13,7 @@ You are a strict reviewer…
 Lookup for agent NAME, first hit wins: `<flow dir>/agents/NAME.md`, then
 `$XDG_CONFIG_HOME/tftui/agents/NAME.md` (default `~/.config/tftui/agents/`), then the
 built-ins shipped in `tftui/agents/builtin/`. An unknown name falls back to the default
-agent (SPEC §1.4: `Unknown agent "<name>", falling back to "<fallback>".`, logged once).
+agent (docs/language.md §1.4: `Unknown agent "<name>", falling back to "<fallback>".`, logged once).
 """
 
 from __future__ import annotations

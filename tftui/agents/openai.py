@@ -2,10 +2,10 @@
 
 One pooled `httpx.AsyncClient` per runner (one runner per run; call `aclose()` at the end).
 Every failure comes back as an `AgentResult` whose error text the retry layer can classify
-(SPEC §7.2): HTTP 429/5xx start with the status (`429 Too Many Requests: <provider message>`),
+(docs/retry.md §2): HTTP 429/5xx start with the status (`429 Too Many Requests: <provider message>`),
 network timeouts say `timed out`, dropped connections say `ECONNRESET`; other 4xx and
 malformed bodies are hard failures naming the problem. The per-call timeout of the request
-(`timeout_ms`, SPEC §8.8) gives `timed_out=True`. The API key is read from the environment
+(`timeout_ms`, docs/retry.md §5) gives `timed_out=True`. The API key is read from the environment
 variable the provider names, and is masked out of every text this module returns.
 """
 
@@ -50,7 +50,7 @@ class ProviderSettings(Protocol):
 # (node_path, text delta) -> None, or an awaitable. Lets a UI show an answer as it streams.
 ChunkCallback = Callable[[str, str], Awaitable[None] | None]
 
-PHASE_TIMEOUT = "Phase timed out after {ms}ms (subagent aborted)"  # SPEC §8.8
+PHASE_TIMEOUT = "Phase timed out after {ms}ms (subagent aborted)"  # docs/retry.md §5
 _SNIPPET = 300
 _EFFORTS = ("minimal", "low", "medium", "high")
 
@@ -81,7 +81,7 @@ class OpenAIRunner:
         self._retired: list[httpx.AsyncClient] = []
         self._loop: asyncio.AbstractEventLoop | None = None  # the loop the pooled client belongs to
 
-    # What the engine may rely on for budgets (SPEC §8.7): chat completions report token usage;
+    # What the engine may rely on for budgets (docs/scheduling.md §6): chat completions report token usage;
     # cost is known only when prices are configured for the provider.
     reports_usage = True
 

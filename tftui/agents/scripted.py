@@ -1,6 +1,6 @@
 """Runners that answer from a script: offline runs, tests, benchmarks.
 
-- `ScriptedRunner`: replies keyed by node path (DESIGN §3). A reply is a string,
+- `ScriptedRunner`: replies keyed by node path (docs/language.md §7). A reply is a string,
   `{"output": ..., "usage": {"input", "output", "costUSD"}}` or
   `{"error": "...", "exitCode": n}`; any reply may add `"delayMs": n`. A list is
   consumed one reply per call and its last reply repeats. A node path with no reply

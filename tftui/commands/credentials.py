@@ -1,4 +1,4 @@
-"""Provider credentials must be unavailable to deterministic runs (SPEC §9.7, the CI job's rule).
+"""Provider credentials must be unavailable to deterministic runs (docs/trace-gates.md §7, the CI job's rule).
 
 A run answered by a replies file or a cassette (`--replies`, NAME.replies.json, `--from`) needs
 no provider key; one that finds a key in its environment says so on stderr (names only, never

@@ -5,13 +5,13 @@
                          quoted string (`limit:=3` is 3, `tags:=["a","b"]` a list)
 
 This is what `tftui run --help` and the README document. A flow's `args` declarations give
-defaults (SPEC §1.3); their `type` is informational, so it never converts a value: a string
+defaults (docs/language.md §1.3); their `type` is informational, so it never converts a value: a string
 given for an arg declared as a number gets a warning that shows the `:=` spelling.
 
 Names are checked against the flow: the names it declares under `args` plus every name its
 text references as `{args.NAME}`. An unknown name that is close to a known one is an error
 with a "did you mean" (a typo would otherwise leave `{args.NAME}` literal); any other unknown
-name is passed through unchanged, as SPEC §1.3 says, with a warning.
+name is passed through unchanged, as docs/language.md §1.3 says, with a warning.
 
 `parse_arg_list` is the syntax (no flow needed); `check_arg_names` the check against a flow.
 """
@@ -29,7 +29,7 @@ from tftui.flow.model import Flow
 
 SYNTAX = "NAME=VALUE (a string) or NAME:=JSON (a typed value)"
 EXAMPLE = "e.g. --arg topic=rust or --arg limit:=3"
-_NAME = re.compile(r"[A-Za-z0-9_-]+")  # a placeholder path segment (SPEC §4.1)
+_NAME = re.compile(r"[A-Za-z0-9_-]+")  # a placeholder path segment (docs/language.md §3.1)
 _REF = re.compile(r"\{\s*args\.([A-Za-z0-9_-]+)")
 _WHOLE = re.compile(r"\{\s*args\s*\}")  # `{args}`: the whole object, so every name is used
 # Declared types whose values are not strings: a `NAME=VALUE` for them is probably meant typed.

@@ -1,4 +1,4 @@
-"""`tftui gate TRACE... --rules rules.toml`: check recorded traces with deterministic rules (SPEC §9)."""
+"""`tftui gate TRACE... --rules rules.toml`: check recorded traces with deterministic rules (docs/trace-gates.md)."""
 
 from __future__ import annotations
 

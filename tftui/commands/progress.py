@@ -1,6 +1,6 @@
 """Headless progress for `tftui run`: one line per finished phase, a live status line on a tty.
 
-Everything shown is derived from engine events folded into a RunState (DESIGN §1), so
+Everything shown is derived from engine events folded into a RunState, so
 a resumed run prints the same lines as a fresh one. Lines go to stderr (stdout carries
 the final output, or the `--json` object). On a terminal a spinner line shows the
 phases in flight and is redrawn in place; elsewhere only whole lines are written.
@@ -166,7 +166,7 @@ class Progress:
         for warning in phase.warnings:
             self._write_line(f"    warning: {_one_line(warning, 160)}")
         if phase.approval and phase.approval.get("auto"):
-            # The reason text is fixed by SPEC §8.6 ("no interactive approver available"); say here
+            # The reason text is fixed by docs/language.md §6.6 ("no interactive approver available"); say here
             # what the user can do about it.
             self._write_line(f"    {APPROVAL_HINT}")
 

@@ -218,7 +218,7 @@ async def _drive(
 ) -> Any:
     approver = None
     if approve:
-        # Headless approval phases auto-reject (SPEC §8.6) unless an approver is given.
+        # Headless approval phases auto-reject (docs/language.md §6.6) unless an approver is given.
         from tftui.engine.phases.approval import approve_all
 
         approver = approve_all

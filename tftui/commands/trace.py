@@ -1,4 +1,4 @@
-"""`tftui trace RUN_DIR`: write the normalized trace of a recorded run (SPEC §9.8);
+"""`tftui trace RUN_DIR`: write the normalized trace of a recorded run (docs/trace-gates.md §8);
 `tftui trace import FILE --format otlp-json|openinference`: the same from an OpenTelemetry export."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Run admission (SPEC §3.2-§3.4): when a phase's turn comes, does it run, and if not, why.
+"""Run admission (docs/scheduling.md §2.1-§3): when a phase's turn comes, does it run, and if not, why.
 
 One author for the rule, two users:
 
@@ -16,7 +16,7 @@ approval, its verdict: a gate that blocked is assumed to block again). Where tha
 assumption has nothing to stand on it does not guess: the row is "wait" — a dependency
 has not finished yet (before a run, or above a pause), a guard reads the output of a phase
 that has not run before, or a gate without a verdict so far would decide first. Within a
-layer at most W phases run at once (SPEC §3.1); the preview assumes they finish in the
+layer at most W phases run at once (docs/scheduling.md §1); the preview assumes they finish in the
 order they started, so a phase sees the results (and a block) of the phases at least W
 places before it in its layer.
 
@@ -44,7 +44,7 @@ Fate = Literal["run", "skip", "wait"]
 WaitCause = Literal["unfinished", "no-output", "no-verdict"]
 
 def satisfied(status: PhaseStatus | None, optional: bool) -> bool:
-    """SPEC §3.3: a dependency is satisfied iff done, or failed and `optional`."""
+    """docs/scheduling.md §2.2: a dependency is satisfied iff done, or failed and `optional`."""
     return status == PhaseStatus.DONE or (status == PhaseStatus.FAILED and optional)
 
 
@@ -65,7 +65,7 @@ class Admission:
 
     @property
     def reason(self) -> str | None:
-        """The skip reason the engine records (SPEC §3.2's `error` column); None when it runs."""
+        """The skip reason the engine records (docs/scheduling.md §2.1's `error` column); None when it runs."""
         if self.check == "blocked":
             return f"Gate blocked: {self.block_reason}" if self.block_reason else "Gate blocked"
         if self.check == "budget":
@@ -90,7 +90,7 @@ def admit(
     block: tuple[str, str | None] | None,
     budget_reason: str | None,
 ) -> Admission:
-    """SPEC §3.2 checks 1-3' in order (the guard, check 4, is `check_guard`)."""
+    """docs/scheduling.md §2.1 checks 1-3' in order (the guard, check 4, is `check_guard`)."""
     if block is not None:
         return Admission("blocked", blocker=block[0], block_reason=block[1])
     if budget_reason is not None:
@@ -107,7 +107,7 @@ def admit(
 
 @dataclass(frozen=True)
 class Guard:
-    """`when` as evaluated (SPEC §3.2 check 4, §5.6 fail-open)."""
+    """`when` as evaluated (docs/scheduling.md §2.1 check 4, docs/language.md §4.6 fail-open)."""
 
     expr: str | None
     runs: bool

@@ -1,4 +1,4 @@
-"""The attempt loop of one model call (SPEC §7.3), with events, timeouts and contracts.
+"""The attempt loop of one model call (docs/retry.md §3), with events, timeouts and contracts.
 
 Both retry layers compose here: the explicit policy covers every failure up to
 `retry.max`; the transient layer covers transient failures up to 3 attempts unless
@@ -21,7 +21,7 @@ from tftui.lang.values import MISSING
 if TYPE_CHECKING:
     from tftui.engine.phases.base import PhaseHost, PhaseRun
 
-TIMEOUT_GRACE_S = 5.5  # SPEC §8.8: a runner that ignores the abort gets a synthetic failure
+TIMEOUT_GRACE_S = 5.5  # docs/retry.md §5: a runner that ignores the abort gets a synthetic failure
 
 
 @dataclass(slots=True)
@@ -54,7 +54,7 @@ def _timeout_ms(phase: Any) -> int | None:
 
 
 def _extra(phase: Any) -> dict[str, Any]:
-    """`tools` / `cwd` are forwarded to the runner (SPEC §2.1) when the phase sets them."""
+    """`tools` / `cwd` are forwarded to the runner (docs/language.md §2.1) when the phase sets them."""
     if phase.tools is None and phase.cwd is None:
         return {}
     extra: dict[str, Any] = {}
@@ -66,7 +66,7 @@ def _extra(phase: Any) -> dict[str, Any]:
 
 
 def contract_error(value: Any, schema: Any) -> list[str]:
-    """Violations of an `expect` contract for a parsed output (SPEC §6.9)."""
+    """Violations of an `expect` contract for a parsed output (docs/language.md §5)."""
     if value is MISSING:
         return ["$: output is not valid JSON (contract could not be checked)"]
     from tftui.lang.contract import contract_violations

@@ -1,4 +1,4 @@
-"""Injectable time (DESIGN §4): real waits in a plain run, skippable in the debugger, zero in tests.
+"""Injectable time: real waits in a plain run, skippable in the debugger, zero in tests.
 
 A clock has `time()` (wall-clock seconds, for event timestamps), `monotonic()`
 (seconds, for durations) and `async sleep(seconds)`. `fast_forward()` ends every

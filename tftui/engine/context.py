@@ -1,4 +1,4 @@
-"""Interpolation contexts for phases: `{steps.*}` views, `{previous.output}` (§4.3), pre-read (§2.1).
+"""Interpolation contexts for phases: `{steps.*}` views, `{previous.output}` (docs/language.md §3.3), pre-read (docs/language.md §2.1).
 
 The run keeps one `views` dict (phase id -> StepView) updated as phases finish; a
 Context shares it rather than copying, so building a context is O(deps), not O(phases).
@@ -33,12 +33,12 @@ def step_view(status: PhaseStatus, output: str | None, json_value: Any, error: s
 
 
 def previous_output(run: PhaseHost, phase: PhaseBase) -> str | None:
-    """SPEC §4.3 for a live run."""
+    """docs/language.md §3.3 for a live run."""
     return previous_output_of(phase, run.state.phases, run.edges[phase.id])
 
 
 def previous_output_of(phase: PhaseBase, phases: Mapping[str, Any], edges: Sequence[str]) -> str | None:
-    """SPEC §4.3: the last `done` dependency's output; reduce aggregates its `from` entries.
+    """docs/language.md §3.3: the last `done` dependency's output; reduce aggregates its `from` entries.
 
     `phases` maps ids to phase states (anything with `.status` and `.output`), `edges` are the
     phase's dependencies in order; shared by the live engine and contexts rebuilt from a RunState."""

@@ -1,6 +1,6 @@
 """The debugger: pause points, stepping, breakpoints, guard overrides, gate and phase re-runs.
 
-Pause points (DESIGN §4): `before-phase`, `before-attempt`, `before-round` (onBlock) and
+Pause points (docs/scheduling.md §7): `before-phase`, `before-attempt`, `before-round` (onBlock) and
 `after-verdict` (gates), plus `after-failure` (a phase just failed), where only
 break-on-failure stops (not stepping or breakpoints). The engine awaits `checkpoint(...)` at each; the debugger decides
 whether to pause (step mode, a breakpoint on the phase, a pending failure/block with

@@ -6,13 +6,13 @@ them into a `RunState`, so a live run, a resumed run and a replay look the same.
 Conventions (stable contract):
 - Each event class has a class-level `kind` string and two instance fields set by the
   run's emitter: `seq` (monotonic per run, starting at 1) and `ts` (wall-clock seconds).
-- `attempt` fields are 0-based, as in `AgentRequest.attempt` (SPEC §7.3 `k`); add 1 to
+- `attempt` fields are 0-based, as in `AgentRequest.attempt` (docs/retry.md §3 `k`); add 1 to
   display them. `round` is the onBlock round (0 = the gate's first evaluation).
 - `usage` fields are `Usage.to_json()` dicts (`input`, `output`, `costUSD`?, `cacheRead`?,
   `cacheWrite`?) or None when the runner reported no usage (never a fake zero).
 - A phase's `json` may be MISSING (JS undefined: "no parsed value"); it is omitted from
   the JSON form and restored as MISSING when decoding. JSON null stays None.
-- `node_path` follows DESIGN §3 (`phase`, `phase#item-<i>`, `phase#branch-<i>`,
+- `node_path` follows docs/language.md §7 (`phase`, `phase#item-<i>`, `phase#branch-<i>`,
   `phase#variant-<n>`, `phase#judge`).
 - `event_from_json` tolerates unknown kinds (returns `UnknownEvent`) and unknown keys
   (ignored), so newer journals can be read by older front ends.
@@ -59,7 +59,7 @@ class GuardEvaluated(Event):
 class PhaseSkipped(Event):
     kind: ClassVar[str] = "phase_skipped"
     phase_id: str = ""
-    reason: str = ""  # SPEC §3.2 skip reason (stored as the phase's `error`)
+    reason: str = ""  # docs/scheduling.md §2.1 skip reason (stored as the phase's `error`)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -67,7 +67,7 @@ class PhaseStarted(Event):
     kind: ClassVar[str] = "phase_started"
     phase_id: str = ""
     phase_type: str = "agent"
-    depth: int = 0  # onBlock re-run depth (SPEC §6.10); 0 for a normal run
+    depth: int = 0  # onBlock re-run depth (docs/gates.md §9); 0 for a normal run
     round: int = 0  # the onBlock round that re-runs this phase (0 = first run)
 
 
@@ -134,7 +134,7 @@ class ScorersEvaluated(Event):
     combined: float = 0.0
     threshold: float | None = None
     stage: str = ""  # deterministic | early-cutoff | judge-weighted | judge-authoritative | unresolved
-    report: str = ""  # the scorer report text (SPEC §6.6)
+    report: str = ""  # the scorer report text (docs/gates.md §6)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -147,7 +147,7 @@ class JudgeCalled(Event):
 
 @dataclass(slots=True, kw_only=True)
 class FallbackUsed(Event):
-    """A fail-open substitution (SPEC §9.8 `fallback` steps): ambiguous verdict, bad guard, …"""
+    """A fail-open substitution (docs/trace-gates.md §8 `fallback` steps): ambiguous verdict, bad guard, …"""
 
     kind: ClassVar[str] = "fallback_used"
     phase_id: str = ""
@@ -198,7 +198,7 @@ class PhaseFinished(Event):
     error: str | None = None
     warnings: list[str] = field(default_factory=list)
     usage: dict[str, Any] | None = None
-    attempts: int = 1  # SPEC §2.2: calls made (gates: onBlock rounds run)
+    attempts: int = 1  # docs/language.md §2.2: calls made (gates: onBlock rounds run)
     gate: dict[str, Any] | None = None  # {verdict, reason?, scores?}
     duration_ms: float = 0.0
     # loop / tournament / approval / defError / timedOut / budgetTruncated / sideEffect

@@ -1,4 +1,4 @@
-"""Run-level outcomes: budget tally (SPEC §8.7), run status (§3.5), final output (§3.6), resume seeding."""
+"""Run-level outcomes: budget tally (docs/scheduling.md §6), run status (docs/scheduling.md §4), final output (docs/scheduling.md §5), resume seeding."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def over_budget(budget: Budget | None, usage: dict[str, Any]) -> str | None:
 
 
 def refusal(flow: Any, runner: Any) -> str | None:
-    """SPEC §8.7: a budget needs usage accounting from the runner (`reports_usage` / `reports_cost`)."""
+    """docs/scheduling.md §6: a budget needs usage accounting from the runner (`reports_usage` / `reports_cost`)."""
     if flow.budget is None:
         return None
     if getattr(runner, "reports_usage", True) is False:
@@ -59,7 +59,7 @@ def run_status(run: Run) -> str:
 
 
 def final_output(run: Run) -> str:
-    """SPEC §3.6."""
+    """docs/scheduling.md §5."""
     phases = run.state.phases
     final_id = next((p.id for p in run.flow.phases if p.final), run.order[-1])
     source = final_id
@@ -104,7 +104,7 @@ def first_block_of(order: Sequence[str], phases: Mapping[str, PhaseState]) -> tu
 
 
 def truncated_fan_out(phases: Iterable[PhaseState | None]) -> bool:
-    """A finished fan-out was budget-truncated: a resumed run starts over budget (SPEC §8.7)."""
+    """A finished fan-out was budget-truncated: a resumed run starts over budget (docs/scheduling.md §6)."""
     return any(
         st is not None and st.budget_truncated and st.status in (PhaseStatus.DONE, PhaseStatus.FAILED)
         for st in phases

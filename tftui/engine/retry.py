@@ -1,4 +1,4 @@
-"""Retry policy (SPEC §7): transient classification, backoff curve, attempt budgets.
+"""Retry policy (docs/retry.md): transient classification, backoff curve, attempt budgets.
 
 The attempt loop itself (which needs the run for events, budget and the debugger)
 is `tftui.engine.calls.call_with_retry`; the decisions it takes live here as pure
@@ -45,7 +45,7 @@ _TRANSIENT_RE = re.compile(
     re.IGNORECASE | re.ASCII,
 )
 
-TRANSIENT_MAX_ATTEMPTS = 3  # the transient layer retries while k < 3 (SPEC §7.3)
+TRANSIENT_MAX_ATTEMPTS = 3  # the transient layer retries while k < 3 (docs/retry.md §3)
 DEFAULT_BASE_MS = 2000
 DEFAULT_FACTOR = 2
 MAX_DELAY_MS = 60000
@@ -60,7 +60,7 @@ def is_transient(
     idle_timeout: bool = False,
     phase_timeout: bool = False,
 ) -> bool:
-    """SPEC §7.2 text test over `message + " " + stderr + " " + output`.
+    """docs/retry.md §2 text test over `message + " " + stderr + " " + output`.
 
     Aborts, idle timeouts and phase timeouts are never transient. The caller must also
     exclude contract violations explicitly (D5): the text test alone would say transient
@@ -72,7 +72,7 @@ def is_transient(
 
 
 def transient_match(text: str) -> str | None:
-    """The piece of `text` that makes a failure transient (SPEC §7.2 pattern), or None."""
+    """The piece of `text` that makes a failure transient (docs/retry.md §2 pattern), or None."""
     match = _TRANSIENT_RE.search(text)
     return match.group(0) if match else None
 
@@ -93,12 +93,12 @@ def js_round(value: float) -> int:
 
 
 def backoff_ms(retry: Any, attempt: int) -> int:
-    """Delay before the retry that follows failed attempt `attempt` (0-based), SPEC §7.3 + D4.
+    """Delay before the retry that follows failed attempt `attempt` (0-based), docs/retry.md §3.3 + D4.
 
     `retry` is the phase's retry block (a mapping with `backoffMs`/`factor`, or the
     pydantic `Retry` model) or None. An explicit `backoffMs` gives base = backoffMs and
-    factor = `retry.factor` (default 1); otherwise 2000 ms x 2^attempt (the seed's
-    transient defaults, also for an explicit block without backoffMs).
+    factor = `retry.factor` (default 1); otherwise 2000 ms x 2^attempt (the transient
+    defaults, also for an explicit block without backoffMs).
     """
     base_raw = _field(retry, "backoff_ms", "backoffMs")
     if is_number(base_raw) and math.isfinite(base_raw):
@@ -153,12 +153,12 @@ def explicit_max(retry: Any) -> int:
 
 
 def max_attempts(retry: Any) -> int:
-    """Total attempt budget: `max(explicitMax, 1 + 3)` (SPEC §7.3)."""
+    """Total attempt budget: `max(explicitMax, 1 + 3)` (docs/retry.md §3)."""
     return max(explicit_max(retry), 1 + TRANSIENT_MAX_ATTEMPTS)
 
 
 def should_retry(*, attempt: int, retry: Any, transient: bool, idempotent: bool) -> bool:
-    """After failed attempt `attempt` (0-based): may another attempt follow? (SPEC §7.3)
+    """After failed attempt `attempt` (0-based): may another attempt follow? (docs/retry.md §3)
 
     Timeouts, aborts and budget stops are the caller's business (they stop before this).
     `transient` must already be False for contract violations (D5).

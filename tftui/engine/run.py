@@ -1,10 +1,10 @@
-"""The run: layer-synchronous scheduling over the DAG (SPEC §3), admission, status, final output.
+"""The run: layer-synchronous scheduling over the DAG (docs/scheduling.md), admission, status, final output.
 
 `run_flow(flow, *, args=None, runner, debugger=None, journal=None, clock=None,
 on_event=None, run_id=None, resume_state=None, flow_path=None, keep_events=False,
 approver=None)`.
 
-Additions to the DESIGN §3 signature (all keyword, all optional): `on_event`, `run_id`,
+Additions to the basic signature (all keyword, all optional): `on_event`, `run_id`,
 `resume_state`, `flow_path`, `keep_events` (RunResult.events gets every event) and
 `approver` (an async callable used by approval phases when the debugger has none;
 `tftui.engine.phases.approval.approve_all` is the headless `--approve`) and `cwd_bridge`
@@ -204,7 +204,7 @@ class Run:
 
     # ---- budget -------------------------------------------------------------------------
     def over_budget(self) -> str | None:
-        """SPEC §8.7 reason when the tally is over the flow budget (strict >), else None."""
+        """docs/scheduling.md §6 reason when the tally is over the flow budget (strict >), else None."""
         return outcome.over_budget(self.flow.budget, self.state.usage)
 
     def check_budget(self) -> None:
@@ -217,7 +217,7 @@ class Run:
         return satisfied(st.status if st is not None else None, bool(self.phases[dep].optional))
 
     def admission(self, phase: PhaseBase) -> str | None:
-        """SPEC §3.2 checks 1-3' (the guard is checked separately); the skip reason or None."""
+        """docs/scheduling.md §2.1 checks 1-3' (the guard is checked separately); the skip reason or None."""
         return admit(
             self.edges[phase.id], phase.join, self._satisfied, block=self.block, budget_reason=self.budget_reason
         ).reason
@@ -253,7 +253,7 @@ class Run:
             if self.width > 1 and depth == 0:
                 # Let the layer's other workers admit their phases before this one can finish:
                 # taskflow starts a layer's phases together, so a gate blocking in this layer
-                # never skips a sibling that was already started (SPEC §3.4).
+                # never skips a sibling that was already started (docs/scheduling.md §3).
                 await asyncio.sleep(0)
         # Pause before the guard, so a guard edited while paused here applies to this phase.
         await self.debug_point("before-phase", pid, depth=depth, round=round)
@@ -372,7 +372,7 @@ class Run:
 
     async def _execute_top(self, phase: PhaseBase, interrupted: bool) -> None:
         # A phase that was running when the run stopped had been admitted then: a block or
-        # budget stop that came later in its layer must not skip it now (SPEC §3.4: phases
+        # budget stop that came later in its layer must not skip it now (docs/scheduling.md §3: phases
         # already running finish normally).
         await self.execute_phase(phase, admit=not interrupted)
         if interrupted and self.state.phases[phase.id].status != PhaseStatus.SKIPPED:
@@ -437,13 +437,13 @@ class Run:
         try:
             await self._layers()
         except asyncio.CancelledError:
-            # Ctrl+C / SIGTERM: record the run as paused (SPEC §3.5) so a journal shows why it
+            # Ctrl+C / SIGTERM: record the run as paused (docs/scheduling.md §4) so a journal shows why it
             # stopped; phases that were running stay `running`, so a resume knows they were in flight.
             self.aborted = True
             self.emit(ev.RunFinished(status="paused", final_output=self.final_output(), usage=dict(self.state.usage)))
             self.sync()
             raise
-        except Exception as exc:  # SPEC §3.5: a crash fails running phases and the run
+        except Exception as exc:  # docs/scheduling.md §4: a crash fails running phases and the run
             message = f"{type(exc).__name__}: {exc}" if not str(exc) else str(exc)
             for pid in list(self.active):
                 pr = self.active[pid]

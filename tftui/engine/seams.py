@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from tftui.engine.phases.approval import ApprovalRequest, Decision
     from tftui.engine.run import Run
 
-# Decides an approval phase (SPEC §8.6): the debugger's (a person), or headless `--approve`.
+# Decides an approval phase (docs/language.md §6.6): the debugger's (a person), or headless `--approve`.
 Approver = Callable[["ApprovalRequest"], Awaitable["Decision"]]
 
 

@@ -1,13 +1,13 @@
-"""Run state as a fold over events (DESIGN §4): nothing else holds run state.
+"""Run state as a fold over events: nothing else holds run state.
 
 `apply(state, event)` mutates and returns `state` in O(1) per event (no copies), so
 a live run folds as it goes, a resumed run folds its journal first, and a replay
 folds a recording: all three give the same `RunState`.
 
-Naming: `PhaseState.attempts` is SPEC §2.2's number (calls made; gates: onBlock
+Naming: `PhaseState.attempts` is docs/language.md §2.2's number (calls made; gates: onBlock
 rounds), `PhaseState.attempt_log` is the list of individual `Attempt`s (every model
 call of the phase, including map items, branches, variants and judges).
-`PhaseState.usage` uses SPEC §2.2's keys (`input`, `output`, `cost`, `cacheRead`,
+`PhaseState.usage` uses docs/language.md §2.2's keys (`input`, `output`, `cost`, `cacheRead`,
 `cacheWrite`, `turns`).
 """
 
@@ -42,7 +42,7 @@ def empty_usage() -> dict[str, Any]:
 
 
 def add_usage(total: dict[str, Any], usage: dict[str, Any] | None) -> None:
-    """Add a runner usage dict (`Usage.to_json()` keys) to a SPEC §2.2 usage dict, in place."""
+    """Add a runner usage dict (`Usage.to_json()` keys) to a docs/language.md §2.2 usage dict, in place."""
     if not usage:
         return
     total["input"] += _num(usage.get("input"))

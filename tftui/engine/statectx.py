@@ -27,7 +27,7 @@ def views_from_state(state: RunState) -> dict[str, StepView]:
 
 
 def previous_output_from_state(flow: Flow | None, state: RunState, phase_id: str, dag: Dag | None = None) -> str | None:
-    """SPEC §4.3 over a RunState: the last `done` dependency's output (reduce: its `from` entries)."""
+    """docs/language.md §3.3 over a RunState: the last `done` dependency's output (reduce: its `from` entries)."""
     if flow is None:
         return None
     phase = next((p for p in flow.phases if p.id == phase_id), None)

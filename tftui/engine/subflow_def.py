@@ -1,4 +1,4 @@
-"""Finding, parsing and hardening sub-flow definitions for `flow` / `expand` phases (SPEC §2.4, §8.7).
+"""Finding, parsing and hardening sub-flow definitions for `flow` / `expand` phases (docs/language.md §2.5, docs/scheduling.md §6).
 
 Pure helpers (no run state): the phase handler in `tftui.engine.phases.subflow` decides
 what a problem means (a failed phase for a bad `use`, `defError` for a bad `def`).
@@ -7,13 +7,13 @@ what a problem means (a failed phase for a bad `use`, `defError` for a bad `def`
   `$XDG_CONFIG_HOME/tftui/flows/NAME.json` (default `~/.config/tftui/flows/`); a saved
   flow using another finds its siblings in its own folder first.
 - Definitions (`def`): an inline object, or a string interpolated at run time and read
-  with the lenient extractor (SPEC §4.4), so a planner's reply in a code fence works; a
+  with the lenient extractor (docs/language.md §3.4), so a planner's reply in a code fence works; a
   bare phase array and `{phases: [...]}` are both accepted (the name defaults to the
   phase id).
-- Hardening of definitions (SPEC §2.4): ≤ 100 phases (expand: ≤ `maxNodes`), concurrency
+- Hardening of definitions (docs/language.md §2.5): ≤ 100 phases (expand: ≤ `maxNodes`), concurrency
   ≤ 16, nesting ≤ 5, no `script`, no `code-compiles`/`regex` scorers, no `cwd` or context
   pre-reads; map items beyond 200 are dropped at run time with a warning.
-- Budgets (SPEC §8.7): an inline `def` gets the per-dimension minimum of its own and the
+- Budgets (docs/scheduling.md §6): an inline `def` gets the per-dimension minimum of its own and the
   parent's; a saved flow keeps its own, or inherits the parent's when it has none.
 """
 
@@ -110,7 +110,7 @@ def _num(value: Any) -> float | None:
 
 
 def hardening_error(flow: Any, max_nodes: int = MAX_DEF_PHASES) -> str | None:
-    """The first SPEC §2.4 limit a definition breaks, or None."""
+    """The first docs/language.md §2.5 limit a definition breaks, or None."""
     count = len(flow.phases)
     if count > MAX_DEF_PHASES:
         return f"def has {count} phases (a generated flow allows at most {MAX_DEF_PHASES})"
@@ -162,7 +162,7 @@ def max_nodes_of(phase: Any) -> int:
 
 
 def child_budget(child: Any, parent: Any, *, inline: bool) -> Any:
-    """The budget a sub-flow runs with (SPEC §8.7); `child`/`parent` are `Budget` or None."""
+    """The budget a sub-flow runs with (docs/scheduling.md §6); `child`/`parent` are `Budget` or None."""
     if parent is None:
         return child
     if child is None:

@@ -2,7 +2,7 @@
 see whether the verdict flips — at zero tokens, without touching the file.
 
 `what_if_gate(phase, ctx, overrides, previous=...)` runs the real gate pipeline
-(`tftui.scoring.gate.evaluate_gate`, SPEC §6.1-§6.7) on the current upstream outputs with
+(`tftui.scoring.gate.evaluate_gate`, docs/gates.md §1-§7) on the current upstream outputs with
 the overrides applied to a copy of the phase. Its model calls go to a `ReplayRunner` that
 answers only from the calls recorded in `previous` (keyed by node path and exact prompt:
 the scorer report inside a judge prompt changes with thresholds and weights, so a recorded
@@ -60,7 +60,7 @@ class ScoreOverrides:
     combine: str | None = None
     weights: dict[int, float] = field(default_factory=dict)  # index in score.weights -> value
     scorers: dict[int, dict[str, Any]] = field(default_factory=dict)  # scorer index -> {field: value}
-    # A combine-mode change keeps the block valid (SPEC §6.5 shape rules): leaving "weighted"
+    # A combine-mode change keeps the block valid (docs/gates.md §5 shape rules): leaving "weighted"
     # removes `weights`/`threshold` (only valid with it); entering it without weights gives
     # every scorer (and the judge) weight 1.
     removed: tuple[str, ...] = ()
@@ -403,7 +403,7 @@ def what_if_gate(
     """
     overrides = overrides or ScoreOverrides()
     calls = RecordedCalls.of(previous, phase.id)
-    # an onBlock round of a gate without a score block re-ran only its task (SPEC §6.10)
+    # an onBlock round of a gate without a score block re-ran only its task (docs/gates.md §9)
     skip_eval = skips_eval(phase, previous.round if isinstance(previous, GateRecord) else 0)
     pre = preread if preread is not None else _derive_preread(phase, ctx, calls, skip_eval)
     before = _decide(phase, ctx, calls, pre, set(), skip_eval=skip_eval) if previous is None else None

@@ -1,4 +1,4 @@
-"""Semantic checks of a flow (SPEC §1.4, §1.6, §2.3), in SPEC's order:
+"""Semantic checks of a flow (docs/language.md §1.4, §1.6, §2.3), in the order of docs/language.md §1.6:
 
 name/phases → per-phase shape → unknown deps → agent format → cycles (only if no error
 so far) → `final` count → `{steps.X}` reachability (only if no error so far) → arg
@@ -171,7 +171,7 @@ def _raw_args(flow: Flow) -> dict[str, JSONObject]:
 
 
 def _invocation_errors(flow: Flow, phases: Sequence[PhaseBase], args: Mapping[str, JSONValue]) -> list[Diagnostic]:
-    """Typed-arg values the invocation gives (SPEC §1.3), each pinned on the first phase that uses it."""
+    """Typed-arg values the invocation gives (docs/language.md §1.3), each pinned on the first phase that uses it."""
     found = closed.invocation_errors(_raw_args(flow), args)
     if flow.strict_interpolation:  # taskflow: an undeclared invocation arg is a (strict) warning
         for name in args:
@@ -194,7 +194,7 @@ def _invocation_errors(flow: Flow, phases: Sequence[PhaseBase], args: Mapping[st
 
 
 def _arg_specs(flow: Flow, out: list[Diagnostic]) -> None:
-    """Typed-arg declarations (SPEC §1.3): keys per type, the default's type, bounds, enum values."""
+    """Typed-arg declarations (docs/language.md §1.3): keys per type, the default's type, bounds, enum values."""
     for name, spec in _raw_args(flow).items():
         for message, path in closed.arg_spec_errors(name, spec):
             out.append(Diagnostic("error", message, path=path, field=f"args.{name}"))

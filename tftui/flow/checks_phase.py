@@ -1,6 +1,6 @@
-"""Per-phase checks (SPEC §1.4, §1.6, §2.3): requirement matrix, limits, misplaced keys.
+"""Per-phase checks (docs/language.md §1.4, §1.6, §2.3): requirement matrix, limits, misplaced keys.
 
-Messages are SPEC's (and taskflow 0.2.4's) byte for byte; tftui's own additions are
+Messages are taskflow 0.2.4's byte for byte (docs/language.md §1.6); tftui's own additions are
 warnings. Each diagnostic carries the phase id and the JSON path of the value.
 """
 
@@ -110,7 +110,7 @@ class PhaseChecker:
         pid, ptype = self.id, self.type
         known_type = ptype in PHASE_CLASSES
         if not known_type:
-            # SPEC message, plus a hint for a near miss ("mapp" -> "map") like unknown fields get
+            # the documented message, plus a hint for a near miss ("mapp" -> "map") like unknown fields get
             self.err(f"Phase '{pid}': unknown type '{ptype}'" + suggestion(str(ptype), PHASE_CLASSES), "type")
         if self.p.task is not None and not isinstance(self.p.task, str):
             self.err(f"Phase '{pid}': 'task' must be a string, got {json_type(self.p.task)}", "task")
@@ -218,8 +218,8 @@ class PhaseChecker:
             self.err(f"Phase '{self.id}': {message}", field or root, *path, at_key=at_key)
 
     def _regex_patterns(self, score: JSONValue) -> None:
-        """A regex scorer whose pattern does not compile fails on every run (SPEC §6.4). This is
-        a warning, not an error: SPEC's shape-error list does not include it, the reference
+        """A regex scorer whose pattern does not compile fails on every run (docs/gates.md §4). This is
+        a warning, not an error: it is not a shape error (docs/gates.md §4.3), the reference
         accepts the flow (conformance sh033) and runs it, failing only that scorer."""
         scorer_list = score.get("scorers") if isinstance(score, dict) else None
         if not isinstance(scorer_list, list):
@@ -292,7 +292,7 @@ class PhaseChecker:
                 "idempotent",
             )
 
-    # -- per-type requirement matrix (SPEC §2.3) ---------------------------------------
+    # -- per-type requirement matrix (docs/language.md §2.3) ---------------------------------------
 
     def _type_agent(self) -> None:
         if not self.p.task:
@@ -576,7 +576,7 @@ class PhaseChecker:
             guards.append((("until",), "until", until, "the loop stops after its first successful iteration"))
         evals = field_of(self.p, "eval") if self.type == "gate" else None
         for i, entry in enumerate(evals or []):
-            # `left contains right` entries are not conditions (SPEC §5.8)
+            # `left contains right` entries are not conditions (docs/language.md §4.8)
             if isinstance(entry, str) and entry.find(" contains ") <= 0:
                 guards.append(
                     (("eval", i), f"eval[{i}]", entry, "this check always fails (the gate falls through)")

@@ -1,4 +1,4 @@
-"""The closed flow schema (SPEC §1.2, §1.3, §2.1): every field a flow may set, and the value rules
+"""The closed flow schema (docs/language.md §1.2, §1.3, §2.1): every field a flow may set, and the value rules
 that go with the fields rather than with one phase type.
 
 taskflow 0.2.4's schema is closed: a key it does not know is an error, never a silently ignored
@@ -365,7 +365,7 @@ def tree_reduce_calls(inputs: int, batch_size: int) -> int:
 
 
 # ---------------------------------------------------------------------------
-# Typed args (SPEC §1.3): the declarations, and the values an invocation gives
+# Typed args (docs/language.md §1.3): the declarations, and the values an invocation gives
 
 
 def relative_path_error(value: JSONValue) -> str | None:

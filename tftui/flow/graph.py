@@ -1,4 +1,4 @@
-"""The dependency graph of a flow (SPEC §3.1) and per-phase fingerprints for hot reload.
+"""The dependency graph of a flow (docs/scheduling.md §1) and per-phase fingerprints for hot reload.
 
 Edges are `dependsOn ∪ from`; array order of `phases` never implies an edge. Unknown
 dependency ids are ignored here (checks report them).

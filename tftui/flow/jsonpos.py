@@ -30,7 +30,7 @@ def _blank(text: str) -> str:
 
 def strip_jsonc(text: str) -> str:
     """JSONC -> JSON of the same length: comments outside strings become spaces, and a
-    trailing comma directly before `}` or `]` becomes a space (SPEC §1.1)."""
+    trailing comma directly before `}` or `]` becomes a space (docs/language.md §1.1)."""
     if "/" not in text and "," not in text:
         return text
     pieces: list[str] = []

@@ -288,7 +288,7 @@ def build_flow(data: Mapping[str, JSONValue]) -> tuple[Flow | None, list[Diagnos
 def load_flow_text(
     text: str | bytes, path: str | None = None, *, args: Mapping[str, JSONValue] | None = None, check: bool = True
 ) -> LoadResult:
-    """Parse and check flow text. `args` switches checks to runtime mode (SPEC §1.6)."""
+    """Parse and check flow text. `args` switches checks to runtime mode (docs/language.md §1.6)."""
     from tftui.flow.checks import check_flow, promote_strict
 
     if isinstance(text, (bytes, bytearray)):

@@ -1,17 +1,17 @@
-"""Pydantic models of the taskflow flow format (SPEC §1–2).
+"""Pydantic models of the taskflow flow format (docs/language.md §1–2).
 
 Field names are the file's camelCase keys (via aliases); Python attributes are
 snake_case. Phases are a discriminated union on `type` (default `agent`).
 
 Typing policy: structural types (strings, string lists, booleans, enums) are
 enforced here, so a wrong type is reported at the value's line:col by the loader.
-Values whose limits SPEC gives its own messages for (retry numbers, timeouts,
+Values whose limits have messages of their own (retry numbers, timeouts,
 maxIterations, variants, `score`, `expect`, eval entries, branch tasks) are typed
-loosely and checked in `tftui.flow.checks`, which emits SPEC's exact wording.
+loosely and checked in `tftui.flow.checks`, which emits those messages (docs/language.md §1.6).
 
 Phases allow keys their own type does not model (`model_extra`): taskflow's phase keys are one
 flat set (`tftui.flow.closed.PHASE_KEYS`), so a key of another type is accepted with a warning
-(or SPEC's error, such as `score` on an agent), and a key outside the set is an error.
+(or the documented error, such as `score` on an agent), and a key outside the set is an error.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ class Budget(_Model):
 
 
 class Retry(BaseModel):
-    """`{max, backoffMs?, factor?}`; numeric limits are checked by checks.py (SPEC §1.6)."""
+    """`{max, backoffMs?, factor?}`; numeric limits are checked by checks.py (docs/language.md §1.6)."""
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
     max: JSONValue = Field(default=None, description="Retries after the first try, 0-20 (SPEC §7).")
@@ -195,7 +195,7 @@ class PhaseBase(BaseModel):
 
     @property
     def edges(self) -> list[str]:
-        """DAG edges: `dependsOn ∪ from`, de-duplicated, `dependsOn` first (SPEC §2.1)."""
+        """DAG edges: `dependsOn ∪ from`, de-duplicated, `dependsOn` first (docs/language.md §2.1)."""
         seen: dict[str, None] = dict.fromkeys(self.depends_on)
         for dep in self.from_ or ():
             seen.setdefault(dep, None)
@@ -439,7 +439,7 @@ class Flow(BaseModel):
 
     @property
     def flow_concurrency(self) -> int:
-        """Effective flow concurrency: `concurrency ?? 8`, values < 1 treated as 1 (SPEC §1.2)."""
+        """Effective flow concurrency: `concurrency ?? 8`, values < 1 treated as 1 (docs/language.md §1.2)."""
         value = self.concurrency
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return 8

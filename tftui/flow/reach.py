@@ -2,7 +2,7 @@
 
 `guard_feedback(expr, ctx)` is what the editor shows on every keystroke: the parse
 error with the caret position, each placeholder with the value it resolves to now,
-and the result (SPEC §5.6: an expression that cannot be evaluated runs the phase,
+and the result (docs/language.md §4.6: an expression that cannot be evaluated runs the phase,
 fail-open). It needs only the condition language and a Context.
 
 Which phases would run or be skipped with the edited guard is a question about a run:

@@ -1,4 +1,4 @@
-"""The shape of a gate's `score` block (SPEC §6.4): which scorers, keys and values a flow may hold.
+"""The shape of a gate's `score` block (docs/gates.md §4): which scorers, keys and values a flow may hold.
 
 Part of the flow format, so `tftui check` (via `tftui.flow.checks_phase`) and the gate
 pipeline (`tftui.scoring`) report the same errors. Messages carry no `Phase '<id>': `

@@ -1,4 +1,4 @@
-"""Shorthand flow specs (SPEC §1.5): `{task}`, `{tasks: [...]}`, `{chain: [...]}`.
+"""Shorthand flow specs (docs/language.md §1.5): `{task}`, `{tasks: [...]}`, `{chain: [...]}`.
 
 `desugar` turns a shorthand object into a full flow dict; `source_path` maps a JSON path
 in the desugared flow back to the shorthand file, so diagnostics point at the right line.
@@ -24,7 +24,7 @@ _TOP_KEYS = {
 
 
 def shorthand_kind(data: JSONValue) -> Kind | None:
-    """Which shorthand `data` is, or None for a full flow (SPEC §1.1 rule)."""
+    """Which shorthand `data` is, or None for a full flow (docs/language.md §1.1 rule)."""
     if not isinstance(data, dict) or isinstance(data.get("phases"), list):
         return None
     if isinstance(data.get("chain"), list) and data["chain"]:

@@ -1,6 +1,6 @@
-"""The condition language of `when`, `until` and gate `eval` (SPEC §5).
+"""The condition language of `when`, `until` and gate `eval` (docs/language.md §4).
 
-parse: tokenizer (§5.1) + an iterative operator-precedence parser (§5.2), so deeply
+parse: tokenizer (docs/language.md §4.1) + an iterative operator-precedence parser (docs/language.md §4.2), so deeply
 nested parentheses cannot overflow the Python stack. evaluate: the AST is compiled
 once per expression text (LRU) into closures; evaluating a cached guard does no
 parsing and allocates nothing but the resolved values. Never uses host `eval`.
@@ -52,7 +52,7 @@ class Lit:
 
 @dataclass(frozen=True, slots=True)
 class Ref:
-    path: str  # trimmed placeholder content, not charset-checked (§4.1)
+    path: str  # trimmed placeholder content, not charset-checked (docs/language.md §3.1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +166,7 @@ def _reduce(op: str, out: list[Expr]) -> None:
 
 
 def _parse_tokens(tokens: list[Token], end: int) -> Expr:
-    """Operator precedence with explicit stacks; errors match the recursive grammar of §5.2."""
+    """Operator precedence with explicit stacks; errors match the recursive grammar of docs/language.md §4.2."""
     out: list[Expr] = []
     ops: list[tuple[str, int]] = []  # (operator or "(", position)
     # Per open parenthesis level: was this group the right operand of a comparison?
@@ -220,7 +220,7 @@ def _parse_uncached(expr: str) -> Expr | ConditionSyntaxError:
     try:
         tokens = tokenize(expr)
         if not tokens:
-            return Lit(True)  # empty / whitespace-only: true, no error (§5.6)
+            return Lit(True)  # empty / whitespace-only: true, no error (docs/language.md §4.6)
         return _parse_tokens(tokens, len(expr.rstrip(JS_WHITESPACE)))
     except ConditionSyntaxError as exc:
         return exc
@@ -352,7 +352,7 @@ def _clip(text: str, limit: int = 80) -> str:
 
 
 def evaluate_eval_entry(entry: JSONValue, ctx: Context) -> EvalCheck:
-    """One gate `eval` entry (§5.8, §6.1): non-strings, parse errors and false all fail."""
+    """One gate `eval` entry (docs/language.md §4.8, docs/gates.md §1): non-strings, parse errors and false all fail."""
     if not isinstance(entry, str):
         return EvalCheck(False, f"eval entry is not a string ({type(entry).__name__})")
     split = entry.find(_CONTAINS)

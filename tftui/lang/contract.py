@@ -1,9 +1,8 @@
-"""Output contracts: the lenient JSON-Schema subset of SPEC §6.9.
+"""Output contracts: the lenient JSON-Schema subset of docs/language.md §5.
 
 Used by `expect` (agent/gate/reduce/loop outputs) and by the `json-schema` scorer.
 
-Why this is written by hand rather than on top of the `jsonschema` library
-(DESIGN asks to share that machinery "where it fits"; here it does not):
+Why this is written by hand rather than on top of the `jsonschema` library:
 
 - A type mismatch must *stop descending* at that node. jsonschema reports every
   failing keyword of a node independently (a wrong type and an enum miss at once).
@@ -137,7 +136,7 @@ def _compile(schema: JSONValue) -> Check:
     items = _compile(schema.get("items")) if has_items else None
     enum = schema.get("enum")
     enum = list(enum) if isinstance(enum, list) and enum else None
-    if type_name is None:  # implied type (SPEC §6.9)
+    if type_name is None:  # implied type (docs/language.md §5)
         if "properties" in schema or "required" in schema:
             type_name = "object"
         elif has_items:

@@ -1,4 +1,4 @@
-"""Placeholders: resolve `{path}` refs against a run context and fill templates (SPEC §4).
+"""Placeholders: resolve `{path}` refs against a run context and fill templates (docs/language.md §3).
 
 Hot path notes: a template is compiled once (LRU) into literal pieces plus one
 resolver closure per placeholder; a ref path is compiled once (LRU) into a closure
@@ -18,7 +18,7 @@ from tftui.lang.values import MISSING, JSONObject, JSONValue, template_text
 
 FAILED_SENTINEL = "[previous phase failed]"
 
-# SPEC §4.1: `{` segment ("." segment)* `}` with segment = [a-zA-Z0-9_-]+ (ASCII only).
+# docs/language.md §3.1: `{` segment ("." segment)* `}` with segment = [a-zA-Z0-9_-]+ (ASCII only).
 PLACEHOLDER_RE = re.compile(r"\{([a-zA-Z0-9_-]+(?:\.[a-zA-Z0-9_-]+)*)\}")
 
 _NOPE: Final = object()  # "key absent" marker for dict.get (distinct from MISSING values)
@@ -40,7 +40,7 @@ class StepView:
     _parsed_src: str | None = field(default=None, init=False, repr=False, compare=False)
 
     def output_value(self) -> JSONValue:
-        """`{steps.ID.output}`: the failed-phase sentinel for failed phases (SPEC §4.2, D3)."""
+        """`{steps.ID.output}`: the failed-phase sentinel for failed phases (docs/language.md §3.2, D3)."""
         if self.status == "failed":
             return FAILED_SENTINEL
         return self.output
@@ -276,7 +276,7 @@ def _local_resolver(head: str, rest: tuple[str, ...]) -> Resolver:
 
 @lru_cache(maxsize=8192)
 def compile_ref(path: str) -> Resolver:
-    """The resolver for one ref path (SPEC §4.2 resolution by head)."""
+    """The resolver for one ref path (docs/language.md §3.2 resolution by head)."""
     segments = tuple(path.split("."))
     head, rest = segments[0], segments[1:]
     if head == "previous":
@@ -306,7 +306,7 @@ def resolve(ref: str, ctx: Context) -> JSONValue:
 
 
 def value_text(value: JSONValue) -> str:
-    """Insertion text of a resolved (non-MISSING) value: SPEC §4.5, plus JS functions → `undefined`."""
+    """Insertion text of a resolved (non-MISSING) value: docs/language.md §3.5, plus JS functions → `undefined`."""
     if isinstance(value, JSFunction):
         return "undefined"
     return template_text(value)
@@ -356,7 +356,7 @@ def interpolate(template: JSONValue, ctx: Context) -> Interpolated:
 
 
 def interpolate_value(value: JSONValue, ctx: Context) -> JSONValue:
-    """SPEC §4.8: an exact single placeholder keeps its type; mixed strings become text; others pass.
+    """docs/language.md §3.8: an exact single placeholder keeps its type; mixed strings become text; others pass.
 
     A JS prototype function (js_artifact) is treated as unresolved here, so it never leaks
     into structured values.
@@ -383,7 +383,7 @@ def placeholders(template: JSONValue) -> list[str]:
 
 
 def missing_warning(missing: list[str]) -> str:
-    """SPEC §4.6 phase warning for unresolved refs (de-duplicated, in order)."""
+    """docs/language.md §3.6 phase warning for unresolved refs (de-duplicated, in order)."""
     unique = list(dict.fromkeys(missing))
     refs = ", ".join("{" + path + "}" for path in unique)
     return f"unresolved refs in task: {refs} — left intact (check dependsOn / placeholder spelling)"

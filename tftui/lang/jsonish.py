@@ -1,4 +1,4 @@
-"""Lenient JSON extraction from model output (SPEC §4.4).
+"""Lenient JSON extraction from model output (docs/language.md §3.4).
 
 Used by `output: "json"`, `{steps.X.json}`, map `over`, the json-schema scorer and
 the verdict/judge/winner parsers. Returns MISSING when nothing parses; never raises.

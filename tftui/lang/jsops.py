@@ -1,6 +1,6 @@
 """JavaScript operand semantics of the condition language: truthiness, Number(), String(), ordering.
 
-SPEC §5.4 (comparison) and §5.5 (truthiness). Pure and total: nothing here raises.
+docs/language.md §4.4 (comparison) and docs/language.md §4.5 (truthiness). Pure and total: nothing here raises.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from tftui.lang.values import JS_WHITESPACE, MISSING, JSONValue, is_number, js_n
 
 
 def truthy(value: JSONValue) -> bool:
-    """SPEC §5.5 truthiness."""
+    """docs/language.md §4.5 truthiness."""
     if value is None or value is MISSING:
         return False
     kind = type(value)  # exact-type tests first: this runs for every guard operand
@@ -39,7 +39,7 @@ _FALSY_WORDS = frozenset(("", "false", "0", "no", "off", "null"))
 
 
 def js_numeric(value: JSONValue) -> float | None:
-    """§5.4 numeric operand: finite number, or non-blank string that JS Number() makes finite."""
+    """docs/language.md §4.4 numeric operand: finite number, or non-blank string that JS Number() makes finite."""
     kind = type(value)
     if kind is float:
         return value if math.isfinite(value) else None
@@ -59,7 +59,7 @@ def js_numeric(value: JSONValue) -> float | None:
 
 
 def js_string(value: JSONValue) -> str:
-    """JS String() for comparisons, except null/undefined → "" (§5.4)."""
+    """JS String() for comparisons, except null/undefined → "" (docs/language.md §4.4)."""
     if type(value) is str:
         return value
     if value is None or value is MISSING:
@@ -104,7 +104,7 @@ ORDER: dict[str, Callable[[Any, Any], bool]] = {
 
 
 def compare(op: str, left: JSONValue, right: JSONValue) -> bool:
-    """§5.4: numeric when both sides are numeric, else JS string comparison."""
+    """docs/language.md §4.4: numeric when both sides are numeric, else JS string comparison."""
     a = js_numeric(left)
     if a is not None:
         b = js_numeric(right)

@@ -1,7 +1,7 @@
 """JavaScript regular expressions (no flags, as `new RegExp(pattern)`) run on Python `re`.
 
-The `regex` scorer's patterns are written for JavaScript (seed 000, SPEC §6.4 "Regex
-dialect"). `compile_js_regex` translates a pattern to an equivalent Python pattern,
+The `regex` scorer's patterns are written for JavaScript (docs/gates.md §4.5).
+`compile_js_regex` translates a pattern to an equivalent Python pattern,
 compiles it with `re.ASCII` and caches the result per pattern text.
 
 What the translation does:

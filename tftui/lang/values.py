@@ -1,4 +1,4 @@
-"""JavaScript value semantics that flow files depend on (SPEC §4.5, §5.4).
+"""JavaScript value semantics that flow files depend on (docs/language.md §3.5, §4.4).
 
 Flows were specified against a JavaScript runtime; these helpers reproduce the
 few JS behaviours the language exposes: `undefined` (MISSING), `Number()` on
@@ -169,7 +169,7 @@ def js_json_stringify(value: object, indent: int | None = 2) -> str:
 
 
 def template_text(value: object) -> str:
-    """How a resolved value is inserted into a template (SPEC §4.5). MISSING is the caller's business."""
+    """How a resolved value is inserted into a template (docs/language.md §3.5). MISSING is the caller's business."""
     if isinstance(value, str):
         return value
     if value is None:

@@ -1,6 +1,6 @@
-"""Reading model replies: gate verdicts (§6.3), judge output (§6.7), tournament winners (§8.1).
+"""Reading model replies: gate verdicts (docs/gates.md §3), judge output (docs/gates.md §7), tournament winners (docs/language.md §6.1).
 
-All three fail open, as the seed requires: text that says nothing recognisable passes
+All three fail open (docs/differences.md §1): text that says nothing recognisable passes
 (gate, judge) or picks variant 1 (tournament). Marker regexes follow JavaScript: `\\s`
 is the JS whitespace set (incl. U+00A0), letters match case-insensitively for ASCII only
 (so `VERDİCT` with U+0130 is not a marker), and digits are ASCII. Never raises.
@@ -77,7 +77,7 @@ def _reason(data: JSONObject) -> str | None:
 
 
 def _is_block_word(verdict: str) -> bool:
-    """Whole-value match of the block words (§6.3, D6): `"not blocked"` passes."""
+    """Whole-value match of the block words (docs/gates.md §3, D6): `"not blocked"` passes."""
     return js_trim(verdict).lower() in _BLOCK_WORDS
 
 
@@ -93,7 +93,7 @@ def _marker_verdict(word: str) -> str:
 
 
 def parse_gate_verdict(text: object) -> GateVerdict:
-    """SPEC §6.3: JSON continue/pass/verdict, else the last VERDICT marker, else pass (fail-open)."""
+    """docs/gates.md §3: JSON continue/pass/verdict, else the last VERDICT marker, else pass (fail-open)."""
     if not isinstance(text, str):
         return GateVerdict("pass", GATE_UNPARSEABLE, False)
     data = _json_object(text)
@@ -135,7 +135,7 @@ def _json_number(value: JSONValue) -> float | None:
 
 
 def parse_judge_output(text: object) -> JudgeOutput:
-    """SPEC §6.7 judge grammar; unparseable → score 1, pass (seed fail-open, D2)."""
+    """docs/gates.md §7 judge grammar; unparseable → score 1, pass (fail-open, D2)."""
     if not isinstance(text, str):
         return JudgeOutput(1.0, "pass", JUDGE_UNPARSEABLE, False)
     data = _json_object(text)
@@ -162,7 +162,7 @@ def parse_judge_output(text: object) -> JudgeOutput:
 
 
 def parse_tournament_winner(text: object, count: int) -> Winner:
-    """SPEC §8.1 winner grammar: JSON winner/best/choice, else the last WINNER marker, else 1."""
+    """docs/language.md §6.1 winner grammar: JSON winner/best/choice, else the last WINNER marker, else 1."""
     number: float | None = None
     reason: str | None = None
     data = _json_object(text)

@@ -6,7 +6,7 @@ event log, `tftui run`'s lines, `tftui runs`, `tftui replay --print` and the run
 read these rows, so a status never has two glyphs or two words.
 
 The display statuses are the engine's phase statuses plus views of them: `blocked` (a gate
-or approval `done` with verdict block, SPEC §3.5) and `stale` (changed on disk since it ran).
+or approval `done` with verdict block, docs/scheduling.md §4.2) and `stale` (changed on disk since it ran).
 `display_status` is the one place the BLOCKED rule is written.
 """
 
@@ -94,7 +94,7 @@ _UNKNOWN_ROLE = "muted"
 
 
 def shown_status(status: str, gate: Mapping[str, object] | None) -> str:
-    """The display status of an engine status and gate verdict (SPEC §3.5: a gate or
+    """The display status of an engine status and gate verdict (docs/scheduling.md §4: a gate or
     approval `done` with verdict block shows as `blocked`)."""
     if status == "done" and isinstance(gate, Mapping) and gate.get("verdict") == "block":
         return "blocked"

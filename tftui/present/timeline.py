@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import difflib
 
-from tftui.engine.retry import transient_match  # the SPEC §7.2 pattern itself, so "why" matches the engine
+# the docs/retry.md §2 pattern itself, so "why" matches the engine
+from tftui.engine.retry import transient_match
 from tftui.engine.timeline import AttemptRow, PhaseTimeline, RoundInfo
 from tftui.present.status import mark
 
@@ -38,7 +39,7 @@ def evaluation_strip(timeline: PhaseTimeline, *, ascii: bool = False) -> str:
 
 
 def transient_reason(error: str | None, output: str | None = "", *, kind: str = "error", transient: bool | None = None) -> str:
-    """Why an attempt was (not) transient, in a few words (SPEC §7.2)."""
+    """Why an attempt was (not) transient, in a few words (docs/retry.md §2)."""
     if kind == "contract":
         return "not transient: contract violations are never transient (retried only by retry.max)"
     if kind == "timeout":

@@ -1,4 +1,4 @@
-"""Scoring gates: pure scorers, combination, code-compiles and the gate pipeline (SPEC §6).
+"""Scoring gates: pure scorers, combination, code-compiles and the gate pipeline (docs/gates.md).
 
 Only the pure parts are re-exported here; `tftui.scoring.compile` (subprocesses) and
 `tftui.scoring.gate` (model calls) are imported explicitly by the engine.

@@ -1,6 +1,6 @@
 """Combining scorer results: all / any / weighted, early cutoff, judge merge, report text.
 
-SPEC §6.5 and §6.6. `combine` is pure and is called twice by a scoring gate: first
+docs/gates.md §5 and §6. `combine` is pure and is called twice by a scoring gate: first
 with the judge only *configured* (`judge_configured=True`, `judge=None`) to decide
 whether the judge must be asked at all, then, if `needs_judge`, with the judge's
 parsed output. `explain` renders the arithmetic in one line for the TUI.
@@ -11,7 +11,7 @@ deterministic score, which is therefore a *lower bound*; if that already clears 
 threshold the gate passes without the judge (stage `early-cutoff`). Otherwise the
 merged score is `(Σ s_i·w_i + clamp(judge)·w_j) / Σ w`, with all weights 1 when the
 array length is not `n + 1` (the reference's inconsistency, kept: conformance cb035).
-all/any: passing scorers pass the gate (the judge never runs, seed/D7); otherwise the
+all/any: passing scorers pass the gate (the judge never runs, D7); otherwise the
 judge's verdict alone decides and the combined score stays the deterministic 0/1.
 """
 
@@ -252,7 +252,7 @@ def scorer_report(
     *,
     unresolved: Sequence[str] | None = None,
 ) -> str:
-    """SPEC §6.6 report text (appended to judge and task-fallback prompts).
+    """docs/gates.md §6 report text (appended to judge and task-fallback prompts).
 
     `threshold` is given only in weighted mode; `unresolved` lists the missing refs of
     `score.target` (the scorers were then skipped).

@@ -1,6 +1,6 @@
-"""The `code-compiles` scorer (SPEC §6.8): a real compiler in an isolated temp directory.
+"""The `code-compiles` scorer (docs/gates.md §8): a real compiler in an isolated temp directory.
 
-Isolation (seed 000, "安全限制"):
+Isolation (docs/gates.md §8):
 - a fresh private directory per call (`tempfile.mkdtemp`: atomic, mode 0700) is the
   compiler's working directory, never the phase's or the project's, so a planted
   `node_modules/.bin/tsc` or `sitecustomize.py` in the project is not picked up;
@@ -197,7 +197,7 @@ async def run_code_compiles(
         return fail(_first_lines(stderr, stdout, proc.returncode or 0, workdir))
     except asyncio.CancelledError:
         raise
-    except Exception as exc:  # scorers never raise (SPEC §6.4)
+    except Exception as exc:  # scorers never raise (docs/gates.md §4)
         return fail(f"scorer error: {exc}")
     finally:
         if workdir is not None:

@@ -1,14 +1,14 @@
-"""The gate decision pipeline (SPEC §6.1–§6.7), independent of the engine.
+"""The gate decision pipeline (docs/gates.md §1–§7), independent of the engine.
 
 `evaluate_gate` runs eval → score (scorers, combine, auto-pass / judge / task fallback /
 fail-open / deterministic block) → plain task verdict, and returns everything the
-engine stores and the TUI shows: verdict, reason, output, the §6.6 structured result,
+engine stores and the TUI shows: verdict, reason, output, the docs/gates.md §6 structured result,
 scores, the judge's reply, the combine arithmetic, every prompt exactly as sent, usage,
 warnings. Model calls go through `runner.run(AgentRequest)`; the engine passes a runner
 that already applies retries, timeouts, `expect` and emits events. A failed call makes
 the gate `failed` (never blocked). Nothing here raises on user input.
 
-onBlock rounds: score gates re-run §6.5 entirely, other gates re-run only the task —
+onBlock rounds: score gates re-run docs/gates.md §5 entirely, other gates re-run only the task —
 call with `skip_eval=skips_eval(phase, round)`.
 """
 
@@ -65,7 +65,7 @@ class JudgeJSON(TypedDict):
 
 
 class ScoreJSON(TypedDict):
-    """The §6.6 structured result of a score gate (the phase's `json`)."""
+    """The docs/gates.md §6 structured result of a score gate (the phase's `json`)."""
 
     verdict: str
     combined: float
@@ -107,11 +107,11 @@ class GateOutcome:
     reason: str | None
     output: str
     source: str  # "eval" | "score" | "judge" | "task" | "fail-open"
-    json: JSONValue = MISSING  # the §6.6 structured result for score gates (or the parsed output:"json")
+    json: JSONValue = MISSING  # the docs/gates.md §6 structured result for score gates (or the parsed output:"json")
     scores: ScoreInfo | None = None
     judge: JudgeInfo | None = None
     combined: Combined | None = None  # the final combine (for the arithmetic line)
-    report: str | None = None  # the §6.6 report text, when one was built
+    report: str | None = None  # the docs/gates.md §6 report text, when one was built
     target: str | None = None  # the interpolated score.target
     unresolved: list[str] = field(default_factory=list)  # score.target paths that did not resolve
     eval_checks: list[EvalCheck] = field(default_factory=list)
@@ -148,12 +148,12 @@ def _score_shape_errors(score: JSONValue) -> list[str]:
 
 
 def skips_eval(phase: PhaseBase, round_: int) -> bool:
-    """SPEC §6.10: an onBlock round re-runs a score gate entirely, any other gate only its task."""
+    """docs/gates.md §9: an onBlock round re-runs a score gate entirely, any other gate only its task."""
     return round_ > 0 and getattr(phase, "score", None) is None
 
 
 def gate_format_suffix(task: str, phase: PhaseBase) -> str:
-    """SPEC §6.2: the suffix to append to a gate task ("" when not applicable)."""
+    """docs/gates.md §2: the suffix to append to a gate task ("" when not applicable)."""
     if getattr(phase, "output", "text") == "json" and getattr(phase, "expect", None) is not None:
         return ""
     if _VERDICT_MARKER.search(task):
@@ -162,7 +162,7 @@ def gate_format_suffix(task: str, phase: PhaseBase) -> str:
 
 
 def judge_prompt(preread: str, judge_task: str, target: str, report: str) -> str:
-    """SPEC §6.7 judge prompt; ``` inside the target cannot close the fence."""
+    """docs/gates.md §7 judge prompt; ``` inside the target cannot close the fence."""
     fenced = target.replace("```", _ZWSP_FENCE)
     return (
         f"{preread}{judge_task}{REPORT_SEPARATOR}## Target under evaluation\n```\n{fenced}\n```\n\n"
@@ -171,7 +171,7 @@ def judge_prompt(preread: str, judge_task: str, target: str, report: str) -> str
 
 
 def task_fallback_prompt(preread: str, task: str, report: str, phase: PhaseBase) -> str:
-    """SPEC §6.5 task fallback: task, separator, report, then the format suffix."""
+    """docs/gates.md §5 task fallback: task, separator, report, then the format suffix."""
     return preread + task + REPORT_SEPARATOR + report + gate_format_suffix(task, phase)
 
 
@@ -227,7 +227,7 @@ async def evaluate_gate(
     skip_eval: bool = False,
     code_compiles: CompileCheck | None = None,
 ) -> GateOutcome:
-    """One evaluation of a gate phase (SPEC §6.1): eval → score → task.
+    """One evaluation of a gate phase (docs/gates.md §1): eval → score → task.
 
     `code_compiles` replaces the compiler run of `code-compiles` scorers (what-if answers
     them from the recorded results); by default the compiler runs with `compile_timeout_s`.
@@ -254,7 +254,7 @@ async def evaluate_gate(
 async def _plain_task(
     phase: PhaseBase, ctx: Context, runner: AgentRunner, out: GateOutcome, preread: str, path: str
 ) -> GateOutcome:
-    """SPEC §6.1 step 3: the gate's own LLM call, verdict by §6.3."""
+    """docs/gates.md §1 step 3: the gate's own LLM call, verdict by docs/gates.md §3."""
     out.source = "task"
     if not isinstance(phase.task, str) or not js_trim(phase.task):
         # only reachable for unchecked flows (validation requires task unless score)
@@ -275,7 +275,7 @@ async def _plain_task(
 
 
 async def _ask_verdict(runner: AgentRunner, request: AgentRequest, out: GateOutcome) -> AgentResult:
-    """Run a gate's own task call and, when it answered, parse its verdict into `out` (SPEC §6.3)."""
+    """Run a gate's own task call and, when it answered, parse its verdict into `out` (docs/gates.md §3)."""
     result = await _call(runner, request, out)
     if not result.failed:
         parsed = parse_gate_verdict(result.output)
@@ -323,7 +323,7 @@ async def _evaluate_score(
     path: str,
     code_compiles: CompileCheck,
 ) -> GateOutcome:
-    """SPEC §6.5."""
+    """docs/gates.md §5."""
     out.source = "score"
     filled = interpolate(score.get("target") or "{previous.output}", ctx)
     missing = list(dict.fromkeys(filled.missing))
@@ -381,7 +381,7 @@ async def _judge(
     results: list[ScorerResult],
     score: ScoreBlock,
 ) -> GateOutcome:
-    """SPEC §6.7: ask the judge with the task, the fenced target and the scorer report."""
+    """docs/gates.md §7: ask the judge with the task, the fenced target and the scorer report."""
     out.source = "judge"
     agent_name = judge_cfg.get("agent")
     own_agent = not (isinstance(agent_name, str) and agent_name)

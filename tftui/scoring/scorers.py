@@ -1,11 +1,11 @@
-"""The pure scorers of a scoring gate (SPEC §6.4).
+"""The pure scorers of a scoring gate (docs/gates.md §4).
 
 `evaluate_scorer` never raises: a bad configuration fails that scorer with a detail.
 It also accepts scorers that never went through shape validation and then behaves
 like the reference (a missing `value`/`pattern` counts as "", a non-object `schema`
 only requires the target to parse, non-numeric length bounds are ignored).
 `code-compiles` is impure: the runtime runs it through `tftui.scoring.compile`;
-the pure evaluator fails it with SPEC's message.
+the pure evaluator fails it with the documented message (docs/gates.md §4.4).
 
 Regex patterns are JavaScript patterns, translated and compiled once per pattern
 text (`tftui.lang.jsregex`, which documents the remaining dialect differences).
@@ -146,7 +146,7 @@ def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"JSON does not allow {name}")
 
 
-# One decoder for the common case (the whole target is JSON, SPEC §4.4 step 1):
+# One decoder for the common case (the whole target is JSON, docs/language.md §3.4 step 1):
 # `json.loads(text, parse_constant=...)` would build a new decoder on every call.
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
@@ -221,6 +221,6 @@ def evaluate_scorer(scorer: JSONValue, index: int, target: str) -> ScorerResult:
         if type(target) is not str:
             target = js_string(target)
         passed, detail = check(scorer, target)
-    except Exception as exc:  # scorers never raise (SPEC §6.4)
+    except Exception as exc:  # scorers never raise (docs/gates.md §4)
         return ScorerResult(name, type_, False, 0, f"scorer error: {exc}")
     return ScorerResult(name, type_, passed, 1 if passed else 0, detail)

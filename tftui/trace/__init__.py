@@ -1,1 +1,1 @@
-"""Trace quality gates (SPEC §9): normalized traces, versioned rules, reports and baselines."""
+"""Trace quality gates (docs/trace-gates.md): normalized traces, versioned rules, reports and baselines."""

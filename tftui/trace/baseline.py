@@ -1,4 +1,4 @@
-"""Trace baselines (SPEC §9.6): durable metric summaries instead of brittle trace snapshots.
+"""Trace baselines (docs/trace-gates.md §6): durable metric summaries instead of brittle trace snapshots.
 
 A baseline file is TOML, either one baseline at the top level or one `[[baselines]]` table
 per fixture, plus optional slack overrides:

@@ -1,4 +1,4 @@
-"""Distribution baselines for real runs (SPEC §9.6): compare many runs of a fixture, not one number.
+"""Distribution baselines for real runs (docs/trace-gates.md §6): compare many runs of a fixture, not one number.
 
 Real model and network runs vary; their checks compare rolling distributions over enough samples.
 Each trace of a fixture gives one sample of these metrics:

@@ -1,4 +1,4 @@
-"""Trace integrity (SPEC §9.4): is the telemetry itself trustworthy?
+"""Trace integrity (docs/trace-gates.md §4): is the telemetry itself trustworthy?
 
 Two passes, both before any rule; a failure of either is an instrumentation error (rules
 are not evaluated and `tftui gate` exits 3):
@@ -26,7 +26,7 @@ from jsonschema.exceptions import ValidationError
 from tftui.lang.values import js_number_str
 from tftui.trace.model import STEP_STATUSES, AgentTrace, TraceColumns
 
-# tftui decision (SPEC §9.4): payload keys that must never reach trace metadata (case-insensitive).
+# tftui decision (docs/trace-gates.md §4): payload keys that must never reach trace metadata (case-insensitive).
 FORBIDDEN_METADATA_KEYS = frozenset(
     {
         "prompt",
@@ -76,7 +76,7 @@ def _present(column: list[Any]) -> list[Any]:
 
 
 def check_columns(cols: TraceColumns) -> list[str]:
-    """Every failed check, in SPEC §9.4 order (the first one is the reported error); [] when sound.
+    """Every failed check, in docs/trace-gates.md §4 order (the first one is the reported error); [] when sound.
 
     Each check is a C-level pass over one column (set, count, min, sum, compress); the
     per-step Python loop that locates the offending step runs only when a check fails.
@@ -131,7 +131,7 @@ def check_columns(cols: TraceColumns) -> list[str]:
                 return problems
     if 0 in _present(cols.attempts):
         for step_id, attempt in zip(ids, cols.attempts, strict=True):
-            # SPEC §9.1: attempt is an integer ≥ 1 (0 would be a 0-based counter leaking into the trace).
+            # docs/trace-gates.md §1: attempt is an integer ≥ 1 (0 would be a 0-based counter leaking into the trace).
             if attempt is not None and attempt == 0 and add(f"attempt {_num(attempt)} below 1 on step {step_id}"):
                 return problems
 
@@ -274,5 +274,5 @@ def check_integrity(trace: AgentTrace | TraceColumns) -> list[str]:
 
 
 def integrity_error(problems: list[str]) -> str | None:
-    """The report's `error` field (SPEC §9.4) for a list of problems, or None."""
+    """The report's `error` field (docs/trace-gates.md §4) for a list of problems, or None."""
     return f"trace integrity: {problems[0]}" if problems else None

@@ -1,4 +1,4 @@
-"""The normalized trace of a run (SPEC §9.1) and the column view the rules read.
+"""The normalized trace of a run (docs/trace-gates.md §1) and the column view the rules read.
 
 Two representations, on purpose:
 - `AgentTrace` / `TraceStep` are pydantic models: the boundary (trace files, the
@@ -237,11 +237,11 @@ def load_columns(data: str | bytes) -> ColumnsLoad:
     return ColumnsLoad(TraceColumns.from_dicts(raw["steps"], fixture=raw["fixture"], status=raw.get("status")))
 
 
-# --- normalization (SPEC §9.1): implemented on columns in normalize.py -------------------------------
+# --- normalization (docs/trace-gates.md §1): implemented on columns in normalize.py -------------------------------
 
 
 def normalize(trace: AgentTrace, *, fake_clock: bool | None = None) -> AgentTrace:
-    """The deterministic form of a trace (SPEC §9.1); see `tftui.trace.normalize.normalize_columns`."""
+    """The deterministic form of a trace (docs/trace-gates.md §1); see `tftui.trace.normalize.normalize_columns`."""
     from tftui.trace.normalize import columns_to_trace, normalize_columns
 
     return columns_to_trace(normalize_columns(TraceColumns.from_trace(trace), fake_clock=fake_clock))

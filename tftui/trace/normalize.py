@@ -1,4 +1,4 @@
-"""Normalization (SPEC §9.1): make a trace deterministic before rules read it.
+"""Normalization (docs/trace-gates.md §1): make a trace deterministic before rules read it.
 
 Works on `TraceColumns` (one list per field), so a million-step trace is normalized with
 list operations rather than a million model objects:

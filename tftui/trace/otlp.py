@@ -1,4 +1,4 @@
-"""OpenTelemetry traces as normalized traces (SPEC §9.1): `tftui trace import`, and `tftui gate` on OTLP files.
+"""OpenTelemetry traces as normalized traces (docs/trace-gates.md §1): `tftui trace import`, and `tftui gate` on OTLP files.
 
 Input is OTLP/JSON: an `ExportTraceServiceRequest` (`{"resourceSpans": [...]}`), or several of them one
 per line as the collector's file exporter writes them. Field names are the proto3 JSON names of

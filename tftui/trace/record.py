@@ -1,4 +1,4 @@
-"""Run events → normalized trace (SPEC §9.8). A pure function of the event stream.
+"""Run events → normalized trace (docs/trace-gates.md §8). A pure function of the event stream.
 
     trace = trace_from_events(events, fixture="validate")     # AgentTrace, normalized
     write_trace(run_dir, trace)                               # <run_dir>/trace.json
@@ -18,7 +18,7 @@ fallback steps when they are decided):
 - gate and approval decisions (GateVerdict): kind `policy`, name = phase id, status ok on
   pass, blocked on a block that halts the run; metadata `verdict`, `combined`, `source`, `round`.
   tftui decision: a block that is followed by an onBlock rework round, or that happens in a
-  re-run below the top level, does not halt the run (SPEC §6.10); it is recorded with status
+  re-run below the top level, does not halt the run (docs/gates.md §9); it is recorded with status
   `error` and metadata `halted: false`, so `no_external_work_after_block` checks real halts only.
 - fail-open substitutions (FallbackUsed): kind `fallback`, name `<id>#fallback`, metadata `reason`.
 - calls inside a sub-flow (`parent/child` node paths): a `run` step named by the prefix,
@@ -207,7 +207,7 @@ class _Recorder:
         self.last_policy[e.phase_id] = self.new(e.phase_id, "policy", status, metadata=meta)
 
     def on_on_block_round(self, e: ev.OnBlockRound) -> None:
-        # The block that triggered this rework round did not halt the run (SPEC §6.10).
+        # The block that triggered this rework round did not halt the run (docs/gates.md §9).
         step = self.last_policy.get(e.phase_id)
         if step is not None and step.status == "blocked":
             step.status = "error"

@@ -1,7 +1,7 @@
-"""Gate reports (SPEC §9.5): evaluate a trace, then write the result as JSON and Markdown.
+"""Gate reports (docs/trace-gates.md §5): evaluate a trace, then write the result as JSON and Markdown.
 
-`evaluate_trace` is the whole pipeline for one trace: integrity (§9.4) → normalize (§9.1)
-→ rules (§9.3). An integrity failure yields a report with `error` set and no results.
+`evaluate_trace` is the whole pipeline for one trace: integrity (docs/trace-gates.md §4) → normalize (docs/trace-gates.md §1)
+→ rules (docs/trace-gates.md §3). An integrity failure yields a report with `error` set and no results.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ _TABLE_MESSAGE_MAX = 160  # the table stays readable; the bullets and the JSON k
 
 
 class GateReportJSON(TypedDict):
-    """report.json for one trace (SPEC §9.5)."""
+    """report.json for one trace (docs/trace-gates.md §5)."""
 
     schemaVersion: int
     fixture: str
@@ -79,7 +79,7 @@ class GateReport:
 
     @property
     def passed(self) -> bool:
-        """SPEC §9.5: no error-severity failure (and, tftui, the trace could be evaluated at all)."""
+        """docs/trace-gates.md §5: no error-severity failure (and, tftui, the trace could be evaluated at all)."""
         return self.error is None and not self.failures
 
     @property
@@ -96,7 +96,7 @@ class GateReport:
 
     @property
     def exit_code(self) -> int:
-        """SPEC §9.7 for this one trace: 3 instrumentation error, 1 failure or regression, 0 pass."""
+        """docs/trace-gates.md §7 for this one trace: 3 instrumentation error, 1 failure or regression, 0 pass."""
         if self.error is not None:
             return 3
         return 0 if self.gate_passed else 1
@@ -191,7 +191,7 @@ def _value_text(value: EvidenceValue | None) -> str:
 
 
 def evidence_text(evidence: Mapping[str, EvidenceValue | None] | None) -> str:
-    """`key=value, key=value` (SPEC §9.5)."""
+    """`key=value, key=value` (docs/trace-gates.md §5)."""
     if not evidence:
         return ""
     return ", ".join(f"{k}={_value_text(v)}" for k, v in evidence.items())

@@ -1,4 +1,4 @@
-"""Versioned trace rules (SPEC §9.2, §9.3): deterministic, narrow checks that return evidence.
+"""Versioned trace rules (docs/trace-gates.md §2, §3): deterministic, narrow checks that return evidence.
 
 Evaluation design: rules read a `TraceColumns` (one plain list per field), never pydantic
 objects, through `Facts` (facts.py), which computes each fact once per trace and shares it
@@ -179,7 +179,7 @@ class NoExternalWorkAfterBlock(Rule):
     """The first blocked step, then every model/tool step with a greater sequence is forbidden.
 
     tftui decision: `run` steps are not candidates for "the block". A run step's status is the
-    outcome of the whole run (SPEC §9.8 gives a blocked run's root `blocked` at sequence 0), so
+    outcome of the whole run (docs/trace-gates.md §8 gives a blocked run's root `blocked` at sequence 0), so
     taking it literally would flag every step of every blocked run; the block itself is the
     policy step that decided it.
     """

@@ -1,4 +1,4 @@
-"""Rule sets in TOML (SPEC §9.3.1): one `[[rules]]` table per rule, in evaluation order.
+"""Rule sets in TOML (docs/trace-gates.md §3.7): one `[[rules]]` table per rule, in evaluation order.
 
     [[rules]]
     id = "order"

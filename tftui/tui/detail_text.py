@@ -107,9 +107,9 @@ def overview(
         out.append("\n")
     if state is not None:
         if state.attempts or state.attempt_log:
-            counted = "onBlock rounds" if state.type == "gate" else "attempts"  # SPEC §2.2
+            counted = "onBlock rounds" if state.type == "gate" else "attempts"  # docs/language.md §2.2
             out.append(f"Calls: {len(state.attempt_log)}")
-            if state.status.terminal:  # SPEC's count is set when the phase ends ("attempts: 0" while running)
+            if state.status.terminal:  # the count (docs/language.md §2.2) is set when the phase ends ("attempts: 0" while running)
                 out.append(f"  {counted}: {state.attempts}")
             counters = present.counters_text(state, spec)
             if counters:

@@ -54,7 +54,7 @@ def _attempt_head(row: AttemptRow) -> str:
 
 
 def not_retried_reason(row: AttemptRow) -> str:
-    """Why a failed attempt was the last one (SPEC §7.3), from the attempt alone.
+    """Why a failed attempt was the last one (docs/retry.md §3), from the attempt alone.
 
     The engine (retry.should_retry) retries while an explicit `retry.max` allows, or, for a
     transient error of an idempotent phase, for the first TRANSIENT_MAX_ATTEMPTS attempts;

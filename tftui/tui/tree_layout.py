@@ -1,6 +1,6 @@
 """Where each phase sits in the DAG tree (pure; no Textual).
 
-Rules (DESIGN §5): phases appear in topological-layer order; a phase is nested under
+Rules: phases appear in topological-layer order; a phase is nested under
 the dependency that released it last (its deepest-layer dependency, first in edge
 order on ties), shown once, and referenced as `↪ id` under its other dependencies.
 
@@ -30,7 +30,7 @@ class TreeItem:
 
 
 def layers_of(flow: Flow) -> list[list[str]]:
-    """SPEC §3.1 Kahn layers; uses the flow engineer's Dag when present."""
+    """docs/scheduling.md §1 Kahn layers; uses the flow engineer's Dag when present."""
     try:
         from tftui.flow.graph import Dag
 

@@ -1,4 +1,4 @@
-"""agent and reduce phases: one model call with retries (SPEC §2.4); reduce's
+"""agent and reduce phases: one model call with retries (docs/language.md §2.4); reduce's
 `{previous.output}` is the aggregate of its `from` outputs (built by the context)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from tftui.lang.values import MISSING
 
 
 def render(run: PhaseHost, pr: PhaseRun, template: Any, ctx: Any) -> str:
-    """Interpolate a task template; unresolved refs become one phase warning (SPEC §4.6)."""
+    """Interpolate a task template; unresolved refs become one phase warning (docs/language.md §3.6)."""
     if not isinstance(template, str):
         return "" if template is None else str(template)
     if "{" not in template:

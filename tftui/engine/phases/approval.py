@@ -1,4 +1,4 @@
-"""approval phases (SPEC §8.6): ask `debugger.approver`, else auto-reject (headless).
+"""approval phases (docs/language.md §6.6): ask `debugger.approver`, else auto-reject (headless).
 
 An approver is `async (request: ApprovalRequest) -> Decision`; `Decision.action` is
 `approve`, `edit` or `reject`, with an optional `note`. A reject blocks the run like a gate.

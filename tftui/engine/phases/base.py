@@ -140,6 +140,6 @@ def agent_of(phase: PhaseBase) -> str:
 
 
 def unresolved_warning(missing: list[str]) -> str:
-    """SPEC §4.6 warning for unresolved placeholders (de-duplicated, in order)."""
+    """docs/language.md §3.6 warning for unresolved placeholders (de-duplicated, in order)."""
     refs = ", ".join("{" + m.strip("{}") + "}" for m in dict.fromkeys(missing))
     return f"unresolved refs in task: {refs} — left intact (check dependsOn / placeholder spelling)"

@@ -1,4 +1,4 @@
-"""Fan-out mechanics (SPEC §8.5) and the parallel (§8.4) and map (§8.3) phases."""
+"""Fan-out mechanics (docs/language.md §6.5) and the parallel (docs/language.md §6.4) and map (docs/language.md §6.3) phases."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ async def run_items(run: PhaseHost, pr: PhaseRun, items: list[Item], output_mode
 
 
 def merge(items: list[Item], output_mode: str) -> PhaseOutcome:
-    """SPEC §8.5 merged output, status, error, budget truncation and json."""
+    """docs/language.md §6.5 merged output, status, error, budget truncation and json."""
     n = len(items)
     sections: list[str] = []
     errors: list[str] = []
@@ -123,7 +123,7 @@ def coerce_array(value: Any) -> list[Any] | None:
 
 
 def resolve_over(run: PhaseHost, pr: PhaseRun, ctx: Any) -> list[Any] | None:
-    """SPEC §8.3: interpolate + lenient-parse, then an exact `{steps.X…}` reference."""
+    """docs/language.md §6.3: interpolate + lenient-parse, then an exact `{steps.X…}` reference."""
     over = phase_as(pr, MapPhase).over
     if isinstance(over, list):
         return over
@@ -163,7 +163,7 @@ async def execute_map(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
         message = f"map phase '{phase.id}': 'over' ({over}) did not resolve to an array"
         return PhaseOutcome(status="failed", output=message, error=message)
     limit = run.map_item_limit
-    if limit is not None and len(array) > limit:  # SPEC §8.3: inside generated sub-flows
+    if limit is not None and len(array) > limit:  # docs/language.md §6.3: inside generated sub-flows
         run.phase_warning(
             phase.id, f"map: 'over' has {len(array)} items; a generated flow runs at most {limit} (the rest dropped)"
         )

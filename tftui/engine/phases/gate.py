@@ -1,4 +1,4 @@
-"""gate phases: one evaluation via `tftui.scoring.gate.evaluate_gate`, then onBlock rounds (SPEC §6.10).
+"""gate phases: one evaluation via `tftui.scoring.gate.evaluate_gate`, then onBlock rounds (docs/gates.md §9).
 
 The scoring engine owns eval -> score -> judge/task; its model calls go through
 `GateRunner`, which applies the retry loop and emits attempt events. This module owns

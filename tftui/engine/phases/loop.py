@@ -1,4 +1,4 @@
-"""loop phases (SPEC §8.2): iterate the body until `until`, convergence or maxIterations."""
+"""loop phases (docs/language.md §6.2): iterate the body until `until`, convergence or maxIterations."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def _snippet(output: str, room: int) -> str:
 
 
 def reflexion_text(iteration: int, prior: dict[str, Any] | None, until: str) -> str:
-    """The reflexion summary shown to iteration `iteration` about iteration - 1 (SPEC §8.2)."""
+    """The reflexion summary shown to iteration `iteration` about iteration - 1 (docs/language.md §6.2)."""
     if iteration <= 1 or prior is None:
         return FIRST_ITERATION
     lines = [f"## Reflexion: iteration {iteration - 1} (prior)"]
@@ -96,7 +96,7 @@ async def execute(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
             stop = "aborted"
             break
         if run.over_budget() is not None:
-            # SPEC §8.2: the iteration is not started; the loop ends like maxIterations
+            # docs/language.md §6.2: the iteration is not started; the loop ends like maxIterations
             # (or fails, Q4, when it has no successful output yet).
             stop = "budget"
             run.phase_warning(phase.id, f"loop stopped before iteration {i}: budget exceeded")

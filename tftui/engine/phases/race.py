@@ -1,4 +1,4 @@
-"""race phases (P2, SPEC §8.8): branches start together; the first success wins.
+"""race phases (P2, docs/language.md §6.8): branches start together; the first success wins.
 
 Failures never win (a fast hard failure just leaves the race to the others). Losers are
 cancelled when `cancelLosers` (default true), else they run to completion; the usage of
@@ -41,7 +41,7 @@ async def execute(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
             run.phase_warning(phase.id, f"race: branch {winner + 1}/{n} won (first success)")
         if winner is not None and getattr(phase, "cancel_losers", True):
             # taskflow aborts the losers' shared signal on a win and reports n-1, however
-            # many of them were still running (SPEC §8.8)
+            # many of them were still running (docs/language.md §6.8)
             for task in pending:
                 task.cancel()
             run.phase_warning(phase.id, f"race: cancelLosers aborted {n - 1} loser branch(es) (best-effort AbortSignal)")

@@ -1,4 +1,4 @@
-"""script phases (SPEC §8.8): a subprocess, no model call, zero usage.
+"""script phases (docs/language.md §6.7): a subprocess, no model call, zero usage.
 
 Array `run` executes without a shell (elements interpolated); string `run` goes
 through `/bin/sh -c` and is never interpolated; `input` (interpolated) goes to stdin.

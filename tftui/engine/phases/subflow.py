@@ -1,11 +1,11 @@
-"""flow and expand phases (P2, SPEC §2.4): run a sub-flow as one phase.
+"""flow and expand phases (P2, docs/language.md §6.9): run a sub-flow as one phase.
 
 - `use`: a saved flow by name (`tftui.engine.subflow_def.saved_flow_dirs`); a flow
   already on the sub-flow stack is refused, naming the cycle (`a -> b -> a`).
 - `def`: an inline definition or a runtime-generated one (a string interpolated, then
-  read leniently). Definitions are hardened (SPEC §2.4); a bad one does not fail the
+  read leniently). Definitions are hardened (docs/language.md §2.5); a bad one does not fail the
   phase: it is `done` with empty output and `defError` set, and the run goes on.
-- `with` values are interpolated with exact-placeholder typing (§4.8) into the child's args.
+- `with` values are interpolated with exact-placeholder typing (docs/language.md §3.8) into the child's args.
 
 Nested mode (`flow`, `expand` default): the child's model calls run through a runner that
 prefixes node paths with `<id>/`, and are re-emitted as attempt events of this phase

@@ -1,4 +1,4 @@
-"""tournament phases (SPEC §8.1): N competitors as a fan-out, then a judge picks a winner."""
+"""tournament phases (docs/language.md §6.1): N competitors as a fan-out, then a judge picks a winner."""
 
 from __future__ import annotations
 

@@ -26,7 +26,7 @@ from tftui.tui.widgets.folded import Folded
 # The scorer fields the form offers, by scorer type (strings vs numbers).
 TEXT_FIELDS = {"contains": ("value",), "exact-match": ("value",), "regex": ("pattern",)}
 NUMBER_FIELDS = {"length-range": ("min", "max")}
-COMBINE_MODES = ("all", "any", "weighted")  # SPEC §6.5
+COMBINE_MODES = ("all", "any", "weighted")  # docs/gates.md §5
 
 
 def _shown(value: Any) -> str:
