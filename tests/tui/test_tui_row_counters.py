@@ -92,7 +92,7 @@ async def test_subflow_race_tree_nests_dependents_and_marks_children(h, tmp_path
         tree = app.query_one(DagTree)
         top = [node.data for node in tree.root.children]
         assert top == ["research", "plan", "fetch", "fanout", "report"]  # the join of four branches last
-        plan = next(n for n in tree._phase_nodes["plan"] if not n._tftui_ref)
+        plan = next(n for n in tree._phase_nodes["plan"] if not tree.is_reference(n))
         assert [c.data for c in plan.children] == ["execute"]  # a dependent, under its upstream
         assert "0/6" in header(app).split(" · ")  # grafted phases do not exist yet
         await pilot.press("c")

@@ -157,8 +157,8 @@ async def test_T_jumps_to_the_trace_tab_and_back(h):
 
 
 def _children(tree, pid: str) -> list[str]:
-    node = next(n for n in tree._phase_nodes[pid] if not n._tftui_ref)
-    return [c.data for c in node.children if not c._tftui_ref]
+    node = next(n for n in tree._phase_nodes[pid] if not tree.is_reference(n))
+    return [c.data for c in node.children if not tree.is_reference(c)]
 
 
 async def test_subflow_subtrees_and_graft_ids_in_the_tree(h, tmp_path):

@@ -126,8 +126,8 @@ def calls(timeline: PhaseTimeline, *, diff: bool = False) -> Text:
         out.append(f"Evaluations: {evaluation_strip(timeline)}\n", style="bold")  # r1 in the tree = 1 rework round between 2 evaluations
         latest = max(r.run for r in timeline.rounds)
         shown = [info for info in timeline.rounds if info.run == latest]
-        for before, info in zip([None, *shown], shown, strict=False):
-            out.append(_round_line(info, before))
+        for prior, info in zip([None, *shown], shown, strict=False):
+            out.append(_round_line(info, prior))
     previous: dict[str, AttemptRow] = {}
     rows = timeline.attempts
     first_shown = max(0, len(rows) - MAX_ATTEMPTS_SHOWN)

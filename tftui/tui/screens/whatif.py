@@ -47,7 +47,8 @@ def form_fields(score: Mapping) -> list[tuple[str, str, str]]:
         ("combine", "combine (all/any/weighted)", _shown(score.get("combine") or "all")),
         ("threshold", "threshold", _shown(score.get("threshold"))),
     ]
-    weights = score.get("weights") if isinstance(score.get("weights"), list) else []
+    given = score.get("weights")
+    weights = given if isinstance(given, list) else []
     for i, w in enumerate(weights):
         who = names[i] if i < len(names) else "judge" if score.get("judge") is not None else f"#{i}"
         out.append((f"weight-{i}", f"weight {who}", _shown(w)))
@@ -107,7 +108,8 @@ def _fit_to_mode(ov: ScoreOverrides, score: Mapping) -> None:
         ov.removed = tuple(k for k in ("weights", "threshold") if k in score)
         ov.threshold, ov.weights = None, {}
     elif not isinstance(score.get("weights"), list):
-        scorers = score.get("scorers") if isinstance(score.get("scorers"), list) else []
+        listed = score.get("scorers")
+        scorers = listed if isinstance(listed, list) else []
         ov.new_weights = [1] * (len(scorers) + (1 if score.get("judge") is not None else 0))
 
 

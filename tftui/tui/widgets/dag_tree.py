@@ -48,6 +48,7 @@ class DagTree(Tree[str]):
         self.spin = 0
         self.now: Callable[[], float | None] = lambda: None
         self._phase_nodes: dict[str, list[TreeNode[str]]] = {}
+        self._ref_ids: set[int] = set()  # nodes that are `↪ id` references to a phase shown elsewhere
         self._phase_types: dict[str, str] = {}
         self._specs: dict[str, PhaseBase] = {}  # flow.phase() scans the list: one lookup per label
 
@@ -60,6 +61,7 @@ class DagTree(Tree[str]):
         self._specs = {p.id: p for p in flow.phases}
         self.clear()
         self._phase_nodes = {}
+        self._ref_ids.clear()
         for item in build_tree(flow):
             self._add(self.root, item)
         self.root.expand()  # children are created expanded: expand_all would post a message per node
@@ -79,8 +81,13 @@ class DagTree(Tree[str]):
                 self._add(node, child)
         else:
             node = parent.add_leaf(label, data=item.phase_id)
-        node._tftui_ref = item.ref  # type: ignore[attr-defined]
+        if item.ref:
+            self._ref_ids.add(node.id)
         self._phase_nodes.setdefault(item.phase_id, []).append(node)
+
+    def is_reference(self, node: TreeNode[str]) -> bool:
+        """True for a `↪ id` line: a phase reached twice is shown once, then referenced."""
+        return node.id in self._ref_ids
 
     def get_label_width(self, node: TreeNode[str]) -> int:
         # Tree measures every line this way on each rebuild; the default renders each label.
@@ -147,7 +154,7 @@ class DagTree(Tree[str]):
                 self._ensure_node(pid)
         for pid in ids:
             for node in self._phase_nodes.get(pid, ()):
-                node.set_label(self.label_for(pid, ref=getattr(node, "_tftui_ref", False)))
+                node.set_label(self.label_for(pid, ref=self.is_reference(node)))
             self._sync_nested(pid)
 
     def refresh_all(self) -> None:
@@ -166,13 +173,12 @@ class DagTree(Tree[str]):
     def _ensure_node(self, pid: str) -> TreeNode[str]:
         nodes = self._phase_nodes.get(pid)
         if nodes:  # the main node, not a `↪ id` reference
-            return next((n for n in nodes if not getattr(n, "_tftui_ref", False)), nodes[0])
+            return next((n for n in nodes if not self.is_reference(n)), nodes[0])
         parent_id = parent_of(pid, self.state)
         parent = self._ensure_node(parent_id) if parent_id else self.root
         # before the parent's `↪ id` references: a phase's own sub-phases come first
-        first_ref = next((c for c in parent.children if getattr(c, "_tftui_ref", False)), None)
+        first_ref = next((c for c in parent.children if self.is_reference(c)), None)
         node = parent.add_leaf(self.label_for(pid), data=pid, before=first_ref)
-        node._tftui_ref = False  # type: ignore[attr-defined]
         self._phase_nodes[pid] = [node]
         if parent is not self.root and not parent.allow_expand:
             parent.allow_expand = True
