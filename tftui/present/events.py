@@ -90,6 +90,14 @@ def describe(event: ev.Event) -> EventLine:
                 text += f" — {event.error}"
         case ev.PhaseReset():
             text = f"{pid}: reset ({event.reason})"
+        case ev.PhasesReset():
+            text = f"re-run resets {_id_list(event.phase_ids)}"
+        case ev.PhasesStale():
+            text = f"stale: {_id_list(event.phase_ids)}"
+            if event.removed:
+                text += f" (removed: {_id_list(event.removed)})"
+        case ev.PhasesGrafted():
+            text = f"{pid}: grafted {_id_list(event.phase_ids)}"
         case ev.ItemsResolved():
             text = f"{pid}: {event.total} item{'s' if event.total != 1 else ''} to map"
         case ev.Paused():
@@ -105,6 +113,14 @@ def describe(event: ev.Event) -> EventLine:
         case _:
             text = f"{kind}"
     return EventLine(kind=kind, phase_id=pid, failed=failed, text=text, status=status)
+
+
+def _id_list(ids: list[str], shown: int = 6) -> str:
+    """`a, b, c` or `a, b, c, … (+4 more)`: a list of phase ids that fits one log line."""
+    if not ids:
+        return "no phases"
+    head = ", ".join(ids[:shown])
+    return head if len(ids) <= shown else f"{head}, … (+{len(ids) - shown} more)"
 
 
 def state_summary(state: RunState) -> str:
