@@ -30,31 +30,31 @@ def cfg(tmp_path, env, text: str = "", extra_env: dict | None = None):
 def test_flags_win_and_conflict(setup):
     tmp, env, flow = setup
     config = cfg(tmp, env, 'default_provider = "ollama"\n[providers.local]\nbase_url = "http://h/v1"\n')
-    r = build_runner(config, provider="local", flow_path=flow, env=env)
+    r = build_runner(config, provider="local", flow_path=flow, env=env, check=False)
     assert isinstance(r, OpenAIRunner) and r.provider.name == "local"
-    cmd = build_runner(config, agent_cmd="llm -m 'a b'", flow_path=flow, env=env)
+    cmd = build_runner(config, agent_cmd="llm -m 'a b'", flow_path=flow, env=env, check=False)
     assert isinstance(cmd, CommandRunner) and cmd.argv == ["llm", "-m", "a b"]
     assert describe_runner(cmd) == "command llm -m 'a b'"
     with pytest.raises(RunnerConfigError, match="choose one of --provider, --agent-cmd"):
-        build_runner(config, provider="local", agent_cmd="x", flow_path=flow, env=env)
+        build_runner(config, provider="local", agent_cmd="x", flow_path=flow, env=env, check=False)
 
 
 def test_config_default_provider_then_agent_cmd(setup):
     tmp, env, flow = setup
     (tmp / "demo.replies.json").write_text(json.dumps({"main": ["hi"]}))
-    by_provider = build_runner(cfg(tmp, env, 'default_provider = "ollama"\n'), flow_path=flow, env=env)
+    by_provider = build_runner(cfg(tmp, env, 'default_provider = "ollama"\n'), flow_path=flow, env=env, check=False)
     assert isinstance(by_provider, OpenAIRunner) and by_provider.provider.name == "ollama"
-    by_cmd = build_runner(cfg(tmp, env, 'agent_cmd = ["my-agent"]\n'), flow_path=flow, env=env)
+    by_cmd = build_runner(cfg(tmp, env, 'agent_cmd = ["my-agent"]\n'), flow_path=flow, env=env, check=False)
     assert isinstance(by_cmd, CommandRunner) and by_cmd.argv == ["my-agent"]
     # both configured: the env-level agent_cmd outranks the project-file provider
     both = cfg(tmp, env, 'default_provider = "ollama"\n', extra_env={"TFTUI_AGENT_CMD": "env-agent"})
-    assert build_runner(both, flow_path=flow, env=env).argv == ["env-agent"]
+    assert build_runner(both, flow_path=flow, env=env, check=False).argv == ["env-agent"]
 
 
 def test_named_command_from_config(setup):
     tmp, env, flow = setup
     config = cfg(tmp, env, '[commands.claude]\nargv = ["claude", "-p"]\ntimeout_s = 42\n')
-    runner = build_runner(config, agent_cmd="claude", flow_path=flow, env=env)
+    runner = build_runner(config, agent_cmd="claude", flow_path=flow, env=env, check=False)
     assert runner.argv == ["claude", "-p"] and runner.timeout_s == 42
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import copy
+import shlex
 import signal
 import sys
 import time
@@ -19,7 +20,7 @@ from tftui import run_service
 from tftui.commands.progress import Progress
 from tftui.commands.run import UsageProblem, check_cli_arg_names, parse_arg_pairs
 from tftui.commands.run_report import EXIT_INTERRUPTED, EXIT_USAGE, exit_code_for, run_json, summary_line
-from tftui.commands.runner_select import RunnerSelectionError, select_runner
+from tftui.commands.runner_select import RunnerSelectionError, runner_flags, select_runner
 from tftui.engine import journal as jr
 from tftui.engine.state import RunState
 
@@ -335,7 +336,8 @@ def execute(args: argparse.Namespace) -> int:
         bridge = bool(getattr(args, "allow_cwd_bridge", False))
         result = asyncio.run(_drive(session, runner, progress, clock, bool(args.approve), bridge))
     except (KeyboardInterrupt, asyncio.CancelledError):
-        hint = f" — resume with: tftui run {plan.flow_path} --resume {plan.run_id}" if plan.run_dir else ""
+        again = shlex.join([str(plan.flow_path), "--resume", str(plan.run_id), *runner_flags(args)])
+        hint = f" — resume with: tftui run {again}" if plan.run_dir else ""
         _err(f"interrupted{hint}")
         return EXIT_INTERRUPTED
     duration_ms = (time.monotonic() - started) * 1000

@@ -19,7 +19,10 @@ and agents never import settings' loader.
 from __future__ import annotations
 
 import argparse
+import difflib
+import os
 import shlex
+import shutil
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -45,8 +48,12 @@ def build_runner(
     allow_human: bool = False,
     on_chunk: Any = None,
     env: Mapping[str, str] | None = None,
+    check: bool = True,
 ) -> AgentRunner | None:
-    """The runner for a run, or None (only with `allow_human`) when the TUI should supply a human runner."""
+    """The runner for a run, or None (only with `allow_human`) when the TUI should supply a human runner.
+
+    With `check` (the default), a setup whose every call would fail is refused here, before any
+    call: an unset `api_key_env`, a provider without `model`, a command not on PATH."""
     chosen = [name for name, value in (("--provider", provider), ("--replies", replies),
                                        ("--agent-cmd", agent_cmd)) if value]
     if len(chosen) > 1:
@@ -55,11 +62,11 @@ def build_runner(
         raise RunnerConfigError("configuration errors:\n  " + "\n  ".join(config.errors))
     library = AgentLibrary(flow_path, env=env)
     if provider:
-        return _provider_runner(config, provider, library, on_chunk, env)
+        return _provider_runner(config, provider, library, on_chunk, env, check)
     if replies:
         return _scripted(Path(replies))
     if agent_cmd:
-        return _command_runner(config, agent_cmd, library, env)
+        return _command_runner(config, agent_cmd, library, env, check)
 
     default = config.default_provider
     try:
@@ -70,9 +77,9 @@ def build_runner(
         if _rank(config, "agent_cmd") > _rank(config, "default_provider"):
             default = ""
     if default:
-        return _provider_runner(config, default, library, on_chunk, env)
+        return _provider_runner(config, default, library, on_chunk, env, check)
     if command is not None:
-        return _command_from_config(command, library, env)
+        return _command_from_config(command, library, env, check)
 
     if flow_path is not None:
         candidate = replies_next_to(flow_path)
@@ -96,22 +103,48 @@ def _rank(config: Config, key: str) -> int:
 
 
 def _provider_runner(config: Config, name: str, library: AgentLibrary, on_chunk: Any,
-                     env: Mapping[str, str] | None) -> AgentRunner:
+                     env: Mapping[str, str] | None, check: bool = True) -> AgentRunner:
+    """The provider's runner, after refusing a setup whose every call would fail (before any call)."""
     from tftui.agents.openai import OpenAIRunner
 
+    known = config.provider_names()
+    if name not in known:
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f"did you mean '{close[0]}'? " if close else ""
+        raise RunnerConfigError(f"unknown provider '{name}' (configured: {', '.join(known) or 'none'}); "
+                                f"{hint}add [providers.{name}] to tftui.toml or pass --provider with one of those")
     try:
         settings = config.provider(name)
     except ConfigError as exc:
         raise RunnerConfigError(str(exc)) from exc
+    if check and not settings.model:
+        raise RunnerConfigError(f"provider '{name}' has no model; set providers.{name}.model "
+                                f"(e.g. model = \"gpt-4o-mini\") in tftui.toml")
+    if check and settings.api_key_env and not settings.api_key(env):
+        raise RunnerConfigError(
+            f"provider '{name}': the environment variable {settings.api_key_env} (providers.{name}.api_key_env) "
+            f"is not set; export {settings.api_key_env}=YOUR_KEY, or remove api_key_env for a server that needs no key")
     return OpenAIRunner(settings, library=library, env=env, on_chunk=on_chunk)
 
 
+def _check_program(argv: list[str], setting: str, env: Mapping[str, str] | None) -> None:
+    """Refuse an agent command whose program cannot be started (not on PATH, not executable)."""
+    program = argv[0]
+    path = (env or os.environ).get("PATH")
+    if os.sep in program:
+        if not (os.path.isfile(program) and os.access(program, os.X_OK)):
+            raise RunnerConfigError(f"{setting}: {program} is not an executable file; fix the path in {setting}")
+    elif shutil.which(program, path=path) is None:
+        raise RunnerConfigError(f"{setting}: the program '{program}' is not on PATH; install it, "
+                                f"or give its full path in {setting}")
+
+
 def _command_runner(config: Config, agent_cmd: str | list[str], library: AgentLibrary,
-                    env: Mapping[str, str] | None) -> AgentRunner:
+                    env: Mapping[str, str] | None, check: bool = True) -> AgentRunner:
     if isinstance(agent_cmd, str) and agent_cmd in (config.get("commands") or {}):
         named = config.command(agent_cmd)
         if named is not None:
-            return _command_from_config(named, library, env)
+            return _command_from_config(named, library, env, check)
     if isinstance(agent_cmd, str):
         try:
             argv = shlex.split(agent_cmd)
@@ -121,6 +154,8 @@ def _command_runner(config: Config, agent_cmd: str | list[str], library: AgentLi
         argv = list(agent_cmd)
     if not argv:
         raise RunnerConfigError("--agent-cmd: empty command")
+    if check:
+        _check_program(argv, "--agent-cmd", env)
     base = config.command()
     timeout_s = base.timeout_s if base is not None else None
     from tftui.agents.command import CommandRunner
@@ -128,9 +163,13 @@ def _command_runner(config: Config, agent_cmd: str | list[str], library: AgentLi
     return CommandRunner(argv, timeout_s=timeout_s, library=library, env=env)
 
 
-def _command_from_config(command: CommandConfig, library: AgentLibrary, env: Mapping[str, str] | None) -> AgentRunner:
+def _command_from_config(command: CommandConfig, library: AgentLibrary, env: Mapping[str, str] | None,
+                         check: bool = True) -> AgentRunner:
     from tftui.agents.command import CommandRunner
 
+    if check:
+        _check_program(command.argv, f"commands.{command.name}.argv" if command.name != "agent_cmd"
+                       else "agent_cmd.argv", env)
     return CommandRunner(command.argv, timeout_s=command.timeout_s, library=library, env=env,
                          prepend_system=command.prepend_system)
 
@@ -144,6 +183,18 @@ def _scripted(path: Path) -> AgentRunner:
         return ScriptedRunner.from_file(path)
     except RepliesError as exc:
         raise RunnerConfigError(str(exc)) from exc
+
+
+def runner_flags(args: argparse.Namespace) -> list[str]:
+    """The flags of `tftui run` that chose the run's runner and journal (`--provider X`,
+    `--agent-cmd CMD`, `--replies FILE`, `--runs-dir DIR`): what `--resume` needs again."""
+    out: list[str] = []
+    for flag, attr in (("--provider", "provider"), ("--agent-cmd", "agent_cmd"), ("--replies", "replies"),
+                       ("--runs-dir", "runs_dir")):
+        value = getattr(args, attr, None)
+        if value:
+            out += [flag, str(value)]
+    return out
 
 
 class RunnerSelectionError(Exception):
