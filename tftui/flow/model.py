@@ -83,7 +83,7 @@ class Retry(BaseModel):
     """`{max, backoffMs?, factor?}`; numeric limits are checked by checks.py (docs/language.md §1.6)."""
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
-    max: JSONValue = Field(default=None, description="Retries after the first try, 0-20 (SPEC §7).")
+    max: JSONValue = Field(default=None, description="Retries after the first try, 0-20 (docs/retry.md).")
     backoff_ms: JSONValue = Field(
         default=None,
         alias="backoffMs",

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 TOOL_KINDS = frozenset({"tool", "retrieval"})
 METRIC_SLACK_KEYS = ("tokens", "modelCalls", "attempts")
 HEADER = (
-    "# tftui trace baseline (SPEC §9.6). Regenerate with `tftui gate … --update-baseline`;\n"
+    "# tftui trace baseline (docs/trace-gates.md §6). Regenerate with `tftui gate … --update-baseline`;\n"
     "# commit it together with the behaviour change that explains the new numbers.\n"
 )
 

@@ -200,7 +200,7 @@ class NoExternalWorkAfterBlock(Rule):
             False,
             f"External work continued after block: {', '.join(forbidden)}",
             {"forbiddenCount": len(forbidden)},
-            fix=f"A block at {cols.names[block]} must stop the run: no phase may start after it (SPEC §3.4). "
+            fix=f"A block at {cols.names[block]} must stop the run: no phase may start after it (docs/scheduling.md §3). "
             "Check the scheduler's block handling.",
         )
 
