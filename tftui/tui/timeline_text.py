@@ -142,11 +142,12 @@ def calls(timeline: PhaseTimeline, *, diff: bool = False) -> Text:
             previous[row.node_path] = row  # still the base of the next diff
             continue
         out.append(_attempt_head(row), style="bold")
-        before = previous.get(row.node_path)
-        if diff and before is not None:
+        prior_row = previous.get(row.node_path)
+        if diff and prior_row is not None:
             if row.error:
                 out.append(f"   error: {row.error}\n", style="red")
-            _diff_text(before.output or before.error, row.output or row.error, attempt_label(before), attempt_label(row), out)
+            _diff_text(prior_row.output or prior_row.error, row.output or row.error, attempt_label(prior_row),
+                       attempt_label(row), out)
         else:
             _attempt_body(row, out)
         previous[row.node_path] = row
