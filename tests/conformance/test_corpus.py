@@ -24,45 +24,7 @@ harness = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(harness)
 
 # (vector id, scenario) -> divergence class. Remove an entry as soon as its case passes.
-KNOWN_FAILURES: dict[tuple[str, str], str] = {
-    ('claude-taskflow-plugin-skills-taskflow-patterns-L253', 'fail'): 'D3 failed fan-out output',
-    ('claude-taskflow-plugin-skills-taskflow-skill-L402', 'fail'): 'D3 failed fan-out output',
-    ('claude-taskflow-plugin-skills-taskflow-skill-L511', 'fail'): 'D3 failed fan-out output',
-    ('concepts-interpolation-L179', 'fail'): 'D3 failed fan-out output',
-    ('concepts-phases-L224', 'pass'): 'D3 failed fan-out output',
-    ('concepts-phases-L224', 'block'): 'D3 failed fan-out output',
-    ('concepts-phases-L224', 'ambiguous'): 'D3 failed fan-out output',
-    ('concepts-phases-L224', 'flaky'): 'D3 failed fan-out output',
-    ('concepts-phases-L224', 'fail'): 'D3 failed fan-out output',
-    ('concepts-phases-L237', 'fail'): 'D3 failed fan-out output',
-    ('concepts-phases-L280', 'fail'): 'D3 failed fan-out output',
-    ('concepts-shared-context-tree-L216', 'pass'): 'D3 failed fan-out output',
-    ('concepts-shared-context-tree-L216', 'block'): 'D3 failed fan-out output',
-    ('concepts-shared-context-tree-L216', 'ambiguous'): 'D3 failed fan-out output',
-    ('concepts-shared-context-tree-L216', 'flaky'): 'D3 failed fan-out output',
-    ('concepts-shared-context-tree-L216', 'fail'): 'D3 failed fan-out output',
-    ('examples-iterative-replan', 'fail'): 'D3 failed fan-out output',
-    ('examples-race-first-win', 'fail'): 'D3 failed fan-out output',
-    ('guides-dynamic-planning-L105', 'fail'): 'D3 failed fan-out output',
-    ('guides-headline-tournament-case-study-L210', 'fail'): 'D15 tournament record + D3 failed fan-out output',
-    ('guides-migration-planner-case-study-L160', 'fail'): 'D3 failed fan-out output',
-    ('guides-templates-L207', 'fail'): 'D3 failed fan-out output',
-    ('guides-tournament-L160', 'fail'): 'D15 tournament record + D3 failed fan-out output',
-    ('guides-tournament-L67', 'fail'): 'D15 tournament record + D3 failed fan-out output',
-    ('syntax-flow-definition-L87', 'pass'): 'D3 failed fan-out output',
-    ('syntax-flow-definition-L87', 'block'): 'D3 failed fan-out output',
-    ('syntax-flow-definition-L87', 'ambiguous'): 'D3 failed fan-out output',
-    ('syntax-flow-definition-L87', 'flaky'): 'D3 failed fan-out output',
-    ('syntax-flow-definition-L87', 'fail'): 'D3 failed fan-out output',
-    ('syntax-phase-types-L290', 'pass'): 'D3 failed fan-out output',
-    ('syntax-phase-types-L290', 'block'): 'D3 failed fan-out output',
-    ('syntax-phase-types-L290', 'ambiguous'): 'D3 failed fan-out output',
-    ('syntax-phase-types-L290', 'flaky'): 'D3 failed fan-out output',
-    ('syntax-phase-types-L290', 'fail'): 'D3 failed fan-out output',
-    ('syntax-phase-types-L318', 'fail'): 'D3 failed fan-out output',
-    ('syntax-phase-types-L366', 'fail'): 'D15 tournament record + D3 failed fan-out output',
-    ('syntax-phase-types-L428', 'fail'): 'D3 failed fan-out output',
-}
+KNOWN_FAILURES: dict[tuple[str, str], str] = {}  # empty: every counted case passes
 
 _VECTORS = {v["id"]: v for v in harness.vectors()}
 

@@ -382,7 +382,8 @@ async def test_subflow_use_saved_flow_and_refuse_recursion(tmp_path):
     result = await run_flow(f, runner=runner, clock=InstantClock(), flow_path=str(main))
     assert result.phases["call"].output == "helped"
     assert str(result.phases["rec"].status) == "failed"
-    assert "recursive use of flow 'loop' refused" in result.phases["rec"].output
+    # the refusal is the phase's error; a failed phase stores no error text as output (issue 14, D3)
+    assert "recursive use of flow 'loop' refused" in result.phases["rec"].error
 
 
 async def test_budget_usd_cap_and_refusal():

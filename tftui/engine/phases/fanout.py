@@ -161,7 +161,7 @@ async def execute_map(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
     if array is None:
         over = phase.over if isinstance(phase.over, str) else str(phase.over)
         message = f"map phase '{phase.id}': 'over' ({over}) did not resolve to an array"
-        return PhaseOutcome(status="failed", output=message, error=message)
+        return PhaseOutcome(status="failed", output=None, error=message)  # no output (taskflow: none)
     limit = run.map_item_limit
     if limit is not None and len(array) > limit:  # docs/language.md §6.3: inside generated sub-flows
         run.phase_warning(

@@ -157,7 +157,7 @@ async def execute(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
         if stop == "aborted" and not last_error:
             error = "Aborted"
         return PhaseOutcome(
-            status="failed", output=last_ok if last_ok is not None else error, error=error,
+            status="failed", output=last_ok, error=error,  # no successful iteration: no output
             extra={"loop": loop_state},
         )
     return PhaseOutcome(

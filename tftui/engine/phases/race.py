@@ -55,7 +55,7 @@ async def execute(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
     if winner is None:
         errors = [results[i].error or "failed" for i in sorted(results)][:3]
         message = f"race phase '{phase.id}': all {n} branches failed: {'; '.join(errors)}"
-        return PhaseOutcome(status="failed", output=message, error=message)
+        return PhaseOutcome(status="failed", output=None, error=message)  # the error is not an output
     output = results[winner].output
     json_value = lenient_parse(output) if phase.output == "json" else MISSING
     return PhaseOutcome(status="done", output=output, json=json_value)

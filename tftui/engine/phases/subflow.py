@@ -75,7 +75,8 @@ class PrefixRunner:
 
 
 def _failed(message: str) -> PhaseOutcome:
-    return PhaseOutcome(status="failed", output=message, error=message)
+    """The sub-flow could not start: no output (the error is the phase's error, not its output)."""
+    return PhaseOutcome(status="failed", output=None, error=message)
 
 
 def _def_error(message: str) -> PhaseOutcome:
@@ -177,7 +178,10 @@ async def _run_child(
     if result.status == "completed":
         json_value = lenient_parse(result.final_output) if phase.output == "json" else MISSING
         return PhaseOutcome(status="done", output=result.final_output, json=json_value, extra={"subflow": sub})
-    first_line = result.final_output.splitlines()[0] if result.final_output else ""
+    # why: the first failed child phase's error (a failed phase keeps no error text as output)
+    reason = next((st.error for st in result.phases.values() if st.status == "failed" and st.error), None)
+    text = reason or result.final_output
+    first_line = text.splitlines()[0] if text else ""
     error = f"sub-flow '{flow.name}' {result.status}: {first_line}".rstrip(": ")
     return PhaseOutcome(status="failed", output=result.final_output, error=error, extra={"subflow": sub})
 

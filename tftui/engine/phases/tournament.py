@@ -69,7 +69,8 @@ async def execute(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
     ok = [i for i, item in enumerate(items, 1) if item.call is not None and item.call.ok]
     if not ok:
         message = f"tournament '{phase.id}': all {n} variants failed"
-        return PhaseOutcome(status="failed", output=message, error=message)
+        record = {"variants": n, "mode": mode, "winner": 0}  # no winner, but the record is kept
+        return PhaseOutcome(status="failed", output=None, error=message, extra={"tournament": record})
     state: dict[str, Any] = {"variants": n, "mode": mode}
     output: str
     if len(ok) == 1:
