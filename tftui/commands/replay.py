@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -131,19 +130,12 @@ def run(args: argparse.Namespace) -> int:
         print(path)
         return 0
     if not args.print_:
-        try:
-            module = importlib.import_module("tftui.tui.replay_app")
-        except ModuleNotFoundError as exc:
-            if exc.name not in ("tftui.tui.replay_app", "textual"):
-                raise
-            print("tftui replay: the replay screen is not available in this build; printing the events instead",
-                  file=sys.stderr)
-        else:
-            from tftui.config import load_config
+        from tftui.config import load_config
+        from tftui.tui.replay_app import run_replay  # Textual loads only for the screen, not for --print
 
-            ui = load_config().get("ui") or {}  # ui.ascii / ui.animations apply to the replay screen too
-            result = module.run_replay(
-                source, ascii=bool(args.ascii or ui.get("ascii", False)), animations=bool(ui.get("animations", True))
-            )
-            return result if isinstance(result, int) else 0
+        ui = load_config().get("ui") or {}  # ui.ascii / ui.animations apply to the replay screen too
+        result = run_replay(
+            source, ascii=bool(args.ascii or ui.get("ascii", False)), animations=bool(ui.get("animations", True))
+        )
+        return result if isinstance(result, int) else 0
     return print_replay(source, ascii=bool(args.ascii))

@@ -297,6 +297,10 @@ class MainScreen(Screen[None]):
         self.show_selected()
 
     def _tick_spinner(self) -> None:
+        # A timer may still fire while the screen is being taken down (quit, replay screen swap):
+        # there is then no tree to spin, which is not an error.
+        if not self.is_attached or not self.query(DagTree):
+            return
         tree = self.dag
         running = [pid for pid, st in self.session.state.phases.items() if str(st.status) == "running"]
         if running:
