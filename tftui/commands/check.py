@@ -8,6 +8,8 @@ import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from tftui.agents.select import REPLIES_SUFFIX
+
 if TYPE_CHECKING:
     from tftui.commands.flow_args import ParsedArgs
     from tftui.flow.diagnostics import Diagnostic
@@ -38,7 +40,6 @@ exit codes:
 
 
 # Scripted replies live next to flows (`NAME.replies.json`); a `*.json` glob picks them up.
-REPLIES_SUFFIX = ".replies.json"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

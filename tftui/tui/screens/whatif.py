@@ -18,6 +18,7 @@ from textual.widgets import Button, Input, Label, Static
 
 from tftui.engine.whatif import REMOVE, ScoreOverrides, WhatIfResult, apply_score_edit_to_source, what_if_gate
 from tftui.flow.save import save_edit
+from tftui.flow.score_shape import COMBINE_MODES
 from tftui.lang.values import js_number_str, js_to_number
 from tftui.present import whatif_text
 from tftui.tui.screens.modals import MODAL_CSS
@@ -26,7 +27,6 @@ from tftui.tui.widgets.folded import Folded
 # The scorer fields the form offers, by scorer type (strings vs numbers).
 TEXT_FIELDS = {"contains": ("value",), "exact-match": ("value",), "regex": ("pattern",)}
 NUMBER_FIELDS = {"length-range": ("min", "max")}
-COMBINE_MODES = ("all", "any", "weighted")  # docs/gates.md §5
 
 
 def _shown(value: Any) -> str:
