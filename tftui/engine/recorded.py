@@ -41,12 +41,8 @@ def recorded_calls(events: EventItems) -> list[RecordedCall]:
             call = RecordedCall(e.node_path, e.attempt, e.prompt, phase_id=e.phase_id)
             open_calls[(e.node_path, e.attempt)] = call
         elif isinstance(e, ev.AgentReturned):
-            if (e.node_path, e.attempt) not in open_calls:
-                continue  # a return without its start (a truncated journal)
-            call = open_calls.pop((e.node_path, e.attempt))
-            call.output, call.error, call.usage = e.output, e.error, e.usage
-            call.exit_code, call.timed_out = e.exit_code, e.timed_out
-            calls.append(call)
+            if (answered := _answered(open_calls, e)) is not None:
+                calls.append(answered)
         elif isinstance(e, ev.AttemptFailed) and e.why == "aborted":
             for call in reversed(calls):
                 if call.node_path == e.node_path and call.attempt == e.attempt:
@@ -75,12 +71,8 @@ def in_flight_answers(events: EventItems, phase_ids: Iterable[str]) -> list[Reco
         elif isinstance(e, ev.AttemptStarted) and e.phase_id.split("/")[0] in per_phase:
             open_calls[(e.node_path, e.attempt)] = RecordedCall(e.node_path, e.attempt, e.prompt, phase_id=e.phase_id)
         elif isinstance(e, ev.AgentReturned):
-            if (e.node_path, e.attempt) not in open_calls:
-                continue  # a return without its start (a truncated journal)
-            call = open_calls.pop((e.node_path, e.attempt))
-            call.output, call.error, call.usage = e.output, e.error, e.usage
-            call.exit_code, call.timed_out = e.exit_code, e.timed_out
-            per_phase[call.phase_id.split("/")[0]].append(call)
+            if (answered := _answered(open_calls, e)) is not None:
+                per_phase[answered.phase_id.split("/")[0]].append(answered)
         elif isinstance(e, ev.AttemptFailed) and e.why == "aborted" and e.phase_id.split("/")[0] in per_phase:
             calls = per_phase[e.phase_id.split("/")[0]]
             for index in range(len(calls) - 1, -1, -1):
@@ -88,3 +80,13 @@ def in_flight_answers(events: EventItems, phase_ids: Iterable[str]) -> list[Reco
                     del calls[index]  # cancelled (race loser, user abort): not an answer
                     break
     return [call for pid in per_phase for call in per_phase[pid]]
+
+
+def _answered(open_calls: dict[tuple[str, int], RecordedCall], e: ev.AgentReturned) -> RecordedCall | None:
+    """The started call `e` answers, filled in with its answer; None for a return without its
+    start (a truncated journal)."""
+    call = open_calls.pop((e.node_path, e.attempt), None)
+    if call is not None:
+        call.output, call.error, call.usage = e.output, e.error, e.usage
+        call.exit_code, call.timed_out = e.exit_code, e.timed_out
+    return call
