@@ -65,7 +65,7 @@ def test_each_event_reaches_the_os_before_sync(tmp_path: Path) -> None:
 def test_sync_is_grouped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[int] = []
     real = os.fsync
-    j = Journal.create(tmp_path, flow_name="x")
+    j = Journal.create(tmp_path, flow_name="x", group_commit_s=None)  # explicit syncs only (no timer)
     monkeypatch.setattr(jmod.os, "fsync", lambda fd: (calls.append(fd), real(fd)))
     for i in range(50):
         j.append(_ev("e", i))

@@ -1,12 +1,20 @@
-"""When the run fsyncs its journal: before a layer that depends on results ended since the
-last fsync, around side-effect phases and at the end — never per event, never on a timer."""
+"""When the run fsyncs its journal (docs/scheduling.md §4.4): never per event or per layer —
+the journal group-commits on its own timer — but at once before and after a phase with side
+effects (`idempotent: false`, scripts, approvals), at pauses and at the end."""
 
 from __future__ import annotations
 
+import os
+import time
+from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tftui.agents.scripted import MarkerRunner
+from tftui.engine import journal as jmod
 from tftui.engine.clock import InstantClock
+from tftui.engine.journal import Journal
 from tftui.engine.run import run_flow
 from tftui.flow.model import Flow
 
@@ -28,56 +36,93 @@ class RecordingJournal:
             self.dirty = False
 
 
-async def _run(phases: list[dict[str, Any]], concurrency: int = 1) -> list[tuple[str, str | None]]:
+async def _run(phases: list[dict[str, Any]], concurrency: int = 1, **run: Any) -> list[tuple[str, str | None]]:
     flow = Flow.model_validate({"name": "sync", "concurrency": concurrency, "phases": phases})
     journal = RecordingJournal()
-    result = await run_flow(flow, runner=MarkerRunner({}, "ok"), clock=InstantClock(), journal=journal)
+    result = await run_flow(flow, runner=MarkerRunner({}, "ok"), clock=InstantClock(), journal=journal, **run)
     assert result.status == "completed"
     return journal.log
 
 
-def _syncs_before_start(log: list[tuple[str, str | None]], phase_id: str) -> int:
-    start = log.index(("phase_started", phase_id))
-    return sum(1 for kind, _ in log[:start] if kind == "SYNC")
+def _syncs(log: list[tuple[str, str | None]]) -> int:
+    return sum(1 for kind, _ in log if kind == "SYNC")
 
 
-async def test_chain_syncs_before_each_dependent_layer_and_at_the_end() -> None:
+async def test_a_chain_of_idempotent_phases_leaves_fsyncs_to_the_journal_and_syncs_at_the_end() -> None:
     log = await _run(
-        [
-            {"id": "a", "task": "[[a]] go"},
-            {"id": "b", "task": "[[b]] {steps.a.output}", "dependsOn": ["a"]},
-            {"id": "c", "task": "[[c]] {steps.b.output}", "dependsOn": ["b"]},
-        ]
+        [{"id": "p0", "task": "[[p0]] go"}]
+        + [{"id": f"p{i}", "task": f"[[p{i}]] {{previous.output}}", "dependsOn": [f"p{i - 1}"]} for i in range(1, 50)]
     )
-    assert _syncs_before_start(log, "a") == 0
-    assert _syncs_before_start(log, "b") == 1
-    assert _syncs_before_start(log, "c") == 2
-    # a's result is durable before b starts: the last sync before b comes after a finished
-    b_start = log.index(("phase_started", "b"))
-    assert log.index(("phase_finished", "a")) < max(i for i in range(b_start) if log[i][0] == "SYNC")
-    assert log[-1] == ("SYNC", None)
-    assert sum(1 for kind, _ in log if kind == "SYNC") == 3
+    assert _syncs(log) == 1  # no fsync per layer any more: only the end's
+    assert log[-1] == ("SYNC", None) and log[-2][0] == "run_finished"
 
 
-async def test_independent_phases_share_one_sync() -> None:
+@pytest.mark.parametrize(
+    "phase",
+    [
+        {"id": "s", "task": "[[s]] send the mail", "idempotent": False, "dependsOn": ["a"]},
+        {"id": "s", "type": "script", "run": "true", "dependsOn": ["a"]},
+    ],
+    ids=["idempotent-false", "script"],
+)
+async def test_a_side_effect_phase_is_durable_before_it_starts_and_after_it_ends(phase: dict[str, Any]) -> None:
+    log = await _run([{"id": "a", "task": "[[a]] go"}, phase, {"id": "b", "task": "[[b]] go", "dependsOn": ["s"]}])
+    start, end = log.index(("phase_started", "s")), log.index(("phase_finished", "s"))
+    assert log[start + 1] == ("SYNC", None)  # its start (and a's result) is on disk before it runs
+    assert log[end + 1] == ("SYNC", None)  # its end is on disk before anything else happens
+    assert _syncs(log) == 3
+
+
+async def test_an_approval_is_durable_before_and_after_the_decision() -> None:
+    from tftui.engine.phases.approval import approve_all
+
     log = await _run(
-        [{"id": f"p{i}", "task": f"[[p{i}]] go"} for i in range(5)]
-        + [{"id": "join", "task": "[[join]] all", "dependsOn": [f"p{i}" for i in range(5)]}],
-        concurrency=3,
+        [{"id": "a", "task": "[[a]] go"}, {"id": "ok", "type": "approval", "prompt": "ship?", "dependsOn": ["a"]}],
+        approver=approve_all,
     )
-    assert _syncs_before_start(log, "join") == 1
-    assert sum(1 for kind, _ in log if kind == "SYNC") == 2  # before join, at the end
+    start, end = log.index(("phase_started", "ok")), log.index(("phase_finished", "ok"))
+    assert ("SYNC", None) == log[start + 1] and ("SYNC", None) in log[start + 1 : end]
+    assert log[end + 1] == ("SYNC", None)
 
 
-async def test_skipped_dependency_is_durable_before_its_dependent_starts() -> None:
-    log = await _run(
-        [
-            {"id": "a", "task": "[[a]] go", "when": "1 == 2"},
-            {"id": "b", "task": "[[b]] go", "dependsOn": ["a"], "join": "any"},
-            {"id": "c", "task": "[[c]] go"},
-            {"id": "d", "task": "[[d]] go", "dependsOn": ["c"]},
-        ]
-    )
-    skipped = log.index(("phase_skipped", "a"))
-    d_start = log.index(("phase_started", "d"))
-    assert any(kind == "SYNC" for kind, _ in log[skipped:d_start])
+def _line(i: int) -> dict[str, Any]:
+    return {"kind": "e", "seq": i}
+
+
+def test_group_commit_makes_a_quiet_journal_durable_without_another_call(tmp_path: Path) -> None:
+    journal = Journal.create(tmp_path, flow_name="x")
+    journal.append(_line(1))
+    size = (journal.run_dir / "events.jsonl").stat().st_size
+    deadline = time.monotonic() + 30  # a safety net against a hung test, not a timing assertion
+    while journal.synced_offset < size and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert journal.synced_offset == size and journal.syncs == 1
+    journal.close()
+    assert journal.syncs == 1  # nothing new since: closing does not fsync again
+
+
+def test_group_commit_fsyncs_far_less_than_once_per_event(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    real = os.fsync
+    monkeypatch.setattr(jmod.os, "fsync", lambda fd: (calls.append(fd), real(fd)))
+    journal = Journal.create(tmp_path, flow_name="x")
+    calls.clear()  # creating the run directory syncs meta.json
+    began = time.monotonic()
+    for i in range(2000):
+        journal.append(_line(i))
+        if i % 100 == 0:
+            time.sleep(0.005)
+    elapsed = time.monotonic() - began
+    journal.close()
+    # At most one timed fsync per 50 ms window that saw appends, plus the one at close.
+    assert 1 <= len(calls) <= elapsed / jmod.GROUP_COMMIT_S + 2
+    assert journal.synced_offset == (journal.run_dir / "events.jsonl").stat().st_size
+
+
+def test_no_timer_when_group_commit_is_off(tmp_path: Path) -> None:
+    journal = Journal.create(tmp_path, flow_name="x", group_commit_s=None)
+    journal.append(_line(1))
+    assert journal.syncs == 0 and journal.synced_offset == 0
+    journal.sync()
+    assert journal.syncs == 1 and journal.synced_offset > 0
+    journal.close()

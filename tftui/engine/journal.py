@@ -3,9 +3,12 @@
 Why this shape:
 - One JSON object per line, written and flushed to the OS as each event happens, so a
   killed process loses nothing it had finished (the kernel still has the bytes).
-- fsync is grouped: `sync()` makes everything written since the previous sync durable
-  with one fsync. The engine calls it at phase boundaries and at the end, never per
-  event, so a 1000-item map does not pay 1000 disk flushes.
+- fsync is a group commit (docs/scheduling.md §4.4): a background timer makes everything
+  written durable at most once every `GROUP_COMMIT_S` (50 ms) while events keep coming,
+  and `sync()` does it at once; the engine calls `sync()` only before and after a phase
+  with side effects, at pauses and at the end. A chain of 16,000 phases no longer pays one
+  disk flush per phase, and the fsync itself runs off the event loop's thread. What a power
+  loss can cost is bounded by the timer: the idempotent calls of the last 50 ms.
 - Reading tolerates a torn last line (a crash mid-write) and reports it as a warning;
   a bad line elsewhere is skipped and reported too.
 - Secrets never belong in a journal: values under keys such as `api_key` or
@@ -27,6 +30,8 @@ import os
 import re
 import secrets
 import socket
+import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -43,6 +48,9 @@ META_FILE = "meta.json"
 FLOW_FILE = "flow.json"
 RUNS_SUBDIR = Path(".tftui") / "runs"
 ENV_RUNS_DIR = "TFTUI_RUNS_DIR"
+
+# At most one timed fsync per this many seconds while a run appends (docs/scheduling.md §4.4).
+GROUP_COMMIT_S = 0.05
 
 _RUN_ID_RE = re.compile(r"^\d{8}-\d{6}-[0-9a-z]{4,}$")
 
@@ -133,9 +141,15 @@ def _lock(fh: Any, path: Path) -> None:
 
 
 class Journal:
-    """An open run journal. `append` writes + flushes one event; `sync` fsyncs the batch."""
+    """An open run journal. `append` writes one event to the OS; a timer fsyncs what was
+    appended within `group_commit_s` (None: only `sync` does); `sync` fsyncs at once.
 
-    def __init__(self, run_dir: Path, run_id: str, meta: dict[str, Any]) -> None:
+    `synced_offset` is the size of the file the last fsync made durable (what a power loss
+    would leave, at worst)."""
+
+    def __init__(
+        self, run_dir: Path, run_id: str, meta: dict[str, Any], *, group_commit_s: float | None = GROUP_COMMIT_S
+    ) -> None:
         self.run_dir = run_dir
         self.run_id = run_id
         self.meta = meta
@@ -143,7 +157,14 @@ class Journal:
         # Unbuffered: each append is one write(2) straight to the OS, no separate flush call.
         self._fh = open(self.events_path, "ab", buffering=0)  # noqa: SIM115 - lives as long as the journal
         _lock(self._fh, self.events_path)
-        self._dirty = False
+        self._written = self.synced_offset = self._fh.seek(0, os.SEEK_END)
+        self._pending = False  # bytes written since the last fsync (a timer is armed for them)
+        self._sync_lock = threading.Lock()  # the timer thread and `sync`/`close` never fsync a closed file
+        self._arm_lock = threading.Lock()
+        self._armed = False  # a timer thread is waiting to fsync
+        self._stop = threading.Event()
+        self._interval = group_commit_s
+        self._last_sync = time.monotonic()
         self.appended = 0
         self.syncs = 0
 
@@ -160,6 +181,7 @@ class Journal:
         args: dict[str, Any] | None = None,
         run_id: str | None = None,
         now: datetime | None = None,
+        group_commit_s: float | None = GROUP_COMMIT_S,
     ) -> Journal:
         """Start a new run directory under `root` (created if needed)."""
         moment = (now or datetime.now(UTC)).astimezone(UTC)
@@ -181,12 +203,15 @@ class Journal:
         if flow_text is not None:
             _atomic_write(run_dir / FLOW_FILE, flow_text)
         _atomic_write(run_dir / META_FILE, json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
-        journal = cls(run_dir, rid, meta)
+        journal = cls(run_dir, rid, meta, group_commit_s=group_commit_s)
         _fsync_dir(run_dir)
         return journal
 
     @classmethod
-    def reopen(cls, run_dir: str | os.PathLike[str], *, now: datetime | None = None) -> Journal:
+    def reopen(
+        cls, run_dir: str | os.PathLike[str], *, now: datetime | None = None,
+        group_commit_s: float | None = GROUP_COMMIT_S,
+    ) -> Journal:
         """Reopen an existing run for appending (resume). A torn tail is cut so the next line is clean."""
         path = Path(run_dir)
         meta = read_meta(path) or {"schemaVersion": 1, "runId": path.name, "resumes": []}
@@ -209,7 +234,7 @@ class Journal:
         meta["pid"] = os.getpid()
         meta["host"] = socket.gethostname()
         _atomic_write(path / META_FILE, json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
-        return cls(path, str(meta.get("runId") or path.name), meta)
+        return cls(path, str(meta.get("runId") or path.name), meta, group_commit_s=group_commit_s)
 
     # -- writing ---------------------------------------------------------------------
 
@@ -222,30 +247,67 @@ class Journal:
         """Serialize one event (an engine Event or a plain dict), write it and flush it to the OS."""
         # One write call per line: a kill can tear only the line being written.
         # backslashreplace: a lone surrogate in model output becomes a valid JSON escape, not a crash.
-        data = encode_line(event).encode("utf-8", "backslashreplace")
+        self.write_line(encode_line(event).encode("utf-8", "backslashreplace"))
+
+    def write_line(self, data: bytes) -> None:
+        """Write one already encoded journal line (`encode_line`, UTF-8) to the OS."""
         written = self._fh.write(data)
         while written is not None and written < len(data):  # a short write (rare): write the rest
             data = data[written:]
             written = self._fh.write(data)
-        self._dirty = True
+        self._written += len(data)
         self.appended += 1
+        if not self._pending:  # the first line since the last fsync: arm the group commit
+            self._pending = True
+            if self._interval is not None:
+                with self._arm_lock:
+                    if not self._armed:
+                        self._armed = True
+                        threading.Thread(target=self._timer, name="tftui-journal-sync", daemon=True).start()
 
     __call__ = append  # lets a journal be passed where an `on_event` callback is expected
 
+    def _timer(self) -> None:
+        """One timer thread at a time: fsync what is pending once `group_commit_s` has passed
+        since the last fsync; exit when nothing more was written meanwhile."""
+        interval = self._interval or 0.0
+        while True:
+            delay = self._last_sync + interval - time.monotonic()
+            if delay > 0 and self._stop.wait(delay):
+                return  # closed meanwhile: `close` made everything durable
+            try:
+                self.sync()
+            except OSError:
+                pass  # a disk that refuses fsync now: `close` (or the next sync) reports it
+            with self._arm_lock:
+                if not self._pending or self._fh.closed:
+                    self._armed = False
+                    return
+
     def sync(self) -> None:
-        """Make every event appended since the last sync durable (one fsync, none if nothing new)."""
-        if not self._dirty or self._fh.closed:
-            return
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
-        self._dirty = False
-        self.syncs += 1
+        """Make every event appended so far durable (one fsync, none if nothing new)."""
+        with self._sync_lock:
+            if not self._pending or self._fh.closed:
+                return
+            # Cleared before the fsync: a line written while it runs arms the next timer.
+            self._pending = False
+            offset = self._written
+            try:
+                os.fsync(self._fh.fileno())
+            except BaseException:
+                self._pending = True
+                raise
+            self._last_sync = time.monotonic()
+            self.synced_offset = max(self.synced_offset, offset)
+            self.syncs += 1
 
     def close(self) -> None:
         if self._fh.closed:
             return
+        self._stop.set()
         self.sync()
-        self._fh.close()
+        with self._sync_lock:
+            self._fh.close()
 
     def __enter__(self) -> Journal:
         return self

@@ -12,9 +12,9 @@ Additions to the basic signature (all keyword, all optional): `on_event`, `run_i
 
 - Every state change is emitted as an event (seq/ts stamped here), folded into
   `run.state` at once, appended to `journal` (an object with `append(event)` and
-  `sync()`; the run calls `sync()` before a layer whose phases depend on a phase that
-  finished since the last sync, around side-effect phases, at pauses and at the end) and
-  passed to `on_event`.
+  `sync()`; the journal group-commits its fsyncs on its own, and the run calls `sync()`
+  only where durability cannot wait: before and after a phase with side effects, at
+  pauses and at the end, docs/scheduling.md §4.4) and passed to `on_event`.
 - `resume_state`: a RunState folded from a journal. The run continues it in place:
   done/failed/skipped phases are not re-run; a phase that was running is re-run with a
   warning, except an `idempotent: false` phase, which is failed with an explanation.
@@ -52,8 +52,9 @@ EventSink = Callable[[ev.Event], object]
 
 
 def has_side_effects(phase: PhaseBase) -> bool:
-    """Phases whose start and end must be durable before anything else happens (resume safety)."""
-    return phase.idempotent is False or phase.type == "script"
+    """Phases whose start and end must be durable before anything else happens (resume safety,
+    docs/scheduling.md §4.4): `idempotent: false`, scripts, and approvals (a person's decision)."""
+    return phase.idempotent is False or phase.type in ("script", "approval")
 
 
 @dataclass(repr=False)
@@ -123,8 +124,6 @@ class Run:
         self.active: dict[str, PhaseRun] = {}
         self.events: list[ev.Event] | None = [] if keep_events else None
         self._seq = self.state.last_seq
-        # Top-level phases that ended (finished, failed or skipped) since the last fsync.
-        self._unsynced: set[str] = set()
         # Seconds each top-level phase has waited at debugger pause points (see debug_point).
         self.paused_s: dict[str, float] = {}
         self.width = 1 if flow.budget is not None else flow.flow_concurrency
@@ -185,22 +184,13 @@ class Run:
         self.aborted = True
 
     def sync(self) -> None:
-        """fsync the journal (a no-op when nothing was written since the last one). Every event
-        is already flushed to the OS as it is appended, so a killed process loses nothing; the
-        fsync guards against a machine crash, so it is only needed before work that builds on
-        new results (see `_sync_before`), around side effects, at pauses and at the end."""
+        """Make the journal durable now (fsync; a no-op when nothing was written since the last
+        one). Every event is already written to the OS as it is appended, so a killed process
+        loses nothing, and the journal fsyncs at least every 50 ms on its own; this is for the
+        points that cannot wait (docs/scheduling.md §4.4): around side effects, pauses, the end."""
         if self.journal is None:
             return
         self.journal.sync()
-        self._unsynced.clear()
-
-    def _sync_before(self, todo: list[PhaseBase]) -> None:
-        """fsync before a layer iff one of its phases depends on a phase that ended since the last fsync."""
-        if not self._unsynced or self.journal is None:
-            return
-        unsynced, edges = self._unsynced, self.edges
-        if any(dep in unsynced for phase in todo for dep in edges[phase.id]):
-            self.sync()
 
     # ---- budget -------------------------------------------------------------------------
     def over_budget(self) -> str | None:
@@ -292,7 +282,6 @@ class Run:
     def skip(self, pid: str, reason: str) -> None:
         self.views.pop(pid, None)
         self.emit(ev.PhaseSkipped(phase_id=pid, reason=reason))
-        self._unsynced.add(pid)
 
     def finish(self, pr: PhaseRun, outcome: PhaseOutcome) -> None:
         phase = pr.phase
@@ -324,7 +313,6 @@ class Run:
             )
         )
         self.active.pop(phase.id, None)
-        self._unsynced.add(phase.id)
         status = STATUS[outcome.status]
         self.views[phase.id] = step_view(status, outcome.output, json_value, outcome.error)
         if outcome.block_reason is not None and self.block is None and pr.depth == 0:
@@ -358,10 +346,8 @@ class Run:
                 if pid in interrupted:
                     if phase.idempotent is False:
                         self._fail_interrupted(phase)
-                        self._unsynced.add(pid)
                         continue
                 todo.append(phase)
-            self._sync_before(todo)
             if self.width == 1 or len(todo) <= 1:
                 for phase in todo:
                     if self.aborted:

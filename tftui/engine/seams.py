@@ -22,7 +22,9 @@ Approver = Callable[["ApprovalRequest"], Awaitable["Decision"]]
 
 
 class RunJournal(Protocol):
-    """Where a run's events go to be durable (events.jsonl)."""
+    """Where a run's events go to be durable (events.jsonl). The run calls `sync` only where
+    durability cannot wait (docs/scheduling.md §4.4); fsyncing in between, at most every 50 ms,
+    is the journal's own business (`tftui.engine.journal.Journal` group-commits on a timer)."""
 
     def append(self, event: ev.Event) -> None: ...
 

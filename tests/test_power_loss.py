@@ -1,0 +1,95 @@
+"""A simulated power loss: the journal cut back to what its last fsync made durable
+(docs/scheduling.md §4.4). The kernel's page cache is gone, so every line written after that
+fsync is lost — not only the line in flight, as with kill -9. A resume of such a journal must
+end like the uninterrupted run and call again only idempotent phases, never a side effect."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tftui import run_service
+from tftui.agents.scripted import ScriptedRunner
+from tftui.engine import journal as jr
+from tftui.engine.clock import InstantClock
+from tftui.engine.state import PhaseStatus
+from tftui.flow.model import Flow
+
+FLOW = {
+    "name": "power",
+    "phases": [
+        {"id": "a", "task": "A"},
+        {"id": "b", "task": "B {steps.a.output}", "dependsOn": ["a"]},
+        {"id": "mail", "task": "send {steps.b.output}", "dependsOn": ["b"], "idempotent": False},
+        {"id": "c", "task": "C {steps.mail.output}", "dependsOn": ["mail"]},
+        {"id": "d", "task": "D {steps.c.output}", "dependsOn": ["c"], "final": True},
+    ],
+}
+# Each call takes longer than the group-commit window, so the timer fsyncs between phases.
+SLOW = {pid: {"output": pid.upper() + "!", "delayMs": 70} for pid in ("a", "b", "mail", "c", "d")}
+FAST = {pid: pid.upper() + "!" for pid in ("a", "b", "mail", "c", "d")}
+
+
+def _summary(state: Any) -> dict[str, tuple[str, str | None]]:
+    return {pid: (str(p.status), p.output) for pid, p in state.phases.items()}
+
+
+@pytest.fixture
+def journaled_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[int], Any]:
+    """One uninterrupted run, and the file offsets its fsyncs made durable, in order."""
+    durable: list[int] = []
+    real_sync = jr.Journal.sync
+
+    def recording_sync(self: jr.Journal) -> None:
+        real_sync(self)
+        if not durable or durable[-1] != self.synced_offset:
+            durable.append(self.synced_offset)
+
+    monkeypatch.setattr(jr.Journal, "sync", recording_sync)
+    flow = Flow.model_validate(FLOW)
+    session = run_service.start(flow, args={}, flow_path=None, flow_text=json.dumps(FLOW), root=tmp_path / "runs",
+                                runner=None)
+    import asyncio
+
+    result = asyncio.run(run_service.execute(session, runner=ScriptedRunner(SLOW), clock=InstantClock()))
+    assert result.status == "completed" and session.run_dir is not None
+    return session.run_dir, durable, result
+
+
+def test_resume_after_a_power_loss_at_every_fsync(journaled_run: tuple[Path, list[int], Any], tmp_path: Path) -> None:
+    run_dir, durable, reference = journaled_run
+    size = (run_dir / jr.EVENTS_FILE).stat().st_size
+    cuts = [offset for offset in durable if 0 < offset < size]
+    # timed fsyncs between phases, plus the two around the side effect: several cut points
+    assert len(cuts) >= 4
+    import asyncio
+
+    for n, offset in enumerate(cuts):
+        copy = tmp_path / f"cut-{n}" / run_dir.name
+        shutil.copytree(run_dir, copy)
+        with open(copy / jr.EVENTS_FILE, "r+b") as fh:
+            fh.truncate(offset)  # what the disk holds after the power loss
+        recorded = run_service.read_recorded(copy)
+        assert not any(w for w in recorded.warnings if "torn" in w)  # an fsync never leaves half a line
+        mail_before = recorded.state.phases["mail"].status
+        flow = Flow.model_validate(FLOW)
+        session = run_service.resume(recorded, flow, args={}, flow_path=str(copy / jr.FLOW_FILE))
+        run_service.reopen(session)
+        agent = ScriptedRunner(FAST)
+        result = asyncio.run(run_service.execute(session, runner=session.runner_for(agent), clock=InstantClock()))
+        asked = [call.node_path for call in agent.calls]
+        assert "mail" not in asked or mail_before == PhaseStatus.PENDING, (offset, asked)  # never sent twice
+        assert len(asked) == len(set(asked))
+        if mail_before == PhaseStatus.RUNNING:
+            # in flight when the power went: failed with the §4.3 explanation, not repeated
+            assert result.state is not None and result.state.phases["mail"].status == PhaseStatus.FAILED
+            assert session.resumed is not None and session.resumed.side_effects_in_flight == ["mail"]
+        else:
+            assert result.status == "completed"
+            assert result.state is not None and _summary(result.state) == _summary(reference.state)
+        rows, _meta, warnings = jr.read_journal(copy)
+        assert warnings == [] and rows[-1]["kind"] == "run_finished"
