@@ -108,6 +108,8 @@ class Run:
         # empty for a top-level run)
         self.flow_stack: list[StackEntry] = []
         self.map_item_limit: int | None = None  # generated sub-flows: map items beyond it are dropped
+        # a generated flow, or a flow reached from one: the generated-flow rules hold (docs/trust.md §2)
+        self.sandboxed = False
         self.phases: dict[str, PhaseBase] = {p.id: p for p in flow.phases}
         self.order = list(self.phases)
         self.dag = dag = Dag.from_flow(flow)

@@ -13,6 +13,9 @@ what a problem means (a failed phase for a bad `use`, `defError` for a bad `def`
 - Hardening of definitions (docs/language.md §2.5): ≤ 100 phases (expand: ≤ `maxNodes`), concurrency
   ≤ 16, nesting ≤ 5, no `script`, no `code-compiles`/`regex` scorers, no `cwd` or context
   pre-reads; map items beyond 200 are dropped at run time with a warning.
+- Transitively (docs/trust.md §2): a saved flow reached through `use` from a definition (or
+  from a saved flow such a definition reached) runs only if it, and every saved flow it
+  reaches in turn, keeps the same limits (`sandbox_error`).
 - Budgets (docs/scheduling.md §6): an inline `def` gets the per-dimension minimum of its own and the
   parent's; a saved flow keeps its own, or inherits the parent's when it has none.
 """
@@ -24,7 +27,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from tftui.lang.jsonish import lenient_parse
 from tftui.lang.values import MISSING
@@ -156,6 +159,41 @@ def max_nodes_of(phase: Any) -> int:
     if value is None:
         return MAX_DEF_PHASES
     return max(1, min(MAX_DEF_PHASES, int(value)))
+
+
+class FlowLoader(Protocol):
+    """Reads a saved flow file into a `Flow` (None when it does not load: the run reports that)."""
+
+    def __call__(self, path: Path) -> Any: ...
+
+
+def sandbox_error(flow: Any, path: Path, chain: list[str], load: FlowLoader) -> tuple[list[str], str] | None:
+    """The first generated-flow limit that `flow` (saved at `path`, reached along `chain`) or a
+    saved flow it reaches through `use` breaks: (the chain down to the offender, the problem).
+
+    Inline definitions inside are not read here: they are hardened when they run, like any
+    `def`. Saved flows that are missing or do not load are left to the run, which fails them.
+    """
+    seen: set[str] = set()
+    todo: list[tuple[Any, Path, list[str]]] = [(flow, path, chain)]
+    while todo:
+        current, where, names = todo.pop()
+        key = str(where.resolve())
+        if key in seen:
+            continue  # a cycle is refused by the stack check when it runs
+        seen.add(key)
+        problem = hardening_error(current)
+        if problem is not None:
+            return names, problem
+        for phase in current.phases:
+            use = getattr(phase, "use", None)
+            if not isinstance(use, str) or not use or saved_name_error(use) is not None:
+                continue
+            found = find_saved_flow(use, str(where))
+            inner = load(found) if found is not None else None
+            if found is not None and inner is not None:
+                todo.append((inner, found, [*names, use]))
+    return None
 
 
 # ── budgets ─────────────────────────────────────────────────────────────────────────

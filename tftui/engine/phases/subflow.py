@@ -47,6 +47,7 @@ from tftui.engine.subflow_def import (
     hardening_error,
     max_nodes_of,
     nesting_depth,
+    sandbox_error,
     saved_flow_dirs,
     saved_name_error,
 )
@@ -91,6 +92,16 @@ def _stack(run: PhaseHost) -> list[StackEntry]:
     return [StackEntry(key, run.flow.name)]
 
 
+def _load_saved(path: Path) -> Flow | None:
+    """A saved flow as `use` reads it (without its args: only its phases are looked at)."""
+    from tftui.flow.load import load_flow_text
+
+    try:
+        return load_flow_text(path.read_bytes(), str(path), check=False).model
+    except OSError:
+        return None
+
+
 async def execute(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
     from tftui.flow.load import load_flow_text
 
@@ -120,6 +131,14 @@ async def execute(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
             first = next((d.message for d in loaded.errors), "invalid flow")
             return _failed(f"Phase '{phase.id}': saved flow '{use}' is invalid: {first}")
         child_flow = loaded.flow
+        if run.sandboxed:  # reached from a generated flow: the same rules, transitively (docs/trust.md §2)
+            refused = sandbox_error(child_flow, path, [*(e.label for e in stack), use], _load_saved)
+            if refused is not None:
+                chain, problem = refused
+                return _failed(
+                    f"Phase '{phase.id}': saved flow '{use}' refused inside a generated flow"
+                    f" ({' -> '.join(chain)}): {problem}"
+                )
         child_flow.budget = child_budget(child_flow.budget, run.flow.budget, inline=False)
         return await _run_child(run, pr, child_flow, str(path), args, [*stack, StackEntry(key, use)], False)
     if len(stack) > MAX_NESTING:
@@ -167,7 +186,8 @@ async def _run_child(
         approver=run.approver,
     )
     child.flow_stack = stack
-    if generated:
+    if generated or run.sandboxed:
+        child.sandboxed = True
         child.map_item_limit = MAX_DEF_MAP_ITEMS
     forward.child = child
     result = await child.run()
