@@ -268,10 +268,15 @@ def execute(args: argparse.Namespace) -> int:
     try:
         runner = select_runner(args, plan.flow_path)
     except RunnerSelectionError as exc:
-        if not cassette_from:
+        if cassette_from:
+            runner = None  # cassette only: a call the recording lacks fails, naming its node path
+        elif not plan.flow.makes_model_calls():
+            from tftui.agents.none import NoModelRunner
+
+            runner = NoModelRunner()  # scripts only: nothing to answer (docs/language.md §2)
+        else:
             _err(f"tftui run: {exc}")
             return EXIT_USAGE
-        runner = None  # cassette only: a call the recording lacks fails, naming its node path
     cassette: Any = None
     if cassette_from:
         from tftui.commands.open_flow import cassette_runner

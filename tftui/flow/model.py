@@ -450,3 +450,19 @@ class Flow(BaseModel):
         return {
             k: spec.default for k, spec in (self.args or {}).items() if "default" in spec.model_fields_set
         }
+
+    def makes_model_calls(self) -> bool:
+        """False when no phase can ever call a model: only scripts, approvals, and gates decided
+        by scorers alone (a `score` block with no `judge` and no `task`), so `tftui run`
+        needs no runner for it (docs/language.md §2)."""
+        return any(_may_call_a_model(phase) for phase in self.phases)
+
+
+def _may_call_a_model(phase: PhaseBase) -> bool:
+    if phase.type in ("script", "approval"):
+        return False
+    if phase.type == "gate":
+        score = getattr(phase, "score", None)
+        judged = isinstance(score, dict) and score.get("judge") is not None
+        return phase.task is not None or judged or not isinstance(score, dict)
+    return True
