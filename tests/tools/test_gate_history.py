@@ -8,7 +8,7 @@ import json
 from tftui.engine import events as ev
 from tftui.engine.debugger import Debugger
 from tftui.engine.gate_history import GateHistoryBuilder, gate_history, gate_records, records_from_state
-from tftui.present.gates import evaluation_label, verdict_line
+from tftui.present.gates import arithmetic_line, evaluation_label, verdict_line
 
 
 async def test_validate_judge_record(tools):
@@ -28,14 +28,14 @@ async def test_validate_judge_record(tools):
         ("reasonable-length", True, 0.1),
     ]
     assert rec.rows[1].detail.endswith("did not match")
-    assert rec.arithmetic == (
+    assert arithmetic_line(rec) == (
         "combined 0.76 = (0.2·1 + 0.3·0 + 0.4·1 + 0.1·1 + 0.4·0.90 judge)/1.4 ≥ threshold 0.70 → pass"
     )
     assert rec.threshold == 0.7 and rec.stage == "judge-weighted"
     assert [c.node_path for c in rec.calls] == ["check-response#judge"]
     # without the flow the line comes from the recorded figures alone
     bare = gate_records(result.events, "check-response")[0]
-    assert bare.arithmetic == "3/4 scorers passed; combined 0.76 ≥ threshold 0.70 [judge-weighted] → judge → pass"
+    assert arithmetic_line(bare) == "3/4 scorers passed; combined 0.76 ≥ threshold 0.70 [judge-weighted] → judge → pass"
 
 
 async def test_early_cutoff_line(tools):
@@ -44,7 +44,7 @@ async def test_early_cutoff_line(tools):
     flow, result, _ = await tools.run_sample("validate_judge", replies=replies)
     rec = gate_records(result.events, "check-response", flow)[0]
     assert (rec.verdict, rec.source, rec.judge_prompt) == ("pass", "score", None)
-    assert rec.arithmetic == (
+    assert arithmetic_line(rec) == (
         "early cutoff: lower bound 0.71 = (0.2·1 + 0.3·1 + 0.4·1 + 0.1·1)/(1.0 + 0.4 judge) ≥ 0.70, judge skipped"
     )
 
@@ -78,7 +78,7 @@ async def test_retried_judge_attempts_and_failed_gate(tools):
     rec = gate_records(result.events, "g", flow)[0]
     assert [(c.attempt, c.error is None, c.transient) for c in rec.calls] == [(0, False, True), (1, True, False)]
     assert rec.verdict == "block" and rec.judge_reply == '{"score": 0.2, "verdict": "block"}'
-    assert rec.arithmetic == "all: 0/1 scorers passed → combined 0; judge verdict block (score 0.20) decides → block"
+    assert arithmetic_line(rec) == "all: 0/1 scorers passed → combined 0; judge verdict block (score 0.20) decides → block"
     failing = {"gen": "nothing", "g#judge": {"error": "bad request"}}
     flow, result, _ = await tools.run_dict(data, failing)
     rec = gate_records(result.events, "g", flow)[0]

@@ -8,6 +8,7 @@ from tftui.agents.scripted import ScriptedRunner
 from tftui.engine.gate_history import gate_records
 from tftui.engine.statectx import context_from_state
 from tftui.engine.whatif import ScoreOverrides, what_if_gate
+from tftui.present.gates import arithmetic_line
 from tftui.present.whatif_text import after_line, before_line, estimate_line, summary
 from tftui.scoring.gate import evaluate_gate
 
@@ -83,7 +84,7 @@ async def test_validate_judge_what_ifs(tools):
     # unchanged: the judge prompt would be identical, so the recorded judge reply is reused
     same = what_if_gate(phase, ctx, ScoreOverrides(), previous=previous)
     assert same.reused_reply and not same.needs_llm and same.after_verdict == "pass" and same.flips is False
-    assert after_line(same) == previous.arithmetic
+    assert after_line(same) == arithmetic_line(previous)
     # lower threshold: the lower bound clears it, the judge is skipped
     low = what_if_gate(phase, ctx, ScoreOverrides(threshold=0.5), previous=previous)
     assert (low.after_verdict, low.after_source, low.flips) == ("pass", "score", False)

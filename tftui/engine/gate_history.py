@@ -3,15 +3,16 @@
 One `GateRecord` per gate verdict — the first evaluation (round 0), each onBlock round,
 and each debugger re-run (`run` counts them: 0 is the run itself) — with the scorer
 rows (name, type, passed, score, weight, detail), the exact judge prompt sent and the
-judge's raw reply (or the gate task's prompt and reply), the arithmetic in one line,
+judge's raw reply (or the gate task's prompt and reply), the recomputed combine,
 the verdict and its source (eval, score, judge, task, fail-open). A gate whose model
 call failed gets a record with status `failed` and no verdict.
 
 Built from events rather than from `RunState`, because the fold keeps only the latest
-run of a phase (a re-run resets it), while the history must keep them all. The
-arithmetic needs the gate's `score` block (mode and weights are not in the events):
+run of a phase (a re-run resets it), while the history must keep them all. Recomputing
+the combine needs the gate's `score` block (mode and weights are not in the events):
 pass the flow; without it, or when the recorded numbers do not match the flow as it is
-now (the file was edited), the line is built from the recorded figures alone.
+now (the file was edited), `recomputed` stays None and the words for the record
+(`tftui.present.gates.arithmetic_line`) come from the recorded figures alone.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 
 from tftui.engine import events as ev
 from tftui.lang.verdict import parse_judge_output
-from tftui.scoring.combine import combine, explain, js_to_fixed
+from tftui.scoring.combine import Combined, combine
 
 
 @dataclass
@@ -71,7 +72,9 @@ class GateRecord:
     prompts: list[str] = field(default_factory=list)
     output: str = ""
     error: str | None = None
-    arithmetic: str | None = None
+    # the combine recomputed from the recorded rows and the flow's score block, kept only when it
+    # reproduces the recorded score (the words for it are tftui.present.gates.arithmetic_line)
+    recomputed: Combined | None = None
     block_reason: str | None = None  # onBlock rounds: the block reason that started the round
     rerun: list[str] = field(default_factory=list)  # onBlock rounds: upstream phases re-run first
     calls: list[CallRecord] = field(default_factory=list)
@@ -214,7 +217,6 @@ def records_from_state(phase_state: Any, flow: Any = None) -> list[GateRecord]:
 def _fill_rows_and_line(rec: GateRecord, rows: list[dict[str, Any]] | None, score: Mapping[str, Any] | None) -> None:
     rows = rows or []
     weights: list[float] = []
-    line: str | None = None
     if score is not None and rows:
         judge = parse_judge_output(rec.judge_reply) if rec.source == "judge" and rec.judge_reply is not None else None
         mode = score.get("combine", "all")
@@ -222,9 +224,7 @@ def _fill_rows_and_line(rec: GateRecord, rows: list[dict[str, Any]] | None, scor
                     judge_configured=score.get("judge") is not None)
         shown = c.score if (c.mode == "weighted" or judge is None) else (c.judge_score or 0)
         if rec.combined is None or abs(shown - rec.combined) < 1e-9:
-            line = explain(c)
-            if rec.source == "task":
-                line += f"; gate task (fallback) decided → {rec.verdict}"
+            rec.recomputed = c
             weights = list(c.weights) if c.mode == "weighted" else []
     rec.rows = [
         ScorerRow(
@@ -237,23 +237,3 @@ def _fill_rows_and_line(rec: GateRecord, rows: list[dict[str, Any]] | None, scor
         )
         for i, r in enumerate(rows)
     ]
-    rec.arithmetic = line or _recorded_line(rec)
-
-
-def _recorded_line(rec: GateRecord) -> str:
-    """A line from the recorded figures only (no flow, or the flow changed since)."""
-    if rec.status == "failed":
-        return f"gate call failed: {rec.error or 'unknown error'}"
-    if rec.source == "eval":
-        return "eval: all checks passed → pass (no LLM call)"
-    if rec.source == "fail-open":
-        return f"fail-open pass: {rec.reason or 'nothing to evaluate'}"
-    if rec.combined is None:
-        return f"gate task verdict → {rec.verdict}" + (f" ({rec.reason})" if rec.reason else "")
-    k, n = sum(1 for r in rec.rows if r.passed), len(rec.rows)
-    text = f"{k}/{n} scorers passed; combined {js_to_fixed(rec.combined, 2)}"
-    if rec.threshold is not None:
-        text += f" {'≥' if rec.verdict == 'pass' else '<'} threshold {js_to_fixed(rec.threshold, 2)}"
-    if rec.stage:
-        text += f" [{rec.stage}]"
-    return f"{text} → {rec.source} → {rec.verdict}"

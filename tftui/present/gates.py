@@ -1,4 +1,4 @@
-"""A gate's evaluation history as words: which evaluation a record is, and its verdict line.
+"""A gate's evaluation history as words: which evaluation a record is, its verdict and arithmetic.
 
 `tftui.engine.gate_history` keeps the records (every verdict of every gate, from the events).
 """
@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from tftui.engine.gate_history import GateRecord
+from tftui.scoring.combine import explain, js_to_fixed
 
 
 def evaluation_label(rec: GateRecord) -> str:
@@ -22,3 +23,29 @@ def verdict_line(rec: GateRecord) -> str:
         return f"FAILED — {rec.error or 'gate call failed'}"
     text = f"{(rec.verdict or '?').upper()} (source: {rec.source})"
     return f"{text} — {rec.reason}" if rec.reason else text
+
+
+def arithmetic_line(rec: GateRecord) -> str:
+    """The arithmetic behind the verdict in one line.
+
+    The scoring layer's own `explain` of the recomputed combine when the flow reproduces the
+    recorded score; otherwise a line from the recorded figures only (no flow, or the file changed).
+    """
+    if rec.recomputed is not None:
+        line = explain(rec.recomputed)
+        return line + f"; gate task (fallback) decided → {rec.verdict}" if rec.source == "task" else line
+    if rec.status == "failed":
+        return f"gate call failed: {rec.error or 'unknown error'}"
+    if rec.source == "eval":
+        return "eval: all checks passed → pass (no LLM call)"
+    if rec.source == "fail-open":
+        return f"fail-open pass: {rec.reason or 'nothing to evaluate'}"
+    if rec.combined is None:
+        return f"gate task verdict → {rec.verdict}" + (f" ({rec.reason})" if rec.reason else "")
+    k, n = sum(1 for r in rec.rows if r.passed), len(rec.rows)
+    text = f"{k}/{n} scorers passed; combined {js_to_fixed(rec.combined, 2)}"
+    if rec.threshold is not None:
+        text += f" {'≥' if rec.verdict == 'pass' else '<'} threshold {js_to_fixed(rec.threshold, 2)}"
+    if rec.stage:
+        text += f" [{rec.stage}]"
+    return f"{text} → {rec.source} → {rec.verdict}"

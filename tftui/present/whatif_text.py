@@ -9,11 +9,13 @@ arithmetic itself is the scoring layer's one-line `explain` of the combine that 
 from __future__ import annotations
 
 from tftui.engine.admission import Reach
+from tftui.engine.gate_history import GateRecord
 from tftui.engine.state import PhaseStatus, RunState
 from tftui.engine.statectx import context_from_state
 from tftui.engine.whatif import Decision, WhatIfResult
 from tftui.flow.model import Flow
 from tftui.lang.condition import describe_skip
+from tftui.present.gates import arithmetic_line
 from tftui.scoring.combine import explain, js_to_fixed
 
 
@@ -48,6 +50,8 @@ def decision_line(decision: Decision) -> str:
 
 def before_line(result: WhatIfResult) -> str:
     if result.previous is not None:
+        if isinstance(result.previous, GateRecord):
+            return arithmetic_line(result.previous)
         return result.previous.arithmetic or ""
     return decision_line(result.before) if result.before is not None else ""
 

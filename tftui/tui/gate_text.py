@@ -12,7 +12,7 @@ from rich.text import Text
 
 from tftui.engine.gate_history import GateRecord
 from tftui.lang.values import js_number_str
-from tftui.present.gates import evaluation_label, verdict_line
+from tftui.present.gates import arithmetic_line, evaluation_label, verdict_line
 from tftui.present.status import mark
 
 KEYS_HINT = ", . history · r re-run · w what-if"
@@ -87,8 +87,7 @@ def summary(rec: GateRecord, records: list[GateRecord], index: int) -> Text:
     out.append(f"{rec.phase_id} · {history_label(records, index)}\n", style="bold")
     verdict_style = "bold green" if rec.verdict == "pass" else "bold red"
     out.append(verdict_line(rec) + "\n", style=verdict_style)
-    if rec.arithmetic:
-        out.append(rec.arithmetic + "\n")
+    out.append(arithmetic_line(rec) + "\n")
     if rec.block_reason:
         out.append(f"round started because: {rec.block_reason}\n", style="italic")
     elif rec.round:
