@@ -81,6 +81,9 @@ class AgentResult:
     # Answered from a recording (cassette, resume): the backoff after a replayed failure was
     # waited when it was recorded, so the engine does not wait it again.
     replayed: bool = False
+    # The agent that actually answered, when the runner ran another one than the request named
+    # (an unknown name falls back to the default agent, docs/language.md §1.4); None: the named one.
+    agent: str | None = None
 
     @property
     def failed(self) -> bool:

@@ -68,6 +68,8 @@ class CommandRunner:
 
     async def run(self, request: AgentRequest) -> AgentResult:
         result = await self._run(request)
+        if self.library is not None:
+            result.agent = self.library.fallback_for(request.agent)
         result.output = redact_known(result.output)  # the answer feeds the next phase: known secrets only
         if result.error:
             result.error = redact_text(result.error)

@@ -189,6 +189,13 @@ class AgentLibrary:
             log.warning('Unknown agent "%s", falling back to "%s".', name, self.default_agent)
         return found or self.find(self.default_agent)
 
+    def fallback_for(self, name: str | None) -> str | None:
+        """The agent that answers for `name` when no definition has that name (the default
+        agent), else None: `name` itself (or the default for `default`/no name) answers."""
+        if not name or name == "default" or self.find(name) is not None:
+            return None
+        return self.default_agent
+
     def names(self) -> dict[str, AgentDefinition]:
         """Every findable agent, by name, with the winning definition for each."""
         out: dict[str, AgentDefinition] = {}

@@ -125,6 +125,8 @@ class OpenAIRunner:
         except Exception as exc:  # a runner never raises for a failed call (base.py)
             result = self._fail(f"Provider call failed: {type(exc).__name__}: {exc}")
         result.output = redact_known(result.output, [self._api_key])  # the answer itself: known key only
+        if self.library is not None:
+            result.agent = self.library.fallback_for(request.agent)
         return result
 
     async def _call(self, request: AgentRequest) -> AgentResult:

@@ -44,6 +44,7 @@ class CallOutcome:
     contract_violation: bool = False
     contract_lines: list[str] | None = None
     aborted: bool = False
+    agent: str | None = None  # the agent that answered when the runner substituted one (AgentResult.agent)
 
 
 def _timeout_ms(phase: Any) -> int | None:
@@ -186,6 +187,7 @@ async def call_with_retry(run: PhaseHost, pr: PhaseRun, spec: CallSpec) -> CallO
         pr.calls += 1
         outcome.attempts = k + 1
         outcome.output = result.output
+        outcome.agent = result.agent
         contract = False
         if result.timed_out:
             outcome.timed_out = True

@@ -32,6 +32,14 @@ def step_view(status: PhaseStatus, output: str | None, json_value: Any, error: s
     return StepView(output=output or "", json=json_value, status="done", error=None)
 
 
+def sections_text(parts: Sequence[tuple[str, str]]) -> str:
+    """A reduce's inputs as one text (docs/language.md §3.3): one as it is, several as
+    `### <label>\n\n<output>` sections joined by `\n\n---\n\n` (also each tree-reduce batch)."""
+    if len(parts) == 1:
+        return parts[0][1]
+    return "\n\n---\n\n".join(f"### {label}\n\n{out}" for label, out in parts)
+
+
 def previous_output(run: PhaseHost, phase: PhaseBase) -> str | None:
     """docs/language.md §3.3 for a live run."""
     return previous_output_of(phase, run.state.phases, run.edges[phase.id])
@@ -50,9 +58,7 @@ def previous_output_of(phase: PhaseBase, phases: Mapping[str, Any], edges: Seque
                 parts.append((dep, st.output))
         if not parts:
             return None
-        if len(parts) == 1:
-            return parts[0][1]
-        return "\n\n---\n\n".join(f"### {dep}\n\n{out}" for dep, out in parts)
+        return sections_text(parts)
     for dep in reversed(edges):
         st = phases.get(dep)
         if st is not None and st.status == PhaseStatus.DONE:

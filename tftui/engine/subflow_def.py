@@ -10,7 +10,7 @@ what a problem means (a failed phase for a bad `use`, `defError` for a bad `def`
   with the lenient extractor (docs/language.md §3.4), so a planner's reply in a code fence works; a
   bare phase array and `{phases: [...]}` are both accepted (the name defaults to the
   phase id).
-- Hardening of definitions (docs/language.md §2.5): ≤ 100 phases (expand: ≤ `maxNodes`), concurrency
+- Hardening of definitions (docs/language.md §2.5): ≤ 100 phases (expand: ≤ `maxNodes`, default 50), concurrency
   ≤ 16, nesting ≤ 5, no `script`, no `code-compiles`/`regex` scorers, no `cwd` or context
   pre-reads; map items beyond 200 are dropped at run time with a warning.
 - Transitively (docs/trust.md §2): a saved flow reached through `use` from a definition (or
@@ -34,6 +34,7 @@ from tftui.lang.values import MISSING
 from tftui.paths import user_config_dir
 
 MAX_DEF_PHASES = 100
+EXPAND_DEFAULT_MAX_NODES = 50  # an expand fragment without `maxNodes` (docs/language.md §2.5)
 MAX_DEF_MAP_ITEMS = 200
 MAX_DEF_CONCURRENCY = 16
 MAX_NESTING = 5
@@ -155,9 +156,10 @@ def nesting_depth(definition: Any) -> int:
 
 
 def max_nodes_of(phase: Any) -> int:
+    """An expand phase's fragment cap: its `maxNodes` (1…100), else 50."""
     value = _num(getattr(phase, "max_nodes", None))
     if value is None:
-        return MAX_DEF_PHASES
+        return EXPAND_DEFAULT_MAX_NODES
     return max(1, min(MAX_DEF_PHASES, int(value)))
 
 

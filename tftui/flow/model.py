@@ -227,7 +227,7 @@ class MapPhase(PhaseBase):
 class ReducePhase(PhaseBase):
     type: Literal["reduce"]
     reduce_strategy: Literal["one-shot", "tree"] | None = Field(
-        default=None, alias="reduceStrategy", description="'one-shot' (default) or 'tree' (batched, P2)."
+        default=None, alias="reduceStrategy", description="'one-shot' (default) or 'tree' (batched rounds of batchSize inputs)."
     )
     batch_size: JSONValue = Field(
         default=None,

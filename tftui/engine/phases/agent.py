@@ -1,5 +1,6 @@
 """agent and reduce phases: one model call with retries (docs/language.md §2.4); reduce's
-`{previous.output}` is the aggregate of its `from` outputs (built by the context)."""
+`{previous.output}` is the aggregate of its `from` outputs (built by the context). A reduce
+with `reduceStrategy: "tree"` runs in batched rounds (`tftui.engine.phases.tree_reduce`)."""
 
 from __future__ import annotations
 
@@ -38,6 +39,12 @@ def outcome_of(call: CallOutcome, *, output_mode: str) -> PhaseOutcome:
 
 async def execute(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
     phase = pr.phase
+    if phase.type == "reduce" and getattr(phase, "reduce_strategy", None) == "tree":
+        from tftui.engine.phases.tree_reduce import execute_tree, tree_inputs
+
+        inputs = tree_inputs(run, phase)
+        if len(inputs) >= 2:  # fewer: an ordinary one-shot reduce (docs/language.md §6.10)
+            return await execute_tree(run, pr, inputs)
     ctx = build_context(run, phase)
     prefix = preread(run, phase, ctx)
     task = prefix + render(run, pr, phase.task, ctx)

@@ -77,16 +77,17 @@ def merge(items: list[Item], output_mode: str) -> PhaseOutcome:
         if call is None:
             skipped += 1
             continue
+        agent = call.agent or item.agent  # the agent that ran (an unknown name's fallback), as taskflow labels it
         if call.ok:
-            sections.append(f"### [{i}/{n}] {item.agent}\n\n{call.output}")
+            sections.append(f"### [{i}/{n}] {agent}\n\n{call.output}")
             if output_mode == "json":
                 value = call.json if call.json is not MISSING else lenient_parse(call.output)
                 parsed.append(call.output if value is MISSING else value)
         else:
             failed = True
             error = call.error or "agent call failed"
-            sections.append(f"### [{i}/{n}] {item.agent} (failed)\n\n{error}")
-            errors.append(f"{item.agent}: {error}")
+            sections.append(f"### [{i}/{n}] {agent} (failed)\n\n{error}")
+            errors.append(f"{agent}: {error}")
     if skipped:
         errors.append(f"{skipped} item(s) skipped: budget exceeded")
     output = "\n\n---\n\n".join(sections)

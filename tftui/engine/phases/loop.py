@@ -106,7 +106,9 @@ async def execute(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
         local = {"loop": {"iteration": i, "lastOutput": last_ok or "", "maxIterations": cap}}
         ctx = build_context(run, phase, locals=local, reflexion=text)
         task = render(run, pr, template, ctx)
-        if use_reflexion and "{reflexion}" not in template:
+        if use_reflexion and "{reflexion}" not in template and i > 1:
+            # docs/language.md §6.2: only later iterations get the appended summary; iteration 1
+            # sees the first-iteration text only through a `{reflexion}` placeholder
             task += "\n\n---\n\n" + (text or FIRST_ITERATION)
             run.phase_warning(phase.id, NO_PLACEHOLDER_WARNING)
         call = await call_with_retry(

@@ -102,7 +102,8 @@ async def execute(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
             raise OSError("'run' is missing")
     except (OSError, ValueError) as exc:
         message = f"Script error: {exc.strerror or exc}" if isinstance(exc, OSError) else f"Script error: {exc}"
-        return PhaseOutcome(status="failed", output="", error=message)
+        # a command that never started has no output at all (taskflow: none), not an empty one
+        return PhaseOutcome(status="failed", output=None, error=message)
 
     data = stdin_text.encode("utf-8") if stdin_text is not None else None
     readers = asyncio.gather(
@@ -115,14 +116,15 @@ async def execute(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
         timed_out = True
         _signal_group(proc, signal.SIGTERM)
         try:
-            await asyncio.wait_for(asyncio.shield(readers), KILL_GRACE_S)
+            (out, truncated), _, _, _ = await asyncio.wait_for(asyncio.shield(readers), KILL_GRACE_S)
         except TimeoutError:
             _signal_group(proc, signal.SIGKILL)
-            await readers
+            (out, truncated), _, _, _ = await readers
     if timed_out:
         pr.timed_out = True
         message = f"Script timed out after {timeout_ms}ms"
-        return PhaseOutcome(status="failed", output="", error=message)
+        # what it printed before it was stopped stays its output, as for a non-zero exit
+        return PhaseOutcome(status="failed", output=out.decode("utf-8", errors="replace"), error=message)
 
     stdout = out.decode("utf-8", errors="replace")
     if code != 0:

@@ -149,6 +149,10 @@ async def execute(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
     definition, problem = definition_of(raw, phase.id)
     if definition is None:
         return _def_error(problem or "invalid flow definition")
+    if not isinstance(phase.def_, str) and not definition.get("phases"):
+        # an inline def with no phases has nothing to run: done, empty, and no defError
+        # (docs/language.md §6.9; a generated empty def is still a defError)
+        return PhaseOutcome(status="done", output="")
     levels = len(stack) - 1 + nesting_depth(definition)  # this child's level + the inline levels inside it
     if levels > MAX_NESTING:
         return _def_error(f"def nests sub-flows {levels} levels deep (at most {MAX_NESTING})")

@@ -33,7 +33,9 @@ def judge_prompt(rubric: str, items: list[Item], mode: str) -> str:
         call = item.call
         ok = call is not None and call.ok
         head = f"### Variant {i}" + ("" if ok else " (failed — ineligible)")
-        body = (call.output if ok else call.error or "") if call is not None else ""
+        # a failed competitor's section shows what it returned (nothing, for an error), never
+        # its error text: the judge judges answers (docs/language.md §6.1)
+        body = call.output if call is not None else ""
         blocks.append(f"{head}\n\n{body}")
     if mode == "aggregate":
         directive = (
