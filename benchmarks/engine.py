@@ -1,15 +1,24 @@
-"""Engine benchmark: the five flows of benchmarks/flows/ plus a linear-cost check.
+"""Engine benchmark: the five flows of benchmarks/flows/ and chains, fan-outs and maps at scale,
+each with the journal off, on, and on with trace.json written (what `tftui run` does).
 
-Usage: .venv/bin/python benchmarks/engine.py [--runs 5] [--only a,b]
+Usage: .venv/bin/python benchmarks/engine.py [--runs 5] [--only a,b,chain,fanout,map] [--quick]
 
-Each flow runs with an instant MarkerRunner (conformance contract: key = first
-`[[KEY]]`, scripted replies, else `default_output`) and an instant clock, with the
-journal on (tftui.engine.journal, in a temp dir) and off. Prints the median wall time
-of N runs and the peak traced memory of one extra run (tracemalloc), how many fsyncs a
-journaled run makes (one before each layer that depends on new results, plus the end) and
-the median ms spent waiting for them: on a chain (a) that is the disk's fsync latency x 200,
-most of the journal-on time. Then the time of a generated 1,000- vs 4,000-phase chain to
-show the cost grows linearly.
+Every flow runs with an instant MarkerRunner (conformance contract: key = first `[[KEY]]`,
+scripted replies, else `default_output`) and an instant clock. Modes:
+
+- off:   `run_flow` alone;
+- on:    a fresh journal (tftui.engine.journal) in a temp dir, `run_flow`, `close`;
+- trace: the run service (`tftui.run_service.start` + `execute`): journal, run, close and
+         trace.json, exactly what `tftui run` waits for.
+
+Printed per flow and mode: median and max wall ms of N runs, median and max CPU ms of this
+process (what a loaded machine distorts least: report these), peak RSS of the process during
+that flow and mode (VmHWM, reset before each; MB), the fsyncs a journaled run made, and the
+ratio of taskflow's figure (benchmarks/flows/README.md) to the median CPU time (higher = faster
+than taskflow). Then per-phase CPU µs at 1k, 4k and 16k phases (maps: items, up to 100k) with
+the journal on, and the 16k/1k ratio (linear = 1.0; the target is under 1.5).
+
+`--quick` (small machines): 3 runs, scale sizes 1k and 4k (maps up to 10k items).
 """
 
 from __future__ import annotations
@@ -18,96 +27,39 @@ import argparse
 import asyncio
 import gc
 import json
+import os
+import resource
 import statistics
 import sys
 import tempfile
 import time
-import tracemalloc
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 
+from tftui import run_service  # noqa: E402
 from tftui.agents.scripted import MarkerRunner  # noqa: E402
 from tftui.engine.clock import InstantClock  # noqa: E402
+from tftui.engine.journal import Journal  # noqa: E402
 from tftui.engine.run import run_flow  # noqa: E402
 from tftui.flow.model import Flow  # noqa: E402
 
-TARGETS_MS = {"a": 65, "b": 245, "c": 25, "d": 42, "e": 285}
+# taskflow 0.2.4 (persistence stubbed), measured side by side on this machine kind (issue 18's
+# table, benchmarks/flows/README.md); a 4,000-phase chain took it 57-86 s.
+TASKFLOW_MS = {"a": 208, "b": 882, "c": 49, "d": 137, "e": 1120, "chain-4000": 57_000}
+# The targets: journal on + trace 5x taskflow (3x for c), journal off 10x (4x for c).
+TARGET_MS = {
+    "trace": {"a": 42, "b": 176, "c": 16, "d": 27, "e": 224},
+    "off": {"a": 20.8, "b": 88.2, "c": 12, "d": 13.7, "e": 112},
+}
 EXPECT = {"d": {"skipped": 100}, "e": {"calls": 1}}
+MODES = ("off", "on", "trace")
 
 
-def _journal_factory() -> Any:
-    try:
-        from tftui.engine.journal import Journal
-    except ImportError:
-        return None
-    class TimedJournal(Journal):
-        """Counts the wall time spent waiting for fsync: the disk's share of a journal-on time."""
-
-        sync_ms = 0.0
-
-        def sync(self) -> None:
-            start = time.perf_counter()
-            super().sync()
-            self.sync_ms += (time.perf_counter() - start) * 1000
-
-    tmp = tempfile.mkdtemp(prefix="tftui-bench-")
-    counter = {"n": 0}
-
-    def make(name: str) -> Any:
-        counter["n"] += 1
-        return TimedJournal.create(tmp, flow_name=name, run_id=f"20260101-000000-{counter['n']:04d}")
-
-    return make
-
-
-async def _once(spec: dict[str, Any], flow: Flow, journal: Any) -> tuple[float, float, Any, MarkerRunner]:
-    runner = MarkerRunner(spec.get("script") or {}, spec.get("default_output"))
-    start, cpu = time.perf_counter(), time.process_time()
-    result = await run_flow(flow, args=spec.get("args") or {}, runner=runner, clock=InstantClock(), journal=journal)
-    if journal is not None:
-        journal.close()
-    elapsed = (time.perf_counter() - start) * 1000
-    return elapsed, (time.process_time() - cpu) * 1000, result, runner
-
-
-def measure(
-    spec: dict[str, Any], runs: int, make_journal: Any
-) -> tuple[float, float, float, Any, MarkerRunner, tuple[int, float] | None]:
-    """Median wall ms, median CPU ms (this process), peak traced MB, last result, last runner,
-    and (fsyncs per run, median ms spent waiting for them) with a journal, else None."""
-    flow = Flow.model_validate(spec["flow"])
-    times, cpus, sync_ms = [], [], []
-    result = runner = None
-    for _ in range(runs):
-        gc.collect()
-        journal = make_journal(flow.name) if make_journal else None
-        elapsed, cpu, result, runner = asyncio.run(_once(spec, flow, journal))
-        times.append(elapsed)
-        cpus.append(cpu)
-        sync_ms.append(getattr(journal, "sync_ms", 0.0))
-    gc.collect()
-    tracemalloc.start()
-    journal = make_journal(flow.name) if make_journal else None
-    asyncio.run(_once(spec, flow, journal))
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    fsyncs = None if journal is None else (journal.syncs, statistics.median(sync_ms))  # explains journal-on times
-    return statistics.median(times), statistics.median(cpus), peak / 1e6, result, runner, fsyncs
-
-
-def check(letter: str, result: Any, runner: MarkerRunner) -> str:
-    problems = []
-    if result.status != "completed":
-        problems.append(f"status {result.status}")
-    skipped = sum(1 for p in result.phases.values() if str(p.status) == "skipped")
-    if "skipped" in EXPECT.get(letter, {}) and skipped != EXPECT[letter]["skipped"]:
-        problems.append(f"skipped {skipped}")
-    if "calls" in EXPECT.get(letter, {}) and len(runner.call_log) != EXPECT[letter]["calls"]:
-        problems.append(f"calls {len(runner.call_log)}")
-    return "ok" if not problems else "WRONG: " + ", ".join(problems)
+# ── generated flows ────────────────────────────────────────────────────────────────────
 
 
 def chain(n: int) -> dict[str, Any]:
@@ -116,37 +68,188 @@ def chain(n: int) -> dict[str, Any]:
     return {"flow": {"name": f"chain-{n}", "concurrency": 1, "phases": phases}, "default_output": "x"}
 
 
+def fanout(n: int) -> dict[str, Any]:
+    phases = [{"id": "root", "task": "[[root]] plan"}]
+    phases += [{"id": f"w{i}", "task": f"[[w{i}]] {{steps.root.output}}", "dependsOn": ["root"]} for i in range(n)]
+    phases.append({"id": "reduce", "task": "[[reduce]] all", "dependsOn": [f"w{i}" for i in range(n)]})
+    return {"flow": {"name": f"fanout-{n}", "concurrency": 8, "phases": phases}, "default_output": "x"}
+
+
+def mapped(n: int) -> dict[str, Any]:
+    phases = [
+        {"id": "src", "task": "[[src]] list", "output": "json"},
+        {"id": "each", "type": "map", "over": "{steps.src.json}", "as": "item", "task": "[[each]] do {item}",
+         "dependsOn": ["src"], "concurrency": 8},
+    ]
+    return {"flow": {"name": f"map-{n}", "phases": phases}, "script": {"src": [json.dumps(list(range(n)))]},
+            "default_output": "x"}
+
+
+SHAPES = {"chain": chain, "fanout": fanout, "map": mapped}
+
+
+# ── measuring ──────────────────────────────────────────────────────────────────────────
+
+
+def _reset_peak_rss() -> bool:
+    """Reset the kernel's peak-RSS mark of this process (Linux `clear_refs` 5); False if unsupported."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def _peak_rss_mb() -> float:
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # lifetime peak (not resettable)
+
+
+@dataclass
+class Figures:
+    wall: list[float]
+    cpu: list[float]
+    rss_mb: float
+    fsyncs: int | None
+    result: Any
+    runner: MarkerRunner
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.cpu)
+
+    def cell(self) -> str:
+        return (f"{statistics.median(self.wall):7.1f}/{max(self.wall):7.1f} "
+                f"({statistics.median(self.cpu):7.1f}/{max(self.cpu):7.1f})")
+
+
+async def _once(spec: dict[str, Any], flow: Flow, mode: str, root: Path, n: int) -> tuple[Any, MarkerRunner, int | None]:
+    runner = MarkerRunner(spec.get("script") or {}, spec.get("default_output"))
+    args = spec.get("args") or {}
+    if mode == "off":
+        return await run_flow(flow, args=args, runner=runner, clock=InstantClock()), runner, None
+    if mode == "on":
+        journal = Journal.create(root, flow_name=flow.name, run_id=f"20260101-000000-{n:05d}")
+        try:
+            result = await run_flow(flow, args=args, runner=runner, clock=InstantClock(), journal=journal)
+        finally:
+            journal.close()
+        return result, runner, journal.syncs
+    session = run_service.start(flow, args=args, flow_path=None, flow_text=None, root=root, runner=runner)
+    result = await run_service.execute(session, runner=runner, clock=InstantClock())
+    problems = [note.detail for note in session.notes if note.kind in ("trace", "close-failed", "not-journaled")]
+    if problems:
+        raise SystemExit(f"{flow.name}: {problems}")
+    return result, runner, session.journal.syncs if session.journal is not None else None
+
+
+_COUNTER = [0]
+
+
+def measure(spec: dict[str, Any], mode: str, runs: int, root: Path) -> Figures:
+    flow = Flow.model_validate(spec["flow"])
+    wall: list[float] = []
+    cpu: list[float] = []
+    fsyncs: int | None = None
+    result = runner = None
+    gc.collect()
+    _reset_peak_rss()
+    for _ in range(runs):
+        _COUNTER[0] += 1
+        start, cpu_start = time.perf_counter(), time.process_time()
+        result, runner, fsyncs = asyncio.run(_once(spec, flow, mode, root, _COUNTER[0]))
+        wall.append((time.perf_counter() - start) * 1000)
+        cpu.append((time.process_time() - cpu_start) * 1000)
+        result = _summary(result)
+        gc.collect()
+    assert runner is not None
+    return Figures(wall, cpu, _peak_rss_mb(), fsyncs, result, runner)
+
+
+@dataclass
+class _Summary:
+    status: str
+    skipped: int
+
+
+def _summary(result: Any) -> _Summary:
+    """What `check` needs, so a run's state is not kept alive into the next run's RSS."""
+    return _Summary(result.status, sum(1 for p in result.phases.values() if str(p.status) == "skipped"))
+
+
+def check(letter: str, figures: Figures) -> str:
+    problems = []
+    result, runner = figures.result, figures.runner
+    if result.status != "completed":
+        problems.append(f"status {result.status}")
+    if "skipped" in EXPECT.get(letter, {}) and result.skipped != EXPECT[letter]["skipped"]:
+        problems.append(f"skipped {result.skipped}")
+    if "calls" in EXPECT.get(letter, {}) and len(runner.call_log) != EXPECT[letter]["calls"]:
+        problems.append(f"calls {len(runner.call_log)}")
+    return "ok" if not problems else "WRONG: " + ", ".join(problems)
+
+
+def _row(name: str, letter: str | None, figures: dict[str, Figures]) -> str:
+    cells = []
+    for mode in MODES:
+        f = figures[mode]
+        target = TARGET_MS.get(mode, {}).get(letter or "")
+        flag = "" if target is None else ("  " if f.median <= target else " !")
+        ratio = TASKFLOW_MS.get(letter or name)
+        times = f"{ratio / f.median:5.1f}x" if ratio else "     -"
+        sync = "" if f.fsyncs is None else f" {f.fsyncs:>3}fs"
+        cells.append(f"{f.cell()} {f.rss_mb:5.0f}MB{sync} {times}{flag}")
+    verdict = check(letter or "", figures["off"])
+    return f"{name:<19} " + " | ".join(cells) + f"  {verdict}"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--only", default="", help="comma-separated flow letters (a-e)")
+    parser.add_argument("--runs", type=int, default=None, help="runs per flow and mode (default 5; --quick 3)")
+    parser.add_argument("--only", default="", help="comma-separated: flow letters a-e, chain, fanout, map")
+    parser.add_argument("--quick", action="store_true", help="3 runs, scale sizes 1k and 4k (maps to 10k)")
+    parser.add_argument("--sizes", default="", help="comma-separated scale sizes (default 1000,4000,16000)")
     opts = parser.parse_args()
-    make_journal = _journal_factory()
+    runs = opts.runs or (3 if opts.quick else 5)
     wanted = {x.strip() for x in opts.only.split(",") if x.strip()}
-    print("median of", opts.runs, "runs; wall ms (CPU ms of this process, which machine load distorts less);")
-    print("fsyncs: per journaled run, and the ms spent waiting for the disk (part of the journal-on time)")
-    print(f"{'flow':<20} {'journal off':>18} {'journal on':>18} {'target':>7} {'peak MB':>8} {'fsyncs (ms)':>13}  check")
+    sizes = [int(x) for x in opts.sizes.split(",") if x.strip()] or ([1000, 4000] if opts.quick else [1000, 4000, 16000])
+    map_sizes = [*sizes, 10_000 if opts.quick else 100_000]
+    root = Path(tempfile.mkdtemp(prefix="tftui-bench-"))
+    print(f"{runs} runs each; cells: wall median/max ms (CPU median/max ms), peak RSS, fsyncs per run,")
+    print("taskflow's time / our median CPU time; '!' = over the issue 18 target (trace: 5x taskflow, off: 10x)")
+    print(f"{'flow':<19} " + " | ".join(f"{m:^52}" for m in ("journal off", "journal on", "journal on + trace.json")))
     for path in sorted((ROOT / "flows").glob("*.json")):
         letter = path.name[0]
         if wanted and letter not in wanted:
             continue
         spec = json.loads(path.read_text(encoding="utf-8"))
-        off, off_cpu, _, result, runner, _ = measure(spec, opts.runs, None)
-        on, on_cpu, peak, _, _, fsyncs = measure(spec, opts.runs, make_journal)
-        verdict = check(letter, result, runner)
-        target = TARGETS_MS.get(letter)
-        flag = "" if target is None or on <= target else " (over target)"
-        print(
-            f"{path.stem:<20} {off:>8.1f} ({off_cpu:>6.1f}) {on:>8.1f} ({on_cpu:>6.1f}) {target:>5}ms {peak:>8.1f}"
-            f" {fsyncs[0]:>5} ({fsyncs[1]:>5.1f})  {verdict}{flag}"
-        )
-    if not wanted:
-        small, small_cpu, _, _, _, _ = measure(chain(1000), 3, None)
-        big, big_cpu, _, _, _, _ = measure(chain(4000), 3, None)
-        print(
-            f"chain 1,000 phases: {small:.1f}ms ({small_cpu:.1f} CPU); 4,000 phases: {big:.1f}ms ({big_cpu:.1f} CPU);"
-            f" CPU ratio {big_cpu / small_cpu:.2f} (linear = 4)"
-        )
+        figures = {mode: measure(spec, mode, runs, root) for mode in MODES}
+        print(_row(path.stem, letter, figures), flush=True)
+    per_phase: dict[str, dict[int, float]] = {}
+    for shape, make in SHAPES.items():
+        if wanted and shape not in wanted:
+            continue
+        for n in map_sizes if shape == "map" else sizes:
+            spec = make(n)
+            figures = {mode: measure(spec, mode, runs, root) for mode in MODES}
+            name = f"{shape}-{n}"
+            print(_row(name, None, figures), flush=True)
+            per_phase.setdefault(shape, {})[n] = figures["on"].median * 1000 / n
+            worst = max(max(f.cpu) / statistics.median(f.cpu) for f in figures.values())
+            if worst >= 1.5:
+                print(f"  {name}: max/median CPU {worst:.2f} (target < 1.5)")
+    for shape, by_size in per_phase.items():
+        line = ", ".join(f"{n:,}: {us:.1f}µs" for n, us in by_size.items())
+        first, last = by_size[min(by_size)], by_size[max(s for s in by_size if s <= max(sizes))]
+        print(f"per-phase CPU, journal on, {shape}: {line}; {max(sizes) // 1000}k/1k {last / first:.2f} (target < 1.5)")
+    os.system(f"rm -rf {root}")  # noqa: S605 - our own temp dir
     return 0
 
 

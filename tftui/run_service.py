@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from tftui.agents.base import AgentRunner, Usage
 from tftui.agents.cassette import CassetteRunner
@@ -46,6 +46,9 @@ from tftui.engine.run import RunResult, run_flow
 from tftui.engine.state import PhaseStatus, RunState, apply, fold
 from tftui.flow.model import Flow
 from tftui.redaction import is_masked
+
+if TYPE_CHECKING:
+    from tftui.trace.record import LiveTrace
 
 __all__ = [
     "JournalBusy",
@@ -138,6 +141,7 @@ class RunSession:
     replay: list[Any] = field(default_factory=list)  # resume: recorded calls answered from the journal
     answers: CassetteRunner | None = None  # resume: the runner that answered them (see runner_for)
     resume_dir: Path | None = None  # resume: the run directory `reopen` appends to
+    live_trace: LiveTrace | None = None  # a fresh run's trace, fed while it goes (`execute`)
 
     @property
     def run_dir(self) -> Path | None:
@@ -345,6 +349,21 @@ async def execute(
             journal.append(event)
         if on_event is not None:
             on_event(event)
+    if journal is not None and session.resume_state is None and not session.prelude:
+        # A fresh run: its trace is built from the events as they come (one pass at the end,
+        # no re-reading of events.jsonl). A resumed or seeded journal also holds earlier
+        # events, so its trace is read from the file (`close`).
+        from tftui.trace.record import LiveTrace
+
+        live = session.live_trace = LiveTrace()
+        if on_event is None:
+            on_event = live.feed
+        else:
+            shown = on_event
+
+            def on_event(event: Event) -> None:
+                live.feed(event)
+                shown(event)
     try:
         return await run_flow(
             session.flow,
@@ -376,8 +395,12 @@ def close(session: RunSession) -> list[Note]:
         notes.append(Note("close-failed", detail=str(exc), run_id=journal.run_id))
     from tftui.trace.record import trace_run_dir
 
+    live, session.live_trace = session.live_trace, None
     try:
-        _path, warnings = trace_run_dir(journal.run_dir)
+        if live is not None:
+            _path, warnings = live.write(journal.run_dir, journal.meta)
+        else:
+            _path, warnings = trace_run_dir(journal.run_dir)
     except Exception as exc:  # a trace problem must never turn a finished run into a crash
         warnings = [f"could not write trace.json: {exc}"]
     notes += [Note("trace", detail=w, run_id=journal.run_id) for w in warnings]

@@ -34,6 +34,7 @@ from typing import TypeGuard
 
 from tftui.engine import events as ev
 from tftui.lang.values import JSONObject
+from tftui.redaction import might_contain_text_secret
 from tftui.trace.model import (
     FAKE_CLOCK_KEY,
     AgentTrace,
@@ -271,6 +272,54 @@ def write_trace(run_dir: str | Path, trace: AgentTrace | TraceColumns, name: str
     text = dump_columns(trace) if isinstance(trace, TraceColumns) else dump_trace(trace)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+class LiveTrace:
+    """The trace of a run built while it goes: `feed` every event as the engine emits it, then
+    `write` trace.json beside the journal in one pass at the end (`tftui.run_service` does).
+
+    Why live rather than re-reading events.jsonl at the end: the journal's lines would be
+    parsed and decoded again only to be folded the same way, which doubled the end-of-run
+    cost of a 1,000-item map. The file is the same either way (docs/trace-gates.md §8); the
+    one thing the journal adds is redaction, so a trace whose free text (step names,
+    metadata strings) might hold a credential is written from the redacted journal instead."""
+
+    def __init__(self, *, fake_clock: bool = False) -> None:
+        self._recorder = _Recorder("", fake_clock)
+        self._fake_clock = fake_clock
+        self._started: ev.RunStarted | None = None
+        self.events = 0
+
+    def feed(self, event: ev.Event) -> None:
+        if self._started is None and isinstance(event, ev.RunStarted):
+            self._started = event
+        self._recorder.feed(event)
+        self.events += 1
+
+    __call__ = feed
+
+    def columns(self, meta: JSONObject) -> TraceColumns:
+        """The normalized trace so far; the fixture is named as `trace_run_dir` names it."""
+        self._recorder.fixture = _fixture_name(meta, [self._started] if self._started is not None else [])
+        return self._recorder.trace()
+
+    def write(self, run_dir: str | Path, meta: JSONObject) -> tuple[Path | None, list[str]]:
+        """Write `<run_dir>/trace.json` (what `trace_run_dir` would write). Falls back to reading
+        the journal when the trace's free text might hold a secret (the journal redacted it)."""
+        if not self.events:
+            return trace_run_dir(run_dir, fake_clock=self._fake_clock)
+        cols = self.columns(meta)
+        if _might_hold_secret(cols):
+            return trace_run_dir(run_dir, fake_clock=self._fake_clock)
+        return write_trace(run_dir, cols), []
+
+
+def _might_hold_secret(cols: TraceColumns) -> bool:
+    """Whether any free text of the trace (fixture, step names, string metadata values) passes
+    the redaction pre-check; keys are fixed (`inputTokens`, `phase`, …) and not looked at."""
+    texts = [cols.fixture, *cols.names]
+    texts += [v for m in cols.metadata if m for v in m.values() if type(v) is str]
+    return might_contain_text_secret("\n".join(texts))
 
 
 def _run_dir_events(run_dir: str | Path, fixture: str | None) -> tuple[list[ev.Event] | None, str, list[str]]:

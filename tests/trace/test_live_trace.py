@@ -1,0 +1,54 @@
+"""trace.json of a fresh run is built from the live events (tftui.trace.record.LiveTrace) and is
+byte for byte what reading the journal back gives (`trace_run_dir`), redaction included."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from tftui import run_service
+from tftui.agents.scripted import ScriptedRunner
+from tftui.engine.clock import InstantClock
+from tftui.flow.load import load_flow
+from tftui.flow.model import Flow
+from tftui.trace.record import trace_run_dir
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_flows"
+FLOWS = sorted(p for p in SAMPLES.glob("*.json") if not p.name.endswith(".replies.json")
+               and p.with_name(p.stem + ".replies.json").exists())
+
+
+def _run(flow: Flow, replies: ScriptedRunner, root: Path, flow_path: str | None = None) -> Path:
+    session = run_service.start(flow, args={}, flow_path=flow_path, flow_text=None, root=root, runner=replies)
+    asyncio.run(run_service.execute(session, runner=replies, clock=InstantClock()))
+    assert session.run_dir is not None and not [n for n in session.notes if n.kind == "trace"]
+    return session.run_dir
+
+
+def _disk_trace(run_dir: Path, tmp_path: Path) -> str:
+    path, warnings = trace_run_dir(run_dir, out=tmp_path / "from-journal.json")
+    assert path is not None and warnings == []
+    return path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("path", FLOWS, ids=[p.stem for p in FLOWS])
+def test_live_trace_equals_the_trace_read_from_the_journal(path: Path, tmp_path: Path) -> None:
+    flow = load_flow(path).flow
+    assert flow is not None
+    replies = ScriptedRunner.from_file(path.with_name(path.stem + ".replies.json"))
+    run_dir = _run(flow, replies, tmp_path / "runs", str(path))
+    written = (run_dir / "trace.json").read_text(encoding="utf-8")
+    assert json.loads(written)["steps"]  # a real trace, not an empty one
+    assert written == _disk_trace(run_dir, tmp_path)
+
+
+def test_a_trace_whose_text_looks_secret_is_the_redacted_one(tmp_path: Path) -> None:
+    secret = "sk-" + "A1b2C3d4E5f6G7h8J9k0"
+    flow = Flow.model_validate({"name": f"leak {secret}", "phases": [{"id": "a", "task": "go"}]})
+    run_dir = _run(flow, ScriptedRunner({"a": "fine"}), tmp_path / "runs")
+    written = (run_dir / "trace.json").read_text(encoding="utf-8")
+    assert secret not in json.loads(written)["steps"][0]["name"]  # the root step came through the journal's redaction
+    assert written == _disk_trace(run_dir, tmp_path)
