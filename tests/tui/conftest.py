@@ -80,3 +80,15 @@ def h():
     import sys
 
     return sys.modules[__name__]
+
+
+def screen_lines(app: TftuiApp) -> list[str]:
+    """What the terminal shows, one string per row (after every line filter, --ascii's included)."""
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+def pane_lines(app: TftuiApp, widget) -> list[str]:
+    """The rows of the screen a widget shows its content in (without border or scrollbars), cut to its columns."""
+    region = widget.scrollable_content_region
+    rows = screen_lines(app)[region.y : region.y + region.height]
+    return [row[region.x : region.x + region.width] for row in rows]

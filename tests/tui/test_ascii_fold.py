@@ -111,3 +111,20 @@ def test_header_shortens_minor_parts_before_dropping_any():
     line = fit_header(parts, 78, shorten_first_below=DROP_NAME)
     assert line == "map-reduce · COMPLETED · 3/3 · 3.5s · 285 tok $0.0011 · 1 data breakpoint (B)"
     assert fit_header(parts, 200, shorten_first_below=DROP_NAME).endswith("{phase.attempt} >= 2")  # room: all of it
+
+
+@settings(max_examples=400)
+@given(ANY_TEXT)
+def test_folds_keep_every_line_break_and_tab(text):
+    """Rich puts a zero-width character in the cluster before it: `—\\n` is one cluster, and its
+    newline used to go with the glyph (issue 15: `-- review  attempt 1 --Review this`)."""
+    for fold in (to_ascii, cell_ascii):
+        folded = fold(text)
+        for control in "\n\t\r":
+            assert folded.count(control) == text.count(control), (fold.__name__, control)
+    assert fold_text(Text(text)).plain.count("\n") == Text(text).plain.count("\n")
+
+
+def test_a_line_ending_in_a_folded_glyph_keeps_its_newline():
+    assert to_ascii("── review  attempt 1 ──\nReview this") == "-- review  attempt 1 --\nReview this"
+    assert cell_ascii("e\u0301\n中\t✓\r\n") == "e\n??\t*\r\n"

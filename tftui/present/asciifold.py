@@ -16,9 +16,14 @@ from functools import lru_cache
 from rich.cells import cell_len
 from rich.text import Span, Text
 
-try:  # Rich >= 14: graphemes (an emoji and its modifiers) measured as the terminal draws them
+# Rich >= 14.3 measures graphemes (an emoji and its modifiers) as the terminal draws them, and
+# says so through split_graphemes. The declared floor, Rich 14.2 (what Textual 8.2.5 needs),
+# has no split_graphemes and measures each character on its own: the fold must then measure
+# the same way, or the line filter would move the layout. So this is not a dead branch while
+# the floor is 14.2 (the floor's test run takes it).
+try:
     from rich.cells import split_graphemes as _split_graphemes
-except ImportError:  # pragma: no cover - older Rich measures each character on its own
+except ImportError:  # Rich 14.2
     _split_graphemes = None  # type: ignore[assignment]
 
 # One cell in, one ASCII character out. Box drawing first: the Unicode block U+2500..U+257F
@@ -125,22 +130,33 @@ def _clusters(text: str) -> list[tuple[int, int, int]]:
     cluster of two cells, `e` and a combining accent one of one cell."""
     if _split_graphemes is not None:
         return _split_graphemes(text)[0]
-    return [(i, i + 1, cell_len(c)) for i, c in enumerate(text)]  # older Rich measures per character
+    return [(i, i + 1, cell_len(c)) for i, c in enumerate(text)]  # Rich 14.2 measures per character
+
+
+def _layout(rest: str) -> str:
+    """The ASCII control characters (newline, tab, carriage return) in the rest of a cluster.
+
+    Rich's grapheme split hands every zero-width character to the cluster before it, control
+    characters included: `—\n` is one cluster. They are layout, not part of the glyph, and
+    are kept (dropping them joined a line ending in a folded glyph to the next one)."""
+    return "".join(c for c in rest if c < " " or c == "\x7f")
 
 
 def _readable_cluster(cluster: str) -> str:
     if cluster.isascii():
         return cluster
     base = cluster[0]  # the rest of a cluster (accents, joiners, variation selectors) goes
-    return base if base.isascii() else _readable_char(base)
+    return (base if base.isascii() else _readable_char(base)) + _layout(cluster[1:])
 
 
 def _cell_cluster(cluster: str, cells: int) -> str:
-    if cluster.isascii() or cells == 0:
-        return cluster if cluster.isascii() else ""
+    if cluster.isascii():
+        return cluster
     base = cluster[0]
+    if cells == 0:
+        return (base if base.isascii() else "") + _layout(cluster[1:])
     folded = base if base.isascii() else _cell_char(base)
-    return folded[:cells].ljust(cells, "?")
+    return folded[:cells].ljust(cells, "?") + _layout(cluster[1:])
 
 
 def to_ascii(text: str) -> str:
