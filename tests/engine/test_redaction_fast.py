@@ -92,6 +92,7 @@ def test_fast_lines_are_byte_identical_to_the_generic_encoding() -> None:
         ev.AgentReturned(phase_id="p", node_path="p#item-3", output="ok ✓", error="boom", duration_ms=2.5,
                          usage={"input": 3, "output": 4, "costUSD": 0.0125}, timed_out=True, exit_code=2, seq=3, ts=2.0),
         ev.AgentReturned(phase_id="p", node_path="p", output="", seq=4, ts=1700000000.0),
+        ev.PhaseStarted(phase_id="p—\"é", phase_type="map", depth=1, round=2, seq=5, ts=1.5e9 + 0.25),
     ]
     for event in events:
         generic = json.dumps(ev.event_to_json(event), ensure_ascii=False, separators=(",", ":")) + "\n"
@@ -115,3 +116,13 @@ def test_precheck_and_patterns_agree_on_unicode_case_folding() -> None:
     for text in ("Authorızation: Basic abcdefgh12345678", "AUTHORİZATION: Basic abcdefgh12345678"):
         if not might_contain_secret(text):
             assert redact(text) == text
+
+
+def test_every_needle_trips_the_unrolled_prechecks() -> None:
+    from tftui.redaction import _NEEDLES, _TEXT_NEEDLES, might_contain_text_secret
+
+    for needle in _TEXT_NEEDLES:
+        assert might_contain_text_secret(f"plain {needle.upper()} words"), needle
+    for needle in _NEEDLES:
+        assert might_contain_secret(f'{{"x":"{needle}"}}'), needle
+    assert not might_contain_text_secret("plain words") and not might_contain_secret('{"x":"plain"}')

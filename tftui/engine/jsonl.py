@@ -28,6 +28,7 @@ from tftui.engine.events import (
     AgentReturned,
     AttemptStarted,
     Event,
+    PhaseStarted,
     RunStarted,
     UnknownEvent,
     event_to_json,
@@ -96,6 +97,18 @@ def _attempt_started_line(e: AttemptStarted) -> str | None:
     )
 
 
+def _phase_started_line(e: PhaseStarted) -> str | None:
+    ts = e.ts
+    if type(e.seq) is not int or type(ts) is not float or type(e.depth) is not int or type(e.round) is not int:
+        return None
+    if not isfinite(ts) or might_contain_text_secret(e.phase_id + "\n" + e.phase_type):
+        return None
+    return (
+        f'{{"kind":"phase_started","seq":{e.seq},"ts":{ts!r},"phase_id":{_encode_str(e.phase_id)},'
+        f'"phase_type":{_encode_str(e.phase_type)},"depth":{e.depth},"round":{e.round}}}\n'
+    )
+
+
 # Usage keys written by Usage.to_json; any other key (or a non-number value) takes the generic path.
 _USAGE_KEYS = frozenset({"input", "output", "costUSD", "cacheRead", "cacheWrite"})
 
@@ -135,7 +148,9 @@ def _agent_returned_line(e: AgentReturned) -> str | None:
 # fragments; anything else returns None and takes the generic path.
 # (each maker takes the event class it is keyed by, hence `Any`)
 _FAST_LINES: dict[type[object], Callable[[Any], str | None]] = (
-    {AttemptStarted: _attempt_started_line, AgentReturned: _agent_returned_line} if _C_ENCODER is not None else {}
+    {AttemptStarted: _attempt_started_line, AgentReturned: _agent_returned_line, PhaseStarted: _phase_started_line}
+    if _C_ENCODER is not None
+    else {}
 )
 
 

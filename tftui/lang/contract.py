@@ -169,30 +169,25 @@ def _compile(schema: JSONValue) -> Check:
     return check
 
 
-# Cache of compiled contracts, keyed by id() and confirmed by equality with a private
-# snapshot, so a hot path that passes the same contract object pays only a dict lookup.
-_CACHE: dict[int, tuple[JSONValue, JSONValue, Check]] = {}
-_CACHE_MAX = 512
+# Cache of compiled contracts keyed by the schema's repr: equal schemas written out in many
+# phases (1,000 score gates with one json-schema scorer) compile once, and an in-place edit
+# changes the key. repr tells 1 from 1.0 from True, so equal keys mean the same contract.
+_CACHE: dict[str, Check] = {}
+_CACHE_MAX = 4096
 
 
 def compile_contract(schema: JSONValue) -> Check:
-    entry = _CACHE.get(id(schema))
-    if entry is not None and entry[0] is schema and entry[1] == schema:
-        return entry[2]
-    compiled = _compile(schema)
-    if len(_CACHE) >= _CACHE_MAX:
-        _CACHE.clear()
-    # Keep the object alive (so its id is not reused) and a snapshot to detect in-place edits.
-    _CACHE[id(schema)] = (schema, _snapshot(schema), compiled)
+    try:
+        key = repr(schema)
+    except (RecursionError, ValueError):  # too deep to print: compile it, uncached
+        return _compile(schema)
+    compiled = _CACHE.get(key)
+    if compiled is None:
+        compiled = _compile(schema)
+        if len(_CACHE) >= _CACHE_MAX:
+            _CACHE.clear()
+        _CACHE[key] = compiled
     return compiled
-
-
-def _snapshot(value: JSONValue) -> JSONValue:
-    if isinstance(value, Mapping):
-        return {k: _snapshot(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_snapshot(v) for v in value]
-    return value
 
 
 def contract_violations(value: JSONValue, schema: JSONValue) -> list[str]:
