@@ -37,8 +37,11 @@ def test_front_matter_problems_are_reported_not_raised():
     assert parse_front_matter("no front matter").body == "no front matter"
     unclosed = parse_front_matter("---\nname: a\nbody")
     assert unclosed.errors == ["front matter opened with '---' on line 1 is never closed"]
+    # YAML (issue 16) reads the two lines as one plain text, so there is one problem, on line 2
     bad = parse_front_matter("---\njust words\n- stray\n---\nx")
-    assert bad.errors == ["line 2: expected 'key: value', got 'just words'", "line 3: list item without a key above it"]
+    assert bad.errors == ["line 2: expected 'key: value', got 'just words'"]
+    broken = parse_front_matter("---\nname: a\ntools: [read,\n---\nx")
+    assert len(broken.errors) == 1 and broken.errors[0].startswith("line 3: ")
 
 
 def test_definition_fields_and_comma_tools():
@@ -80,3 +83,36 @@ def test_names_cannot_escape_the_agents_directory(dirs):
 def test_builtins_are_complete(name):
     d, errors = parse_definition((BUILTIN_DIR / f"{name}.md").read_text(), name=name)
     assert errors == [] and d.meta["name"] == name and d.description and len(d.system) > 100
+
+
+AGENT_FROM_ANOTHER_TOOL = """---
+# written for another tool
+name: code-reviewer
+description: |
+  Reviews diffs for bugs.
+  Use it after every change: "key: value" text stays text.
+model: gpt-4o-mini   # the cheap one
+tools:
+  - Read
+  - Grep   # search
+  - Bash
+color: purple
+---
+You review code.
+"""
+
+
+def test_yaml_agent_file_with_block_list_and_comments(tmp_path, caplog):
+    d, problems = parse_definition(AGENT_FROM_ANOTHER_TOOL, name="code-reviewer", path="agents/code-reviewer.md")
+    assert d.description == 'Reviews diffs for bugs.\nUse it after every change: "key: value" text stays text.\n'
+    assert (d.model, d.tools, d.system) == ("gpt-4o-mini", ["Read", "Grep", "Bash"], "You review code.")
+    assert d.meta["color"] == "purple"
+    assert problems == ["agents/code-reviewer.md: line 12: unknown key 'color' "
+                        "(tftui reads name, description, model, tools; the rest is kept and ignored)"]
+    # through the library: found, every field right, the warning logged with the file and line
+    write(tmp_path / "agents" / "code-reviewer.md", AGENT_FROM_ANOTHER_TOOL)
+    lib = AgentLibrary(flow_path=str(tmp_path / "flow.json"), env={"XDG_CONFIG_HOME": str(tmp_path / "x")})
+    with caplog.at_level(logging.WARNING):
+        found = lib.find("code-reviewer")
+    assert found is not None and found.tools == ["Read", "Grep", "Bash"] and found.source == "project"
+    assert any("code-reviewer.md: line 12: unknown key 'color'" in r.getMessage() for r in caplog.records)

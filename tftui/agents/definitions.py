@@ -10,6 +10,11 @@ tools: [read, grep]       # optional; `a, b` and `- a` lists work too
 You are a strict reviewer…
 ```
 
+The front matter is YAML (PyYAML's safe loader), so files written for other tools load as
+they are: `description: |` blocks, `- item` lists, comments. A key tftui does not read
+(anything but name, description, model, tools) is kept in `meta` and logged as a warning
+naming the file and line.
+
 Lookup for agent NAME, first hit wins: `<flow dir>/agents/NAME.md`, then
 `$XDG_CONFIG_HOME/tftui/agents/NAME.md` (default `~/.config/tftui/agents/`), then the
 built-ins shipped in `tftui/agents/builtin/`. An unknown name falls back to the default
@@ -24,6 +29,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import yaml
 
 from tftui.paths import user_config_dir
 
@@ -43,18 +50,29 @@ class AgentDefinition:
     tools: list[str] = field(default_factory=list)
     path: str | None = None
     source: str = "builtin"  # "project" | "user" | "builtin"
-    meta: dict[str, str | list[str]] = field(default_factory=dict)  # every front-matter key, raw
+    meta: dict[str, MetaValue] = field(default_factory=dict)  # every front-matter key
+
+
+MetaValue = str | list[str]
+# The front-matter keys tftui reads; any other key is kept in `meta` and warned about.
+KNOWN_KEYS = ("name", "description", "model", "tools")
 
 
 @dataclass
 class FrontMatter:
-    meta: dict[str, str | list[str]]
+    meta: dict[str, MetaValue]
     body: str
     errors: list[str]
+    warnings: list[str] = field(default_factory=list)  # keys tftui does not read, with their lines
 
 
 def parse_front_matter(text: str) -> FrontMatter:
-    """Split `---`-fenced `key: value` front matter from the body. Never raises."""
+    """Split `---`-fenced YAML front matter from the body. Never raises.
+
+    The front matter is YAML (PyYAML's safe loader): agent files written for other tools use
+    `description: |` blocks, `- item` lists and comments. Problems come back as `line N: …`
+    (N counts from the file's first line); a key tftui does not read gets a warning with its
+    line, and stays in `meta` as it was written."""
     text = text.lstrip("\ufeff")
     lines = text.splitlines()
     if not lines or lines[0].strip() != "---":
@@ -63,53 +81,54 @@ def parse_front_matter(text: str) -> FrontMatter:
         end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
     except StopIteration:
         return FrontMatter({}, text.strip(), ["front matter opened with '---' on line 1 is never closed"])
-    meta: dict[str, str | list[str]] = {}
-    errors: list[str] = []
-    current: str | None = None  # key whose block list (`- item` lines) is being read
-    for number, raw in enumerate(lines[1:end], start=2):
-        line = _strip_comment(raw).rstrip()
-        if not line.strip():
-            continue
-        stripped = line.strip()
-        if stripped.startswith("- ") or stripped == "-":
-            if current is None:
-                errors.append(f"line {number}: list item without a key above it")
-                continue
-            items = meta.get(current)
-            meta[current] = (items if isinstance(items, list) else []) + [_unquote(stripped[1:].strip())]
-            continue
-        key, sep, value = line.partition(":")
-        if not sep or not key.strip() or line[:1].isspace():
-            errors.append(f"line {number}: expected 'key: value', got {stripped!r}")
-            current = None
-            continue
-        key, value = key.strip(), value.strip()
-        current = key if not value else None
-        if not value:
-            meta[key] = []
-        elif value.startswith("[") and value.endswith("]"):
-            meta[key] = [_unquote(v.strip()) for v in value[1:-1].split(",") if v.strip()]
-        else:
-            meta[key] = _unquote(value)
     body = "\n".join(lines[end + 1:]).strip()
-    return FrontMatter(meta, body, errors)
+    source = "\n".join(lines[1:end])
+    meta, errors, warnings = _yaml_mapping(source, first_line=2)
+    return FrontMatter(meta, body, errors, warnings)
 
 
-def _strip_comment(line: str) -> str:
-    # `#` starts a comment only after whitespace and outside quotes (keeps URLs and `C#`).
-    quote = ""
-    for i, ch in enumerate(line):
-        if ch in "\"'" and (not quote or quote == ch):
-            quote = "" if quote else ch
-        elif ch == "#" and not quote and (i == 0 or line[i - 1].isspace()):
-            return line[:i]
-    return line
+def _yaml_mapping(source: str, *, first_line: int) -> tuple[dict[str, MetaValue], list[str], list[str]]:
+    """The YAML mapping in `source` (its line 1 is the file's line `first_line`): (meta, errors, warnings)."""
+    loader = yaml.SafeLoader(source)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return {}, [], []
+        if not isinstance(node, yaml.MappingNode):
+            line = first_line + node.start_mark.line
+            shown = source.strip().splitlines()[0] if source.strip() else ""
+            return {}, [f"line {line}: expected 'key: value', got {shown!r}"], []
+        data = loader.construct_document(node)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {first_line + mark.line}: " if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        return {}, [f"{where}{problem}"], []
+    finally:
+        loader.dispose()
+    meta: dict[str, MetaValue] = {}
+    warnings: list[str] = []
+    for key_node, _value in node.value:
+        key = key_node.value
+        if str(key) not in KNOWN_KEYS:
+            warnings.append(f"line {first_line + key_node.start_mark.line}: unknown key '{key}' "
+                          f"(tftui reads {', '.join(KNOWN_KEYS)}; the rest is kept and ignored)")
+    for key, value in data.items():
+        meta[str(key)] = _meta_value(value)
+    return meta, [], warnings
 
 
-def _unquote(value: str) -> str:
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-        return value[1:-1]
-    return value
+def _meta_value(value: object) -> MetaValue:
+    """A front-matter value as tftui keeps it: strings as written, lists of strings, other scalars as text."""
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return [str(v) if not isinstance(v, str) else v for v in value if v is not None]
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value
+    return str(value)
 
 
 def _as_list(value: str | list[str] | None) -> list[str]:
@@ -124,7 +143,7 @@ def parse_definition(text: str, *, name: str, path: str | None = None, source: s
                      ) -> tuple[AgentDefinition, list[str]]:
     """An AgentDefinition from markdown text (file name gives `name` when front matter omits it)."""
     fm = parse_front_matter(text)
-    errors = [f"{path or name}: {e}" for e in fm.errors]
+    errors = [f"{path or name}: {e}" for e in [*fm.errors, *fm.warnings]]
     declared = fm.meta.get("name")
     if isinstance(declared, str) and declared and declared != name:
         errors.append(f"{path or name}: front matter name '{declared}' differs from the file name; '{name}' is used")
@@ -175,6 +194,8 @@ class AgentLibrary:
                     continue
                 found, errors = parse_definition(text, name=name, path=str(path), source=source)
                 self.errors.extend(errors)
+                for problem in errors:  # once per file: `find` caches by name
+                    log.warning("%s", problem)
                 break
         self._cache[name] = found
         return found
