@@ -231,6 +231,12 @@ class AgentLibrary:
         return out
 
 
+def known_agent_names(flow_path: str | os.PathLike[str] | None, *, env: Mapping[str, str] | None = None) -> frozenset[str]:
+    """Every agent name a phase of the flow at `flow_path` can use: what `AgentLibrary.find` finds
+    (agents/ beside the flow, the user's folder, the built-ins) plus `default` (docs/linter.md)."""
+    return frozenset({*AgentLibrary(flow_path, env=env).names(), "default"})
+
+
 def system_prompt_for(request_system: str | None, agent: str, library: AgentLibrary | None) -> str | None:
     """The system prompt of a call: the request's own, else its agent definition's body."""
     if request_system:

@@ -19,6 +19,9 @@ HELP = "validate flow files (errors and warnings with file:line:col)"
 DESCRIPTION = """\
 Validate one or more flow files without running them: JSON/JSONC syntax, the flow
 schema, per-type requirements, dependencies and cycles, guard syntax, scorer shapes.
+The linter adds warnings for what taskflow lets through (docs/linter.md): a placeholder
+naming no phase, head or field, a field the upstream `expect` contract does not declare,
+a `when` value its `enum` excludes, an agent no definition matches.
 
 Each problem is printed as
   FILE:LINE:COL: error|warning: MESSAGE [phase-id]
@@ -76,6 +79,7 @@ def _plural(n: int, word: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tftui.agents.definitions import known_agent_names
     from tftui.commands.flow_args import parse_arg_list
     from tftui.flow.load import load_flow
 
@@ -91,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     report: list[dict[str, Any]] = []
     flows = [p for p in args.flows if not p.endswith(REPLIES_SUFFIX)]
     for path in flows:
-        result = load_flow(path, args=flow_args)
+        result = load_flow(path, args=flow_args, lint=True, agents=known_agent_names(path))
         unreadable = unreadable or result.unreadable
         diags = [*result.diagnostics, *_arg_name_diagnostics(parsed, result.flow or result.model)]
         if args.strict:

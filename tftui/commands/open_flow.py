@@ -98,6 +98,7 @@ def cassette_runner(source: str, live: Any, *, factory: Any = None) -> tuple[Any
 
 
 def run(args: argparse.Namespace) -> int:
+    from tftui.agents.definitions import known_agent_names
     from tftui.commands.flow_args import check_arg_names, parse_arg_list
     from tftui.flow.load import load_flow
 
@@ -109,7 +110,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     flow_args = parsed.values
     # With --arg, the flow is checked in runtime mode, as `tftui check --arg` and `tftui run` do.
-    result = load_flow(flow_path, args=flow_args if args.arg else None)
+    result = load_flow(
+        flow_path, args=flow_args if args.arg else None, lint=True, agents=known_agent_names(flow_path)
+    )
     if result.flow is None:
         # Warnings too: a typo'd key ("taks") is a warning whose "did you mean" explains the error.
         for diag in result.diagnostics:

@@ -65,9 +65,10 @@ def _load_checked(flow_path: Path, args: dict[str, Any], cli: argparse.Namespace
     With --json an invalid flow also gets a JSON object on stdout (`status: "invalid"`), so a CI
     step that parses stdout sees why nothing ran.
     """
+    from tftui.agents.definitions import known_agent_names
     from tftui.flow.load import load_flow
 
-    result = load_flow(flow_path, args=args)
+    result = load_flow(flow_path, args=args, lint=True, agents=known_agent_names(flow_path))
     for diag in result.diagnostics:
         if diag.is_error or result.flow is None or not cli.quiet:
             _err(diag.format(str(flow_path)))

@@ -15,9 +15,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from tftui.flow import closed
-from tftui.flow.checks_phase import PhaseChecker, field_of
+from tftui.flow.checks_phase import PhaseChecker
 from tftui.flow.diagnostics import Diagnostic, JsonPath, json_type
 from tftui.flow.graph import Dag, find_cycle
+from tftui.flow.lint import interpolated_fields
 from tftui.flow.model import Flow, PhaseBase
 from tftui.flow.score_shape import is_num
 from tftui.lang.values import JSONObject, JSONValue
@@ -285,32 +286,7 @@ def collect_refs(
 
     Scans every field that is interpolated at run time (taskflow's collectRefs).
     """
-    texts: list[tuple[JsonPath, JSONValue]] = [
-        (("task",), phase.task),
-        (("over",), field_of(phase, "over")),
-        (("when",), phase.when),
-        (("until",), field_of(phase, "until")),
-        (("cwd",), phase.cwd),
-        (("input",), field_of(phase, "input")),
-        (("def",), field_of(phase, "def_")),
-    ]
-    run = field_of(phase, "run")
-    if isinstance(run, list):
-        texts += [(("run", i), r) for i, r in enumerate(run)]
-    for i, entry in enumerate(field_of(phase, "eval") or []):
-        texts.append((("eval", i), entry))
-    score = field_of(phase, "score")
-    if isinstance(score, dict):
-        texts.append((("score", "target"), score.get("target")))
-        judge = score.get("judge")
-        if isinstance(judge, dict):
-            texts.append((("score", "judge", "task"), judge.get("task")))
-    for i, branch in enumerate(field_of(phase, "branches") or []):
-        texts.append((("branches", i, "task"), branch.task))
-    for key, value in (field_of(phase, "with_") or {}).items():
-        texts.append((("with", key), value))
-    for i, entry in enumerate(phase.context or []):
-        texts.append((("context", i), entry))
+    texts = interpolated_fields(phase)
     steps: dict[str, tuple[str | int, ...]] = {}
     args: dict[str, tuple[str | int, ...]] = {}
     for path, text in texts:

@@ -142,7 +142,17 @@ def did_you_mean(name: str, known: Iterable[str]) -> str | None:
         if k.lower() == stripped:
             return k
     matches = difflib.get_close_matches(name, known, n=1, cutoff=0.7)
-    return matches[0] if matches else None
+    if matches:
+        return matches[0]
+    # two swapped neighbours (`lwo` -> `low`): too short for the ratio above to see
+    return next((k for k in known if _swapped(name, k)), None)
+
+
+def _swapped(a: str, b: str) -> bool:
+    if len(a) != len(b) or a == b:
+        return False
+    diff = [i for i in range(len(a)) if a[i] != b[i]]
+    return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
 
 
 def suggestion(name: str, known: Iterable[str]) -> str:

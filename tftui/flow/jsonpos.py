@@ -21,6 +21,7 @@ _scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
 # line), a line comment, a block comment (possibly unterminated) or a comma.
 _JSONC_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"?|//[^\n]*|/\*.*?(?:\*/|\Z)|,', re.DOTALL)
 _NEXT_SIGNIFICANT = re.compile(r"[^ \t\n\r]")
+_SURROGATE_PAIR = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}")
 
 
 def _blank(text: str) -> str:
@@ -143,7 +144,8 @@ class Locator:
 
 def string_char_offset(text: str, value_offset: int, char: int) -> int | None:
     """Offset in `text` of character `char` of the JSON string literal at `value_offset`
-    (escapes count as one character); None if it is not a string or is shorter."""
+    (escapes count as one character, a `\\uD83D\\uDE00` surrogate pair too, as JSON decodes it to
+    one); None if it is not a string or is shorter."""
     if text[value_offset : value_offset + 1] != '"':
         return None
     i = value_offset + 1
@@ -151,5 +153,10 @@ def string_char_offset(text: str, value_offset: int, char: int) -> int | None:
         c = text[i : i + 1]
         if c in ('"', "\n", ""):
             return None
-        i += (6 if text[i + 1 : i + 2] == "u" else 2) if c == "\\" else 1
+        if c != "\\":
+            i += 1
+        elif text[i + 1 : i + 2] != "u":
+            i += 2
+        else:
+            i += 12 if _SURROGATE_PAIR.match(text, i) else 6
     return i if text[i : i + 1] not in ("\n", "") else None

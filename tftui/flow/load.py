@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import NoReturn, TypeVar
@@ -286,10 +286,19 @@ def build_flow(data: Mapping[str, JSONValue]) -> tuple[Flow | None, list[Diagnos
 
 
 def load_flow_text(
-    text: str | bytes, path: str | None = None, *, args: Mapping[str, JSONValue] | None = None, check: bool = True
+    text: str | bytes,
+    path: str | None = None,
+    *,
+    args: Mapping[str, JSONValue] | None = None,
+    check: bool = True,
+    lint: bool = False,
+    agents: Collection[str] | None = None,
 ) -> LoadResult:
-    """Parse and check flow text. `args` switches checks to runtime mode (docs/language.md §1.6)."""
+    """Parse and check flow text. `args` switches checks to runtime mode (docs/language.md §1.6).
+    `lint` adds the linter's warnings (docs/linter.md; `agents`: every findable agent name, None
+    skips the agent check); they stay warnings under `strictInterpolation`."""
     from tftui.flow.checks import check_flow, promote_strict
+    from tftui.flow.lint import lint_flow
 
     if isinstance(text, (bytes, bytearray)):
         decoded, problem = _decode(bytes(text))
@@ -324,6 +333,8 @@ def load_flow_text(
         diags.extend(found)
         if flow.strict_interpolation:
             diags = promote_strict(diags)
+        if lint:
+            diags.extend(lint_flow(flow, indices=indices, agents=agents))
 
     locator = Locator(positions_text)
     located = [_locate(d, locator, kind) for d in diags]
@@ -355,7 +366,13 @@ def _locate(diag: Diagnostic, locator: Locator, kind: Kind | None) -> Diagnostic
     return replace(diag, line=line, col=col, path=src)
 
 
-def load_flow(path: str | Path, *, args: Mapping[str, JSONValue] | None = None) -> LoadResult:
+def load_flow(
+    path: str | Path,
+    *,
+    args: Mapping[str, JSONValue] | None = None,
+    lint: bool = False,
+    agents: Collection[str] | None = None,
+) -> LoadResult:
     """Read and load a flow file; an unreadable file is a diagnostic, never an exception."""
     name = str(path)
     try:
@@ -365,4 +382,4 @@ def load_flow(path: str | Path, *, args: Mapping[str, JSONValue] | None = None) 
         return LoadResult(
             None, [Diagnostic("error", f"cannot read file: {reason}")], "", name, unreadable=True
         )
-    return load_flow_text(raw, name, args=args)
+    return load_flow_text(raw, name, args=args, lint=lint, agents=agents)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from tftui.flow.lint import Finding, Shape, lint_expression
 from tftui.lang.condition import condition_refs, evaluate, syntax_error
 from tftui.lang.interpolate import Context, resolve
 from tftui.lang.values import MISSING, js_json_stringify, js_trim
@@ -37,6 +38,7 @@ class GuardFeedback:
     result: bool | None = None  # True/False; None when it does not parse
     result_text: str = ""  # e.g. "true — the phase runs" / "false — skipped (Condition not met: …)"
     eval_error: str | None = None  # evaluated with an error (fail-open)
+    lint: list[Finding] = field(default_factory=list)  # the linter's findings (docs/linter.md), with a scope
 
 
 def _shown(value: Any) -> str:
@@ -49,9 +51,11 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 80 else text[:79] + "…"
 
 
-def guard_feedback(expr: str, ctx: Context) -> GuardFeedback:
-    """Everything the guard editor shows for `expr` (empty = no guard: the phase runs)."""
+def guard_feedback(expr: str, ctx: Context, scope: Shape | None = None) -> GuardFeedback:
+    """Everything the guard editor shows for `expr` (empty = no guard: the phase runs). With
+    `scope` (`tftui.flow.lint.phase_scope`), also the linter's findings, as `tftui check` reports them."""
     refs = [Placeholder("{" + path + "}", value := resolve(path, ctx), _shown(value)) for path in condition_refs(expr)]
+    lint = lint_expression(expr, scope) if scope is not None else []
     problem = syntax_error(expr)
     if problem is not None:
         pos = max(0, min(problem.position, len(expr)))
@@ -61,12 +65,13 @@ def guard_feedback(expr: str, ctx: Context) -> GuardFeedback:
         line = expr[start : end if end >= 0 else len(expr)]
         caret = line + "\n" + " " * (pos - start) + "^"
         return GuardFeedback(problem.message, pos - start, line_no, caret, refs, None,
-                             f"syntax error: {problem.message} — the phase would run (fail-open)")
+                             f"syntax error: {problem.message} — the phase would run (fail-open)", lint=lint)
     if not js_trim(expr):
         return GuardFeedback(None, None, placeholders=refs, result=True, result_text="no condition — the phase runs")
     result = evaluate(expr, ctx)
     if result.error is not None:
         return GuardFeedback(None, None, placeholders=refs, result=True, eval_error=result.error,
-                             result_text=f"could not be evaluated ({result.error}) — the phase runs (fail-open)")
+                             result_text=f"could not be evaluated ({result.error}) — the phase runs (fail-open)",
+                             lint=lint)
     text = "true — the phase runs" if result.value else f"false — skipped (Condition not met: {expr})"
-    return GuardFeedback(None, None, placeholders=refs, result=result.value, result_text=text)
+    return GuardFeedback(None, None, placeholders=refs, result=result.value, result_text=text, lint=lint)

@@ -25,9 +25,10 @@ class Reload:
 
 
 def load_text(text: str, path: str) -> Any:
+    from tftui.agents.definitions import known_agent_names
     from tftui.flow.load import load_flow_text
 
-    return load_flow_text(text, path=path)
+    return load_flow_text(text, path=path, lint=True, agents=known_agent_names(path))
 
 
 def read_flow_text(path: Path) -> str | None:

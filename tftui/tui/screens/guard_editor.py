@@ -25,6 +25,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from tftui.engine.state import RunState
+from tftui.flow.lint import Shape, phase_scope
 from tftui.flow.model import Flow
 from tftui.tui.screens.modals import MODAL_CSS
 from tftui.tui.widgets.folded import Folded
@@ -79,6 +80,7 @@ class GuardEditorScreen(ModalScreen[GuardEdit | None]):
         self.args = args  # the session's --arg values (a run that has not started has no state.args)
         self.marks = RUN_MARK_ASCII if ascii else RUN_MARK
         self._ctx: Any = None
+        self._scope: Shape | None = None  # what the guard's placeholders may name (tftui.flow.lint.phase_scope)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="modal-box"):
@@ -101,6 +103,7 @@ class GuardEditorScreen(ModalScreen[GuardEdit | None]):
         from tftui.present.whatif_text import explain_skip
 
         self._ctx = context_from_state(self.flow, self.state, self.phase_id, args=self.args)
+        self._scope = phase_scope(self.flow, self.phase_id, "when")
         explain = self.query_one("#guard-explain", Static)
         st = self.state.phases.get(self.phase_id)
         if st is not None and st.status == PhaseStatus.SKIPPED:
@@ -120,11 +123,13 @@ class GuardEditorScreen(ModalScreen[GuardEdit | None]):
         from tftui.flow.reach import guard_feedback
         from tftui.present.whatif_text import reach_why
 
-        fb = guard_feedback(expr, self._ctx)
+        fb = guard_feedback(expr, self._ctx, self._scope)
         text = Text()
         if fb.error is not None:
             text.append(f"syntax error at column {(fb.caret_col or 0) + 1}: {fb.error}\n", style="bold red")
             text.append(fb.caret_text + "\n")
+        for found in fb.lint:  # the same findings `tftui check` reports (docs/linter.md)
+            text.append(f"column {found.start + 1}: {found.message}\n", style="bold yellow")
         for ph in fb.placeholders:
             text.append(f"  {ph.ref} = ", style="dim")
             text.append(ph.shown + "\n", style="yellow" if ph.shown == "unresolved" else "")
