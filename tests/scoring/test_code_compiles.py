@@ -43,6 +43,13 @@ def created_dirs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return made
 
 
+@pytest.fixture
+def fake_compilers_trusted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests that stand in a fake compiler under their tmp_path (a temp folder, which the scorer
+    refuses: docs/trust.md §4) let the scorer trust every folder."""
+    monkeypatch.setattr(compile_mod, "_untrusted_folders", lambda: [])
+
+
 def test_extract_code() -> None:
     assert extract_code("```python\nx = 1\n```") == "x = 1\n"
     assert extract_code("intro\n```  \ny\n```\noutro") == "y\n"
@@ -101,7 +108,7 @@ async def test_missing_compiler_is_unavailable(tmp_path: Path, monkeypatch: pyte
 
 
 async def test_a_hanging_compiler_is_killed_at_the_timeout(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, created_dirs: list[str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, created_dirs: list[str], fake_compilers_trusted: None
 ) -> None:
     pid_file = tmp_path / "grandchild.pid"
     write_script(tmp_path / "bin" / "node", f"sleep 60 &\necho $! > {pid_file}\nwait")
@@ -116,7 +123,7 @@ async def test_a_hanging_compiler_is_killed_at_the_timeout(
 
 
 async def test_exit_without_output_and_minimal_environment(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_compilers_trusted: None
 ) -> None:
     env_dump = tmp_path / "env.txt"
     write_script(tmp_path / "bin" / "node", f"env > {env_dump}\npwd >> {env_dump}\nexit 3")
@@ -140,14 +147,100 @@ async def test_unsupported_language() -> None:
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to plant a file owned by another user")
-def test_a_tsc_planted_above_the_temp_dir_by_another_user_is_refused(tmp_path: Path) -> None:
-    from tftui.scoring.compile import _foreign_tsc
-
-    workdir = tmp_path / "tftui-compile-x"
-    workdir.mkdir()
-    assert _foreign_tsc(str(workdir)) is None
-    planted = write_script(tmp_path / "node_modules" / ".bin" / "tsc", "exit 0")
-    assert _foreign_tsc(str(workdir)) is None  # ours: fine
-    os.chown(tmp_path / "node_modules", 12345, 12345)
+async def test_a_tsc_owned_by_another_user_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_compilers_trusted: None
+) -> None:
+    marker = tmp_path / "planted-ran"
+    planted = write_script(tmp_path / "bin" / "tsc", f"touch {marker}\nexit 0")
     os.chown(planted, 12345, 12345)
-    assert _foreign_tsc(str(workdir)) == str(planted)
+    monkeypatch.setenv("PATH", str(tmp_path / "bin") + os.pathsep + "/usr/bin" + os.pathsep + "/bin")
+    result = await run_code_compiles(scorer("typescript"), 0, "let x: number = 1;")
+    assert not result.passed and not marker.exists()
+    assert result.detail == f"compiler unavailable: refusing {planted} ({planted} is owned by another user)"
+
+
+# ── issue 17 fault 3: nothing planted by a project or in a temp folder runs ─────────────────
+
+
+def plant_everywhere(root: Path, marker: Path) -> list[Path]:
+    """A `tsc` (and `node`, `npx`) that leaves `marker` when run, in `root/node_modules/.bin`."""
+    return [write_script(root / "node_modules" / ".bin" / tool, f"touch {marker}\nexit 0") for tool in ("tsc", "npx")]
+
+
+async def test_a_tsc_planted_in_a_project_that_sets_tmpdir_never_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, created_dirs: list[str]
+) -> None:
+    project = tmp_path / "project"
+    marker = tmp_path / "planted-ran"
+    plant_everywhere(project, marker)
+    (project / "tmp").mkdir()
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("TMPDIR", str(project / "tmp"))  # e.g. set by the project's .envrc
+    # and its node_modules/.bin on PATH as an absolute entry (direnv's PATH_add does this)
+    monkeypatch.setenv("PATH", str(project / "node_modules" / ".bin") + os.pathsep + os.environ["PATH"])
+    result = await run_code_compiles(scorer("typescript"), 0, "let x: number = 1;")
+    assert not marker.exists()
+    assert not result.passed and result.detail.startswith("compiler unavailable:")
+    assert (await run_code_compiles(scorer("python"), 0, "x = 1")).passed
+    assert created_dirs and not any(str(project) in d for d in created_dirs)  # TMPDIR was ignored
+
+
+async def test_a_tsc_planted_above_the_private_temp_dir_never_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, created_dirs: list[str]
+) -> None:
+    system_temp = tmp_path / "systemp"  # stands in for /tmp: a shared folder anyone can write to
+    system_temp.mkdir()
+    marker = tmp_path / "planted-ran"
+    plant_everywhere(system_temp, marker)
+    monkeypatch.setattr(compile_mod, "_SYSTEM_TEMP", (str(system_temp),))
+    result = await run_code_compiles(scorer("typescript"), 0, "let x: number = 1;")
+    assert (await run_code_compiles(scorer("python"), 0, "x = 1")).passed
+    assert not marker.exists()
+    assert created_dirs and all(d.startswith(str(system_temp / f"tftui-{os.getuid()}")) for d in created_dirs)
+    assert stat.S_IMODE(os.stat(system_temp / f"tftui-{os.getuid()}").st_mode) == 0o700
+    assert not result.passed and result.detail.startswith("compiler unavailable:")
+
+
+async def test_a_squatted_private_root_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    system_temp = tmp_path / "systemp"
+    (system_temp / f"tftui-{os.getuid()}").mkdir(parents=True, mode=0o777)
+    os.chmod(system_temp / f"tftui-{os.getuid()}", 0o777)  # made by someone else, open to all
+    monkeypatch.setattr(compile_mod, "_SYSTEM_TEMP", (str(system_temp),))
+    result = await run_code_compiles(scorer("python"), 0, "x = 1")
+    assert not result.passed and "is not a private directory of yours" in result.detail
+
+
+async def test_a_trusted_tsc_runs_with_npm_kept_inside_the_private_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_compilers_trusted: None
+) -> None:
+    seen = tmp_path / "seen.txt"
+    write_script(tmp_path / "bin" / "tsc", f'echo "$@" > {seen}\nenv >> {seen}\nexit 0')
+    monkeypatch.setenv("PATH", str(tmp_path / "bin") + os.pathsep + "/usr/bin" + os.pathsep + "/bin")
+    result = await run_code_compiles(scorer("typescript"), 0, "let x: number = 1;")
+    assert result.passed, result.detail
+    lines = seen.read_text().splitlines()
+    assert lines[0] == "--noEmit --skipLibCheck snippet.ts"
+    env = dict(line.split("=", 1) for line in lines[1:] if "=" in line)
+    assert env["npm_config_cache"].startswith(env["HOME"]) and env["npm_config_prefix"].startswith(env["HOME"])
+    assert env["npm_config_offline"] == "true"
+
+
+async def test_a_hostile_pythonstartup_and_sitecustomize_never_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    marker = tmp_path / "hostile-ran"
+    hostile = f"open({str(marker)!r}, 'w').close()\n"
+    (tmp_path / "startup.py").write_text(hostile)
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(hostile)
+    (tmp_path / "sitecustomize.py").write_text(hostile)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PYTHONSTARTUP", str(tmp_path / "startup.py"))
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path / "site"))
+    monkeypatch.setenv("PYTHONINSPECT", "1")
+    monkeypatch.setenv("PYTHONHOME", str(tmp_path / "nowhere"))  # would break any non-isolated start
+    ok = await run_code_compiles(scorer("python"), 0, "def f():\n    return 1\n")
+    bad = await run_code_compiles(scorer("python"), 0, "def f(:\n")
+    assert ok.passed, ok.detail
+    assert not bad.passed and "SyntaxError" in bad.detail
+    assert not marker.exists()

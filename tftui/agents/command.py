@@ -2,7 +2,8 @@
 
 `["claude", "-p"]`, `["llm", "-m", "gpt-4o-mini"]`, a shell script… The process runs in its own
 process group (session) so a timeout or an abort can stop it together with everything it
-spawned: SIGTERM to the group, SIGKILL after a grace period. The agent name, model, node path
+spawned, including descendants that left the group (`tftui.procs`, docs/trust.md §5): SIGTERM,
+SIGKILL after a grace period. The agent name, model, node path
 and system prompt reach the process as `TFTUI_*` environment variables (and, with
 `prepend_system`, the system prompt is also put in front of the task on stdin).
 """
@@ -10,7 +11,6 @@ and system prompt reach the process as `TFTUI_*` environment variables (and, wit
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import signal
 import subprocess
@@ -18,6 +18,9 @@ from collections.abc import Mapping, Sequence
 
 from tftui.agent_types import AgentRequest, AgentResult
 from tftui.agents.definitions import AgentLibrary
+from tftui.procs import Capped as _Capped
+from tftui.procs import ProcessProtocol as _Protocol
+from tftui.procs import feed_stdin, register, signal_tree, tagged_env, unregister, wait_bounded
 from tftui.redaction import is_secret_env_name, redact_known, redact_text, register_secret
 
 PHASE_TIMEOUT = "Phase timed out after {ms}ms (subagent aborted)"  # docs/retry.md §5
@@ -82,8 +85,9 @@ class CommandRunner:
         stdin = request.task
         if self.prepend_system and system:
             stdin = f"{system}\n\n---\n\n{request.task}"
+        env, tag = tagged_env(self.env)
         env = {
-            **self.env,
+            **env,
             "TFTUI_AGENT": request.agent or "",
             "TFTUI_NODE_PATH": request.node_path,
             "TFTUI_PHASE_ID": request.phase_id,
@@ -113,8 +117,9 @@ class CommandRunner:
                                exit_code=127)
         pid = transport.get_pid()
         self.last_pid = pid
+        register(pid, tag)
         try:
-            _feed(transport, stdin.encode("utf-8"))
+            feed_stdin(transport, stdin.encode("utf-8"))
             phase_timeout = request.timeout_ms / 1000 if request.timeout_ms else None
             limits = [t for t in (phase_timeout, self.timeout_s) if t]
             limit = min(limits) if limits else None
@@ -122,20 +127,21 @@ class CommandRunner:
                 async with asyncio.timeout(limit):
                     await asyncio.shield(proto.exited)  # a timeout must not cancel the future itself
             except TimeoutError:
-                await self._stop(pid, proto)
+                await self._stop(pid, tag, proto)
                 if phase_timeout is not None and limit == phase_timeout:
                     return AgentResult(error=PHASE_TIMEOUT.format(ms=request.timeout_ms), exit_code=1,
                                        stderr=stderr.text(), timed_out=True)
                 return AgentResult(error=f"Agent command timed out after {limit:g}s: {self.argv[0]}",
                                    exit_code=1, stderr=stderr.text())
             except asyncio.CancelledError:  # the engine aborted the call: stop the tree, then let it go
-                await asyncio.shield(self._stop(pid, proto))
+                await asyncio.shield(self._stop(pid, tag, proto))
                 raise
             # The agent exited; whatever it left running in its group goes too (closing the pipes).
-            _signal_group(pid, signal.SIGKILL)
-            await _wait(proto.closed, self.kill_grace_s)
+            signal_tree(pid, tag, signal.SIGKILL)
+            await wait_bounded(proto.closed, self.kill_grace_s)
             return self._result(transport.get_returncode(), stdout, stderr)
         finally:
+            unregister(pid)
             transport.close()
 
     def _system_and_model(self, request: AgentRequest) -> tuple[str | None, str | None]:
@@ -166,71 +172,8 @@ class CommandRunner:
         return AgentResult(output=output, error=message, exit_code=code if code and code > 0 else 1,
                            stderr=err_text)
 
-    async def _stop(self, pid: int, proto: _Protocol) -> None:
-        _signal_group(pid, signal.SIGTERM)
-        await _wait(proto.exited, self.kill_grace_s)
-        _signal_group(pid, signal.SIGKILL)  # also when the leader is gone but its children linger
-        await _wait(proto.closed, self.kill_grace_s)
-
-
-class _Capped:
-    """Bytes kept up to a cap; the rest is read and dropped so the child never blocks on a full pipe."""
-
-    def __init__(self, cap: int) -> None:
-        self.cap = cap
-        self.data = bytearray()
-        self.truncated = False
-
-    def add(self, chunk: bytes) -> None:
-        room = self.cap - len(self.data)
-        if room > 0:
-            self.data += chunk[:room]
-        if len(chunk) > room:
-            self.truncated = True
-
-    def text(self) -> str:
-        return self.data.decode("utf-8", "replace")
-
-
-class _Protocol(asyncio.SubprocessProtocol):
-    def __init__(self, loop: asyncio.AbstractEventLoop, stdout: _Capped, stderr: _Capped) -> None:
-        self.sinks = {1: stdout, 2: stderr}
-        self.exited: asyncio.Future[None] = loop.create_future()  # the agent process ended
-        self.closed: asyncio.Future[None] = loop.create_future()  # …and every pipe reached EOF
-
-    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
-        sink = self.sinks.get(fd)
-        if sink is not None:
-            sink.add(data if isinstance(data, bytes) else data.encode())
-
-    def process_exited(self) -> None:
-        if not self.exited.done():
-            self.exited.set_result(None)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if not self.closed.done():
-            self.closed.set_result(None)
-
-
-def _feed(transport: asyncio.SubprocessTransport, data: bytes) -> None:
-    """Queue the prompt on stdin and close it; the loop writes it as the agent reads."""
-    pipe = transport.get_pipe_transport(0)
-    if pipe is None:
-        return
-    try:
-        pipe.write(data)  # type: ignore[attr-defined]
-        pipe.close()
-    except (BrokenPipeError, ConnectionResetError):
-        pass  # the agent does not read stdin (or already exited): not a failure of the call
-
-
-async def _wait(future: asyncio.Future[None], limit_s: float) -> None:
-    # Bounded: a grandchild that left the group (setsid) could keep a pipe open forever.
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(limit_s):
-            await asyncio.shield(future)
-
-
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
+    async def _stop(self, pid: int, tag: str, proto: _Protocol) -> None:
+        signal_tree(pid, tag, signal.SIGTERM)
+        await wait_bounded(proto.exited, self.kill_grace_s)
+        signal_tree(pid, tag, signal.SIGKILL)  # also when the leader is gone but its children linger
+        await wait_bounded(proto.closed, self.kill_grace_s)
