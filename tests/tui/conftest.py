@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import html
+import re
 import shutil
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
@@ -63,6 +66,25 @@ def tree_labels(app: TftuiApp) -> dict[str, str]:
     for pid, nodes in tree._phase_nodes.items():
         out[pid] = nodes[0].label.plain
     return out
+
+
+_SVG_TEXT = re.compile(r'<text[^>]*clip-path="url\(#[^)]*-line-(\d+)\)"[^>]*>(.*?)</text>')
+
+
+def screen_lines(app: TftuiApp) -> list[str]:
+    """What the terminal shows, line by line (the characters `export_screenshot()` drew)."""
+    rows: dict[int, list[str]] = defaultdict(list)
+    for match in _SVG_TEXT.finditer(app.export_screenshot()):
+        rows[int(match.group(1))].append(html.unescape(match.group(2)).replace("\xa0", " "))
+    return ["".join(rows[n]) for n in sorted(rows)]
+
+
+def screen_text(app: TftuiApp) -> str:
+    return "\n".join(screen_lines(app))
+
+
+SIZES = [(80, 24), (120, 40)]
+LOOKS = [False, True]  # ascii
 
 
 @pytest.fixture

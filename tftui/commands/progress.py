@@ -149,7 +149,7 @@ class Progress:
         unit = "round" if ptype == "gate" and phase.gate is not None and phase.round else "attempt"
         counted = f"{attempts} {unit}{'s' if attempts != 1 else ''}" if ptype != "approval" else "-"
         cols = (f"{counted:<10}  {present.elapsed_text(phase.duration_ms):>6}  "
-                f"{present.tokens_text(present.usage_tokens(phase.usage)):>10}")
+                f"{present.spend_tokens_text(phase.usage):>10}")
         notes = []
         if phase.depth > 0:  # an upstream phase re-executed by a gate's onBlock round
             notes.append(f"(re-run for onBlock round {phase.round})")

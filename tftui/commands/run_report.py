@@ -46,8 +46,13 @@ def totals(state: RunState, *, calls: int | None = None, duration_ms: float | No
         "inputTokens": int(usage.get("input", 0) or 0),
         "outputTokens": int(usage.get("output", 0) or 0),
         "tokens": int(usage.get("input", 0) or 0) + int(usage.get("output", 0) or 0),
-        "costUSD": round(float(usage.get("cost", 0.0) or 0.0), 6),
+        "costUSD": present.cost_json(usage),  # null: some call's cost is unknown
     }
+    if not present.cost_known(usage):
+        data["costUSDAtLeast"] = round(present.usage_cost(usage), 6)
+        data["unpricedCalls"] = present.unpriced_calls(usage)
+    if present.untracked_calls(usage):
+        data["untrackedCalls"] = present.untracked_calls(usage)
     if duration_ms is not None:
         data["durationMs"] = round(duration_ms, 1)
     return data
@@ -55,10 +60,11 @@ def totals(state: RunState, *, calls: int | None = None, duration_ms: float | No
 
 def _usage_json(phase: PhaseState) -> dict[str, Any]:
     u = phase.usage
+    unknown = present.untracked_calls(u) > 0 and not present.usage_tokens(u)  # reported by no call
     return {
-        "input": int(u.get("input", 0) or 0),
-        "output": int(u.get("output", 0) or 0),
-        "costUSD": round(float(u.get("cost", 0.0) or 0.0), 6),
+        "input": None if unknown else int(u.get("input", 0) or 0),
+        "output": None if unknown else int(u.get("output", 0) or 0),
+        "costUSD": present.cost_json(u),  # null: not known
     }
 
 
@@ -133,8 +139,8 @@ def summary_line(
         f"{t['done']} done, {t['failed']} failed, {t['skipped']} skipped"
         + (f", {t['pending']} not run" if t["pending"] else ""),
         f"{t['attempts']} attempt{'s' if t['attempts'] != 1 else ''}",
-        present.tokens_text(t["tokens"]),
-        present.format_cost(t["costUSD"]),
+        present.spend_tokens_text(state.usage),
+        present.spend_cost_text(state.usage),
         present.elapsed_text(duration_ms),
     ]
     if run_dir is not None:

@@ -90,10 +90,15 @@ def summarize(run_dir: Path) -> dict[str, Any]:
     # tokens were spent by that run, listed on its own line; count them once.
     seeded = meta.get("seededEvents")
     tokens, cost = total_tokens, total_cost
+    unpriced, untracked = present.unpriced_calls(usage), present.untracked_calls(usage)
     if isinstance(seeded, int) and 0 < seeded <= len(events):
         before = fold(events[:seeded]).usage
         tokens -= int(before.get("input", 0) or 0) + int(before.get("output", 0) or 0)
         cost -= float(before.get("cost", 0.0) or 0.0)
+        unpriced -= present.unpriced_calls(before)
+        untracked -= present.untracked_calls(before)
+    # this run's own spend, as a usage record the formatters read (unknown is not 0)
+    spend = {"input": tokens, "output": 0, "cost": cost, "unpriced": unpriced, "untracked": untracked}
     return {
         "run_id": str(meta.get("runId") or run_dir.name),
         "flow": meta.get("flowName") or state.flow_name or "?",
@@ -104,7 +109,9 @@ def summarize(run_dir: Path) -> dict[str, Any]:
         "phases_total": len(statuses),
         "phase_statuses": {s: statuses.count(s) for s in present.DISPLAY_STATUSES if s in statuses},
         "tokens": tokens,
-        "cost_usd": round(cost, 6),
+        "cost_usd": present.cost_json(spend),  # null: some call's cost is unknown
+        "tokens_text": present.spend_tokens_count(spend),
+        "cost_text": present.spend_cost_variants(spend)[-1],
         "seeded_from": meta.get("seededFrom"),  # the earlier run this re-run continues (its tokens are not counted)
         "tokens_with_seed": total_tokens,
         "run_dir": str(run_dir),
@@ -155,8 +162,8 @@ def table_rows(entries: list[dict[str, Any]], glyphs: present.Glyphs) -> list[tu
             _fmt_started(e["started"]),
             _status_cell(e["status"], glyphs),
             _phases_cell(e, glyphs),
-            present.format_tokens(e["tokens"]),
-            present.format_cost(e["cost_usd"]),
+            e.get("tokens_text") or present.format_tokens(e["tokens"]),
+            e.get("cost_text") or present.format_cost(e["cost_usd"]),
         )
         for e in entries
     ]

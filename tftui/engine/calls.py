@@ -170,20 +170,21 @@ async def call_with_retry(run: PhaseHost, pr: PhaseRun, spec: CallSpec) -> CallO
             run.emit(_failed(phase.id, spec, k, aborted, False, "aborted", False))
             raise
         usage = result.usage.to_json() if result.usage is not None else None
+        error = result.error if result.failed else None
         run.emit(
             ev.AgentReturned(
                 phase_id=phase.id,
                 node_path=spec.node_path,
                 attempt=k,
                 output=result.output,
-                error=result.error if result.failed else None,
+                error=error,
                 usage=usage,
                 duration_ms=(run.clock.monotonic() - started) * 1000,
                 timed_out=result.timed_out,
                 exit_code=result.exit_code,
             )
         )
-        pr.add_usage(usage)
+        pr.add_usage(usage, answered=error is None, metering=run.metering)  # as the fold counts it
         pr.calls += 1
         outcome.attempts = k + 1
         outcome.output = result.output

@@ -9,7 +9,8 @@ Conventions (stable contract):
 - `attempt` fields are 0-based, as in `AgentRequest.attempt` (docs/retry.md §3 `k`); add 1 to
   display them. `round` is the onBlock round (0 = the gate's first evaluation).
 - `usage` fields are `Usage.to_json()` dicts (`input`, `output`, `costUSD`?, `cacheRead`?,
-  `cacheWrite`?) or None when the runner reported no usage (never a fake zero).
+  `cacheWrite`?) or None when the runner reported no usage (never a fake zero). Whether that
+  is unknown or nothing is RunStarted's `reports_usage` / `reports_cost` (the runner's, docs/scheduling.md §6).
 - A phase's `json` may be MISSING (JS undefined: "no parsed value"); it is omitted from
   the JSON form and restored as MISSING when decoding. JSON null stays None.
 - `node_path` follows docs/language.md §7 (`phase`, `phase#item-<i>`, `phase#branch-<i>`,
@@ -43,6 +44,10 @@ class RunStarted(Event):
     phase_ids: list[str] = field(default_factory=list)
     phase_types: dict[str, str] = field(default_factory=dict)
     resumed: bool = False  # True when the run continues a journal (resume_state)
+    # What the runner meters (docs/scheduling.md §6): an answer without usage from a runner
+    # that reports none has unknown tokens/cost, never 0 (README "Cost and usage").
+    reports_usage: bool = True
+    reports_cost: bool = True
 
 
 @dataclass(slots=True, kw_only=True)

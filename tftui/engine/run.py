@@ -39,7 +39,7 @@ from tftui.engine.outcome import BUDGET_TRUNCATED
 from tftui.engine.phases import HANDLERS
 from tftui.engine.phases.base import PhaseOutcome, PhaseRun
 from tftui.engine.seams import Approver, RunDebugger, RunJournal
-from tftui.engine.state import STATUS, PhaseState, PhaseStatus, RunState, apply
+from tftui.engine.state import STATUS, Metering, PhaseState, PhaseStatus, RunState, apply
 from tftui.engine.subdebug import SubDebugger
 from tftui.engine.subflow_def import StackEntry
 from tftui.flow.graph import Dag
@@ -95,6 +95,10 @@ class Run:
     ) -> None:
         self.flow = flow
         self.runner = runner
+        self.metering = Metering(  # docs/scheduling.md §6: what the runner's usage records can be trusted for
+            usage=getattr(runner, "reports_usage", True) is not False,
+            cost=getattr(runner, "reports_cost", True) is not False,
+        )
         self.debugger = debugger
         self.journal = journal
         self.clock = clock or Clock()
@@ -307,7 +311,8 @@ class Run:
                 json=json_value,
                 error=outcome.error,
                 warnings=list(pr.warnings),
-                usage=dict(pr.usage) if pr.usage["turns"] else None,  # None: no call reported usage
+                # None: no call was answered or reported usage
+                usage=dict(pr.usage) if pr.usage["turns"] or pr.usage["untracked"] else None,
                 attempts=outcome.attempts,
                 gate=outcome.gate,
                 duration_ms=self._running_ms(phase.id, pr),
@@ -413,6 +418,8 @@ class Run:
                 phase_ids=list(self.order),
                 phase_types={p.id: p.type for p in self.flow.phases},
                 resumed=resumed,
+                reports_usage=self.metering.usage,
+                reports_cost=self.metering.cost,
             )
         )
         if self.debugger is not None:

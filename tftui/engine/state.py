@@ -38,11 +38,42 @@ STATUS: dict[str, PhaseStatus] = {status.value: status for status in PhaseStatus
 
 
 def empty_usage() -> dict[str, Any]:
-    return {"input": 0, "output": 0, "cost": 0.0, "cacheRead": 0, "cacheWrite": 0, "turns": 0}
+    # `unpriced` / `untracked`: answered calls with no cost / no usage at all (unknown is not 0)
+    return {"input": 0, "output": 0, "cost": 0.0, "cacheRead": 0, "cacheWrite": 0, "turns": 0,
+            "unpriced": 0, "untracked": 0}
 
 
-def add_usage(total: dict[str, Any], usage: dict[str, Any] | None) -> None:
-    """Add a runner usage dict (`Usage.to_json()` keys) to a docs/language.md §2.2 usage dict, in place."""
+@dataclass(frozen=True, slots=True)
+class Metering:
+    """What a run's runner reports (`reports_usage` / `reports_cost`, docs/scheduling.md §6)."""
+
+    usage: bool = True
+    cost: bool = True
+
+
+METERED = Metering()
+
+
+def add_usage(
+    total: dict[str, Any], usage: dict[str, Any] | None, *, answered: bool = True, metering: Metering = METERED
+) -> None:
+    """Add a runner usage dict (`Usage.to_json()` keys) to a docs/language.md §2.2 usage dict, in place.
+
+    Unknown is never a silent 0 (README "Cost and usage"): an answered call (no error, not
+    replayed) counts as `untracked` when it reported no usage and its runner reports none
+    (a CLI agent), and as `unpriced` when its cost is unknown: no cost with tokens, or no
+    usage from a runner that reports no cost (a provider without prices). A failed call
+    without usage adds nothing (no answer: nothing known to be spent)."""
+    if answered:
+        if not usage:
+            if not metering.usage:
+                total["untracked"] = total.get("untracked", 0) + 1
+            if not (metering.usage and metering.cost):
+                total["unpriced"] = total.get("unpriced", 0) + 1
+        elif not isinstance(usage.get("costUSD", usage.get("cost")), (int, float)) and (
+            not metering.cost or _num(usage.get("input")) or _num(usage.get("output"))
+        ):
+            total["unpriced"] = total.get("unpriced", 0) + 1
     if not usage:
         return
     total["input"] += _num(usage.get("input"))
@@ -154,6 +185,7 @@ class RunState:
     last_seq: int = 0
     event_count: int = 0
     resumed: bool = False
+    metering: Metering = METERED  # the runner's, from RunStarted (whether a missing usage is unknown)
     # Phases whose results a saved edit of the flow made out of date (PhasesStale); a phase
     # leaves the set when it starts again or is reset (a partial re-run brings it up to date).
     stale: set[str] = field(default_factory=set)
@@ -185,6 +217,7 @@ def _run_started(state: RunState, e: ev.RunStarted) -> None:
     state.ended_at = None
     state.paused = None
     state.resumed = e.resumed
+    state.metering = Metering(usage=e.reports_usage, cost=e.reports_cost)
     for pid in e.phase_ids:
         if pid not in state.phases:
             state.phases[pid] = PhaseState(id=pid, type=e.phase_types.get(pid, "agent"))
@@ -259,8 +292,8 @@ def _agent_returned(state: RunState, e: ev.AgentReturned) -> None:
     item.error = e.error
     item.usage = e.usage
     item.duration_ms = e.duration_ms
-    add_usage(p.usage, e.usage)
-    add_usage(state.usage, e.usage)
+    add_usage(p.usage, e.usage, answered=e.error is None, metering=state.metering)
+    add_usage(state.usage, e.usage, answered=e.error is None, metering=state.metering)
 
 
 def _attempt_failed(state: RunState, e: ev.AttemptFailed) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from tftui.engine import events as ev
 from tftui.engine.state import RunState
-from tftui.present.numbers import elapsed_text, tokens_text, usage_tokens
+from tftui.present.numbers import elapsed_text, spend_tokens_text, untracked_calls, usage_tokens
 from tftui.present.status import DISPLAY_STATUSES, display_status, look, shown_status
 
 
@@ -137,7 +137,6 @@ def state_summary(state: RunState) -> str:
     parts += [f"{look(s).word} {counts[s]}" for s in DISPLAY_STATUSES if counts.get(s)]
     if running:
         parts.append("running " + ",".join(running))
-    tokens = usage_tokens(state.usage)
-    if tokens:
-        parts.append(tokens_text(tokens))
+    if usage_tokens(state.usage) or untracked_calls(state.usage):
+        parts.append(spend_tokens_text(state.usage))
     return " · ".join(parts)

@@ -2,6 +2,11 @@
 
 `1.5s`, `12.3k tok`, `$0.0018`: the debugger's tree and header, `tftui run`'s lines and
 summary, `tftui runs` and `tftui replay --print` all format through these functions.
+
+Unknown is never zero (README "Cost and usage"): a usage record counts the answered calls
+that reported no cost (`unpriced`) and no usage at all (`untracked`). A cost with unpriced
+calls reads `cost unknown`, or `≥ $X (some calls unpriced)` when some calls were priced;
+tokens of untracked calls read `? tok` (or `≥ N tok`); JSON gives null (`cost_json`).
 """
 
 from __future__ import annotations
@@ -66,20 +71,74 @@ def usage_tokens(usage: Mapping[str, object] | None) -> int:
 
 
 def usage_cost(usage: Mapping[str, object] | None) -> float:
+    """The summed known cost (a lower bound when `cost_known` is False)."""
     if not usage:
         return 0.0
     value = usage.get("cost")
     return float(value) if isinstance(value, (int, float)) else 0.0
 
 
+def unpriced_calls(usage: Mapping[str, object] | None) -> int:
+    """Answered calls whose cost is not known (no prices, or no usage reported at all)."""
+    return _int(usage.get("unpriced")) if usage else 0
+
+
+def untracked_calls(usage: Mapping[str, object] | None) -> int:
+    """Answered calls that reported no usage at all (a CLI agent): their tokens are not known."""
+    return _int(usage.get("untracked")) if usage else 0
+
+
+def cost_known(usage: Mapping[str, object] | None) -> bool:
+    return unpriced_calls(usage) == 0
+
+
+def cost_json(usage: Mapping[str, object] | None) -> float | None:
+    """`costUSD` in JSON output: the cost, or None (null) when some call's cost is unknown."""
+    return round(usage_cost(usage), 6) if cost_known(usage) else None
+
+
+def spend_tokens_count(usage: Mapping[str, object] | None) -> str:
+    """`489`; `?` when no call reported usage; `≥ 489` when some did not (a column: `tftui runs`)."""
+    tokens = usage_tokens(usage)
+    if not untracked_calls(usage):
+        return format_tokens(tokens)
+    return f"≥ {format_tokens(tokens)}" if tokens else "?"
+
+
+def spend_tokens_text(usage: Mapping[str, object] | None) -> str:
+    """`489 tok`, `? tok`, `≥ 489 tok` (see `spend_tokens_count`)."""
+    return f"{spend_tokens_count(usage)} {TOKENS_UNIT}"
+
+
+def spend_cost_variants(usage: Mapping[str, object] | None) -> tuple[str, ...]:
+    """The cost, fullest first: `$0.002`; `cost unknown`; `≥ $0.002 (some calls unpriced)`, `≥ $0.002`."""
+    cost = usage_cost(usage)
+    if cost_known(usage):
+        return (format_cost(cost),)
+    if not cost:
+        return ("cost unknown", "$?")
+    return (f"≥ {format_cost(cost)} (some calls unpriced)", f"≥ {format_cost(cost)}")
+
+
+def spend_cost_text(usage: Mapping[str, object] | None) -> str:
+    """A total's cost (`tftui run`'s summary, `tftui runs`, the header): see `spend_cost_variants`."""
+    return spend_cost_variants(usage)[0]
+
+
 def usage_text(usage: Mapping[str, object] | None) -> str:
-    """`120t $0.0004` (the tree's narrow form); '' when nothing was spent."""
+    """`120t $0.0004` (the tree's narrow form); `120t $?` when the cost is not known, `?t` when
+    no usage was reported; '' when no call was answered (nothing spent)."""
     tokens = usage_tokens(usage)
     cost = usage_cost(usage)
+    untracked = untracked_calls(usage)
     parts = []
     if tokens:
-        parts.append(f"{format_tokens(tokens)}t")
-    if cost:
+        parts.append(f"{'≥' if untracked else ''}{format_tokens(tokens)}t")
+    elif untracked:
+        return "?t"
+    if not cost_known(usage):
+        parts.append(f"≥{format_cost(cost)}" if cost else "$?")
+    elif cost:
         parts.append(format_cost(cost))
     return " ".join(parts)
 

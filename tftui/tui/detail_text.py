@@ -120,10 +120,14 @@ def overview(
             if duration:
                 out.append(f"Duration: {duration}\n")
         u = state.usage or {}
-        if u.get("input") or u.get("output") or u.get("cost"):
+        if present.untracked_calls(u) and not present.usage_tokens(u):
+            out.append("Usage: unknown (the agent reported none)\n")
+        elif u.get("input") or u.get("output") or u.get("cost") or not present.cost_known(u):
+            cost = present.spend_cost_text(u) if (u.get("cost") or not present.cost_known(u)) else ""
+            more = " (+ calls that reported none)" if present.untracked_calls(u) else ""
             out.append(
-                f"Usage: {u.get('input', 0)} in / {u.get('output', 0)} out tokens"
-                f"{'  ' + present.format_cost(u.get('cost')) if u.get('cost') else ''}\n"
+                f"Usage: {u.get('input', 0)} in / {u.get('output', 0)} out tokens{more}"
+                f"{'  ' + cost if cost else ''}\n"
             )
         if state.gate:
             out.append(f"Gate verdict: {state.gate.get('verdict')}")

@@ -17,7 +17,7 @@ from tftui.agent_types import AgentRunner
 from tftui.engine import events as ev
 from tftui.engine.clock import Clock
 from tftui.engine.seams import Approver, RunDebugger
-from tftui.engine.state import RunState, add_usage, empty_usage
+from tftui.engine.state import METERED, Metering, RunState, add_usage, empty_usage
 from tftui.flow.model import Flow, PhaseBase
 from tftui.lang.interpolate import StepView
 from tftui.lang.values import MISSING
@@ -47,8 +47,8 @@ class PhaseRun:
         self.warnings.append(message)
         return True
 
-    def add_usage(self, usage: dict[str, Any] | None) -> None:
-        add_usage(self.usage, usage)
+    def add_usage(self, usage: dict[str, Any] | None, *, answered: bool = True, metering: Metering = METERED) -> None:
+        add_usage(self.usage, usage, answered=answered, metering=metering)
 
 
 @dataclass(slots=True)
@@ -88,6 +88,10 @@ class PhaseHost(Protocol):
         ...
     @property
     def runner(self) -> AgentRunner: ...
+    @property
+    def metering(self) -> Metering:
+        """What the runner reports (`reports_usage` / `reports_cost`), as RunStarted says it."""
+        ...
     @property
     def clock(self) -> Clock: ...
     @property

@@ -242,7 +242,7 @@ class _Nester(_ChildEvents):
             node = event.node_path or event.phase_id
             run.emit(dataclasses.replace(event, phase_id=pr.phase.id, node_path=self.prefix + node))
             if isinstance(event, ev.AgentReturned):
-                pr.add_usage(event.usage)
+                pr.add_usage(event.usage, answered=event.error is None, metering=run.metering)
                 pr.calls += 1
             return
         run.emit(ev.SubflowEvent(phase_id=pr.phase.id, event=ev.event_to_json(event)))

@@ -50,10 +50,10 @@ def header_parts(app: Any) -> list[HeaderPart]:
     if app.show_times and state.started_at is not None:
         end = state.ended_at if state.ended_at is not None else app.ctl.clock.time()
         parts.append(HeaderPart((present.elapsed_text(max(0.0, end - state.started_at) * 1000),), DROP_TIME))
-    spend = present.tokens_text(present.usage_tokens(state.usage))
-    cost = present.usage_cost(state.usage)
-    if cost:
-        spend += f" {present.format_cost(cost)}"
+    tokens = present.spend_tokens_text(state.usage)
+    costs = present.spend_cost_variants(state.usage)
+    known_zero = present.cost_known(state.usage) and not present.usage_cost(state.usage)
+    spends = [tokens] if known_zero else [f"{tokens} {cost}" for cost in costs]
     budget = app.flow.budget
     caps = []
     if budget is not None:
@@ -61,7 +61,8 @@ def header_parts(app: Any) -> list[HeaderPart]:
             caps.append(present.tokens_text(budget.max_tokens))
         if budget.max_usd is not None:
             caps.append(f"${budget.max_usd:g}")
-    parts.append(HeaderPart((f"{spend} / {' '.join(caps)}", spend) if caps else (spend,), DROP_SPEND))
+    forms = ([f"{spends[0]} / {' '.join(caps)}"] if caps else []) + spends
+    parts.append(HeaderPart(tuple(dict.fromkeys(forms)), DROP_SPEND))
     if app.stale:
         parts.append(HeaderPart((f"{len(app.stale)} stale (u)", f"{len(app.stale)} stale"), DROP_STALE))
     runner = app.ctl.runner

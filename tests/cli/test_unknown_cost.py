@@ -1,0 +1,77 @@
+"""Issue 15 item 16: an unknown cost or usage reads "unknown"/`?` in every headless front end,
+never `$0.00` / `0 tok`; JSON gives null; a partly priced total says so."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from tftui import present
+
+FLOW = {"name": "spend", "phases": [{"id": "a", "agent": "x", "task": "hello"},
+                                    {"id": "b", "agent": "x", "task": "more {steps.a.output}", "dependsOn": ["a"]}]}
+
+
+def write_flow(tmp_path: Path, replies: dict | None = None) -> Path:
+    flow = tmp_path / "spend.json"
+    flow.write_text(json.dumps(FLOW))
+    if replies is not None:
+        (tmp_path / "spend.replies.json").write_text(json.dumps(replies))
+    return flow
+
+
+def test_cli_agent_without_usage_reads_unknown(tmp_path: Path, tftui) -> None:
+    flow = write_flow(tmp_path)
+    cat = f"{sys.executable} -c \"import sys; print(sys.stdin.read()[:5])\""
+    done = tftui("run", str(flow), "--agent-cmd", cat, "--json")
+    assert done.code == 0, done.stderr
+    out = done.json()
+    assert out["totals"]["costUSD"] is None  # null, never 0.0
+    assert out["totals"]["untrackedCalls"] == 2
+    assert out["phases"]["a"]["usage"] == {"input": None, "output": None, "costUSD": None}
+    summary = tftui("run", str(flow), "--agent-cmd", cat).stderr.strip().splitlines()[-1]
+    assert "? tok" in summary and "cost unknown" in summary
+    assert "$0.00" not in summary and " 0 tok" not in summary
+    listing = tftui("runs", str(flow))
+    row = next(line for line in listing.stdout.splitlines() if "spend" in line)
+    assert "$0.00" not in row and row.split()[-2:] == ["?", "$?"]
+
+
+def test_some_calls_unpriced_total_is_a_lower_bound(tmp_path: Path, tftui) -> None:
+    replies = {"a": [{"output": "A", "usage": {"input": 10, "output": 5, "costUSD": 0.25}}],
+               "b": [{"output": "B", "usage": {"input": 3, "output": 4}}]}  # tokens, no price
+    flow = write_flow(tmp_path, replies)
+    done = tftui("run", str(flow), "--json")
+    assert done.code == 0, done.stderr
+    totals = done.json()["totals"]
+    assert totals["costUSD"] is None and totals["costUSDAtLeast"] == 0.25 and totals["unpricedCalls"] == 1
+    assert totals["tokens"] == 22  # every call reported its tokens
+    summary = tftui("run", str(flow)).stderr.strip().splitlines()[-1]
+    assert f"≥ {present.format_cost(0.25)} (some calls unpriced)" in summary or ">=" in summary
+    assert "22 tok" in summary
+
+
+def test_priced_and_free_calls_keep_their_known_cost(tmp_path: Path, tftui) -> None:
+    replies = {"a": [{"output": "A", "usage": {"input": 10, "output": 5, "costUSD": 0.25}}], "b": ["B"]}
+    flow = write_flow(tmp_path, replies)
+    done = tftui("run", str(flow), "--json")
+    totals = done.json()["totals"]
+    assert totals["costUSD"] == 0.25 and "unpricedCalls" not in totals
+    assert present.format_cost(0.25) in tftui("run", str(flow)).stderr.strip().splitlines()[-1]
+
+
+def test_formatters_never_print_zero_for_unknown() -> None:
+    unknown = {"input": 0, "output": 0, "cost": 0.0, "unpriced": 2, "untracked": 2}
+    partial = {"input": 40, "output": 2, "cost": 0.5, "unpriced": 1, "untracked": 0}
+    known = {"input": 40, "output": 2, "cost": 0.5, "unpriced": 0, "untracked": 0}
+    assert present.spend_tokens_text(unknown) == "? tok"
+    assert present.spend_cost_text(unknown) == "cost unknown"
+    assert present.usage_text(unknown) == "?t"
+    assert present.cost_json(unknown) is None
+    assert present.spend_cost_text(partial).endswith("(some calls unpriced)")
+    assert present.spend_cost_text(partial).startswith("≥ ")
+    assert present.cost_json(partial) is None
+    assert present.usage_text(partial) == f"{present.format_tokens(42)}t ≥{present.format_cost(0.5)}"
+    assert present.cost_json(known) == 0.5
+    assert present.spend_cost_text(known) == present.format_cost(0.5)
