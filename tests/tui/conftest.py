@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import html
-import re
 import shutil
-from collections import defaultdict
 from pathlib import Path
 
 import pytest
@@ -68,23 +65,10 @@ def tree_labels(app: TftuiApp) -> dict[str, str]:
     return out
 
 
-_SVG_TEXT = re.compile(r'<text[^>]*clip-path="url\(#[^)]*-line-(\d+)\)"[^>]*>(.*?)</text>')
-
-
-def screen_lines(app: TftuiApp) -> list[str]:
-    """What the terminal shows, line by line (the characters `export_screenshot()` drew)."""
-    rows: dict[int, list[str]] = defaultdict(list)
-    for match in _SVG_TEXT.finditer(app.export_screenshot()):
-        rows[int(match.group(1))].append(html.unescape(match.group(2)).replace("\xa0", " "))
-    return ["".join(rows[n]) for n in sorted(rows)]
-
-
 def screen_text(app: TftuiApp) -> str:
     return "\n".join(screen_lines(app))
 
 
-SIZES = [(80, 24), (120, 40)]
-LOOKS = [False, True]  # ascii
 
 
 @pytest.fixture
