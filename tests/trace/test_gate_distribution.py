@@ -35,10 +35,11 @@ metrics = ["wallMs", "tokens", "modelCalls"]
 
 
 def _replies(extra_ms: int) -> dict[str, object]:
-    """Replies whose delayMs differ from call to call (jitter); `extra_ms` slows every call down."""
+    """Replies whose delayMs differ from call to call (jitter: a [lo, hi] range drawn per call);
+    `extra_ms` slows every call down."""
     usage = {"input": 20, "output": 10}
-    return {"draft": [{"output": "a draft", "usage": usage, "delayMs": 12 + extra_ms}],
-            "polish": [{"output": "polished", "usage": usage, "delayMs": 31 + extra_ms}]}
+    return {"draft": [{"output": "a draft", "usage": usage, "delayMs": [5 + extra_ms, 20 + extra_ms]}],
+            "polish": [{"output": "polished", "usage": usage, "delayMs": [20 + extra_ms, 40 + extra_ms]}]}
 
 
 def _runs(tmp: Path, name: str, n: int, extra_ms: int, monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -82,6 +83,7 @@ def test_repeat_20_baseline_then_slower_runs_fail_on_p95(tmp_path: Path, monkeyp
     assert failure["ruleId"] == "distribution@1" and "wallMs.model" in failure["message"] and "p95" in failure["message"]
     wall = next(m for m in report["distribution"]["metrics"] if m["metric"] == "wallMs.model")
     assert wall["regression"] and wall["current"]["p95"] > wall["baseline"]["p95"] + 120  # 2 calls, +120 ms each
+    assert wall["baseline"]["p95"] > wall["baseline"]["median"]  # the jitter spread the 20 baseline runs
     assert failure["evidence"]["currentP95"] == wall["current"]["p95"]  # the figures are in the report
     tokens = next(m for m in report["distribution"]["metrics"] if m["metric"] == "tokens")
     assert not tokens["regression"]  # the same replies: the same tokens
@@ -122,3 +124,20 @@ def test_percentiles_are_nearest_rank() -> None:
     values = [float(v) for v in range(1, 21)]  # 1..20
     assert percentile(values, 0.95) == 19 and median(values) == 10.5
     assert percentile([5.0], 0.95) == 5
+
+
+async def test_delay_range_is_drawn_per_call_and_checked() -> None:
+    from tftui.agent_types import AgentRequest
+    from tftui.agents.scripted import ScriptedRunner
+
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    runner = ScriptedRunner({"a": {"output": "x", "delayMs": [10, 50]}}, sleep=sleep)
+    for _ in range(30):
+        await runner.run(AgentRequest(node_path="a", phase_id="a", agent="executor", task="t"))
+    assert all(0.010 <= w <= 0.050 for w in waits) and len(set(waits)) > 1
+    bad = ScriptedRunner({"a": {"output": "x", "delayMs": [50, 10]}, "b": {"output": "y", "delayMs": [1]}})
+    assert len(bad.errors) == 2 and all("'delayMs' as a list must be [lo, hi]" in e for e in bad.errors)

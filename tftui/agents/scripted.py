@@ -2,7 +2,8 @@
 
 - `ScriptedRunner`: replies keyed by node path (docs/language.md §7). A reply is a string,
   `{"output": ..., "usage": {"input", "output", "costUSD"}}` or
-  `{"error": "...", "exitCode": n}`; any reply may add `"delayMs": n`. A list is
+  `{"error": "...", "exitCode": n}`; any reply may add `"delayMs": n`, or `"delayMs": [lo, hi]`
+  for a delay drawn anew on every call between lo and hi ms (jitter, for `--repeat`). A list is
   consumed one reply per call and its last reply repeats. A node path with no reply
   fails the call with a message naming the node path and the replies file.
 - `MarkerRunner`: the conformance/benchmark contract (conformance README "Flows"):
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
@@ -39,15 +41,33 @@ def _reply_shape_error(node: str, reply: Any) -> str | None:
         return f"reply for '{node}' must be a string or an object, got {type(reply).__name__}"
     if "output" not in reply and "error" not in reply:
         return f"reply for '{node}' needs 'output' or 'error'"
+    delay = reply.get("delayMs")
+    if isinstance(delay, list) and not (
+        len(delay) == 2 and all(_is_ms(v) for v in delay) and delay[0] <= delay[1]
+    ):
+        return f"reply for '{node}': 'delayMs' as a list must be [lo, hi] with 0 <= lo <= hi (ms), got {delay!r}"
     return None
+
+
+def _is_ms(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+
+
+_JITTER = random.Random()  # unseeded: every run of a --repeat series draws its own delays
+
+
+def _delay_s(delay: Any) -> float:
+    """A reply's `delayMs` in seconds: a number, or [lo, hi] drawn uniformly per call."""
+    if isinstance(delay, list) and len(delay) == 2 and all(_is_ms(v) for v in delay):
+        return _JITTER.uniform(float(delay[0]), float(delay[1])) / 1000
+    return float(delay) / 1000 if _is_ms(delay) else 0.0
 
 
 def _to_result(reply: Any) -> tuple[AgentResult, float]:
     """A reply as an AgentResult plus its simulated delay in seconds."""
     if isinstance(reply, str):
         return AgentResult(output=reply), 0.0
-    delay = reply.get("delayMs", 0)
-    delay_s = float(delay) / 1000 if isinstance(delay, (int, float)) and not isinstance(delay, bool) else 0.0
+    delay_s = _delay_s(reply.get("delayMs", 0))
     usage = Usage.from_json(reply.get("usage"))
     if reply.get("error") is not None:
         code = reply.get("exitCode", 1)
