@@ -81,15 +81,19 @@ def export_bundle(run_dir: str | os.PathLike[str], out_path: str | os.PathLike[s
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.tmp")
     with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr("bundle.json", json.dumps(manifest, indent=2) + "\n")
+
+        def put(name: str, text: str) -> None:  # JSON text: a lone surrogate is written as its JSON escape
+            zf.writestr(name, text.encode("utf-8", "backslashreplace"))
+
+        put("bundle.json", json.dumps(manifest, indent=2) + "\n")
         if recording.flow_text is not None:
-            zf.writestr("flow.json", recording.flow_text)
-        zf.writestr("meta.json", (source / META_FILE).read_text(encoding="utf-8") if (source / META_FILE).is_file()
-                    else json.dumps(recording.meta, indent=2) + "\n")
+            put("flow.json", recording.flow_text)
+        put("meta.json", (source / META_FILE).read_text(encoding="utf-8") if (source / META_FILE).is_file()
+            else json.dumps(recording.meta, indent=2) + "\n")
         zf.write(source / EVENTS_FILE, "events.jsonl")
         if trace_text is not None:
-            zf.writestr("trace.json", trace_text)
-        zf.writestr("answers.replies.json", json.dumps(answers, ensure_ascii=False, indent=2) + "\n")
+            put("trace.json", trace_text)
+        put("answers.replies.json", json.dumps(answers, ensure_ascii=False, indent=2) + "\n")
     os.replace(tmp, target)
     return target, warnings
 

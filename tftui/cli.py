@@ -17,6 +17,7 @@ from types import ModuleType
 
 from tftui import __version__
 from tftui.commands import check, config, gate, open_flow, replay, run, runs, schema, trace
+from tftui.present.terminal import guarded_streams
 
 # name -> command module, in the order `tftui --help` lists them.
 SUBCOMMANDS: dict[str, ModuleType] = {
@@ -68,6 +69,12 @@ TOP_LEVEL_OPTIONS = ("-h", "--help", "--version")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Every text a command prints goes through the one sanitiser (docs/inputs.md §1).
+    with guarded_streams():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     # `tftui --ascii FLOW` (options first) is `tftui open --ascii FLOW` too.
     if args_list and args_list[0].startswith("-") and args_list[0] not in TOP_LEVEL_OPTIONS:

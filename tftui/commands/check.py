@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from tftui.agents.select import REPLIES_SUFFIX
+from tftui.present.terminal import write_raw
 
 if TYPE_CHECKING:
     from tftui.commands.flow_args import ParsedArgs
@@ -123,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.json:
         payload = {"files": report, "errors": errors, "warnings": warnings, "summary": summary}
-        print(json.dumps(payload, indent=2, ensure_ascii=False))
+        write_raw(sys.stdout, json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
     else:
         print(summary)
     if unreadable:

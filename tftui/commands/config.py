@@ -10,6 +10,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from tftui.present.terminal import write_raw
+
 HELP = "show the effective configuration and where each value came from"
 DESCRIPTION = """\
 Show the effective tftui settings and the source of each value.
@@ -160,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
             "errors": redact(errors, secrets),
             "warnings": redact(cfg.warnings, secrets),
         }
-        print(json.dumps(doc, indent=2, ensure_ascii=False))
+        write_raw(sys.stdout, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     else:
         print(f"user file: {cfg.user_file}" + ("" if cfg.user_file in cfg.files else " (not present)"))
         for path in cfg.files:

@@ -165,7 +165,7 @@ def _write(path: str, text: str) -> str | None:
     try:
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        target.write_text(text, encoding="utf-8", errors="backslashreplace")
     except OSError as exc:
         return f"cannot write {path}: {exc.strerror}"
     return None

@@ -17,6 +17,7 @@ from typing import Any, TextIO
 from tftui import present
 from tftui.engine import events as ev
 from tftui.engine.state import PhaseState, RunState, apply
+from tftui.present.terminal import encodable, raw_stream, term_line, term_text
 
 APPROVAL_HINT = ("hint: a headless run rejects approval phases; `tftui run --approve` approves them, "
                  "or run the flow in the TUI (`tftui FLOW`) to decide")
@@ -25,7 +26,7 @@ APPROVAL_HINT = ("hint: a headless run rejects approval phases; `tftui run --app
 def _one_line(text: str | None, limit: int = 100) -> str:
     if not text:
         return ""
-    line = " ".join(text.split())
+    line = term_line(" ".join(text.split()))
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
@@ -76,6 +77,9 @@ class Progress:
         color: bool | None = None,
     ) -> None:
         self.stream = stream or sys.stderr
+        # the lines carry tftui's own colours and status-line codes: the text in them is
+        # sanitised piece by piece (term_line), the codes go to the stream underneath
+        self.out = raw_stream(self.stream)
         is_tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.live = is_tty if live is None else live
         no_color = "NO_COLOR" in os.environ or os.environ.get("TERM") == "dumb"
@@ -129,12 +133,12 @@ class Progress:
 
     def _write_line(self, line: str) -> None:
         self._clear_status()
-        self.stream.write(self.glyphs.fold(line) + "\n")  # a stream that cannot show Unicode gets ASCII
-        self.stream.flush()
+        self.out.write(encodable(self.glyphs.fold(line)) + "\n")  # a stream that cannot show Unicode gets ASCII
+        self.out.flush()
 
     def _clear_status(self) -> None:
         if self._status_shown:
-            self.stream.write("\r\x1b[K")
+            self.out.write("\r\x1b[K")
             self._status_shown = False
 
     def format_phase(self, phase: PhaseState) -> str:
@@ -142,7 +146,7 @@ class Progress:
         status = present.display_status(phase)
         glyph = self._paint(self.glyphs.glyph(status), status)
         ptype = self.phase_types.get(phase.id, phase.type)
-        head = f"{glyph} {phase.id:<{self.id_width}}  {ptype:<{self.type_width}}  {present.status_word(status):<7}"
+        head = f"{glyph} {term_line(phase.id):<{self.id_width}}  {ptype:<{self.type_width}}  {present.status_word(status):<7}"
         if status == "skipped":
             return f"{head}  {_one_line(phase.error)}".rstrip()
         attempts = max(phase.attempts, 1)
@@ -172,7 +176,7 @@ class Progress:
 
     def message(self, text: str) -> None:
         """A free-form note (resume notices, warnings) that must not collide with the status line."""
-        self._write_line(text)
+        self._write_line(term_text(text))
 
     def status_text(self) -> str:
         running = [p for p in self.state.phases.values() if str(p.status) == "running"]
@@ -181,7 +185,7 @@ class Progress:
         now = time.monotonic()
         pieces = []
         for phase in running[:4]:
-            label = phase.id
+            label = term_line(phase.id)
             if phase.items_total:  # a map: how far through its items (ItemsResolved)
                 done = len({a.node_path for a in phase.attempt_log if a.status != "running"})
                 label += f" {done}/{phase.items_total} items"
@@ -210,8 +214,8 @@ class Progress:
         width = _terminal_width(self.stream)
         if len(text) > width - 1:
             text = text[: max(0, width - 2)] + "…"
-        self.stream.write("\r\x1b[K" + text)
-        self.stream.flush()
+        self.out.write("\r\x1b[K" + encodable(text))
+        self.out.flush()
         self._status_shown = True
 
     # -- lifecycle --------------------------------------------------------------------
@@ -235,7 +239,7 @@ class Progress:
                 pass
             self._task = None
         self._clear_status()
-        self.stream.flush()
+        self.out.flush()
 
 
 def _terminal_width(stream: Any) -> int:

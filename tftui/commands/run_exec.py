@@ -23,6 +23,7 @@ from tftui.commands.run_report import EXIT_INTERRUPTED, EXIT_USAGE, exit_code_fo
 from tftui.commands.runner_select import RunnerSelectionError, runner_flags, select_runner
 from tftui.engine import journal as jr
 from tftui.engine.state import RunState
+from tftui.present.terminal import write_raw
 
 
 @dataclass
@@ -85,7 +86,7 @@ def _load_checked(flow_path: Path, args: dict[str, Any], cli: argparse.Namespace
                 "flow": str(flow_path),
                 "diagnostics": [d.to_dict() for d in result.diagnostics],
             }
-            sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+            write_raw(sys.stdout, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return None
     for warning in check_cli_arg_names(cli.args, result.flow):  # a typo'd name raises UsageProblem
         _err(f"tftui run: warning: {warning}")
@@ -200,11 +201,16 @@ def _report(
             duration_ms=duration_ms,
             notes=plan.notes,
         )
-        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+        write_raw(sys.stdout, json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
         sys.stdout.flush()
         return
     if final_output is not None:
-        sys.stdout.write(final_output + ("" if final_output.endswith("\n") else "\n"))
+        text = final_output + ("" if final_output.endswith("\n") else "\n")
+        # the product: raw into a file or pipe, sanitised on a terminal (docs/inputs.md §1)
+        if sys.stdout.isatty():
+            sys.stdout.write(text)
+        else:
+            write_raw(sys.stdout, text)
         sys.stdout.flush()
     if not args.quiet:
         _err(summary_line(state, status=status, run_dir=plan.run_dir, calls=calls, duration_ms=duration_ms))

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from tftui import present
+from tftui.present.terminal import term_line, write_raw
 
 HELP = "list recorded runs (id, flow, start, status, phases, tokens, cost)"
 
@@ -155,10 +156,11 @@ HEADER = ("RUN", "FLOW", "STARTED (UTC)", "STATUS", "PHASES", "TOKENS", "COST")
 
 def table_rows(entries: list[dict[str, Any]], glyphs: present.Glyphs) -> list[tuple[str, ...]]:
     """The listing's header and one row per `summarize` entry, as `tftui runs` prints them."""
-    return [HEADER] + [
+    rows: list[tuple[str, ...]] = [HEADER]
+    return rows + [
         (
-            e["run_id"],
-            glyphs.fold(str(e["flow"])),
+            term_line(str(e["run_id"])),
+            glyphs.fold(term_line(str(e["flow"]))),
             _fmt_started(e["started"]),
             _status_cell(e["status"], glyphs),
             _phases_cell(e, glyphs),
@@ -183,7 +185,7 @@ def run(args: argparse.Namespace) -> int:
         wanted = str(flow_filter.resolve())
         entries = [e for e in entries if e["flow_path"] == wanted]
     if args.json:
-        sys.stdout.write(json.dumps(entries, ensure_ascii=False, indent=2) + "\n")
+        write_raw(sys.stdout, json.dumps(entries, ensure_ascii=False, indent=2) + "\n")
         return 0
     if not entries:
         print(f"no runs recorded under {', '.join(str(r) for r in roots)}", file=sys.stderr)

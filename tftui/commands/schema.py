@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tftui.present.terminal import write_raw
+
 HELP = "print the JSON Schema of the flow format (or, with --trace, of the trace format)"
 DESCRIPTION = """\
 Print a JSON Schema (draft 2020-12) of the flow file format, generated from tftui's
@@ -111,5 +113,5 @@ def run(args: argparse.Namespace) -> int:
             return 2
         print(f"wrote {args.output}", file=sys.stderr)
         return 0
-    sys.stdout.write(text)
+    write_raw(sys.stdout, text)
     return 0

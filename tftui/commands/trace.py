@@ -73,7 +73,7 @@ def _import(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else path.with_name(f"{fixture}.trace.json")
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(dump_columns(cols), encoding="utf-8")
+        out.write_text(dump_columns(cols), encoding="utf-8", errors="backslashreplace")
     except OSError as exc:
         print(f"tftui trace import: cannot write {out}: {exc.strerror}", file=sys.stderr)
         return 2

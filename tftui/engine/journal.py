@@ -101,9 +101,13 @@ def default_roots(cwd: str | os.PathLike[str] | None = None) -> list[Path]:
 
 
 def _atomic_write(path: Path, text: str) -> None:
-    """Write via a temp file + rename so a crash never leaves half a meta.json."""
+    """Write via a temp file + rename so a crash never leaves half a meta.json.
+
+    `text` is JSON: backslashreplace writes a lone surrogate (a flow name with half an emoji) as
+    its JSON escape, as `append` does.
+    """
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8", newline="") as fh:
+    with open(tmp, "w", encoding="utf-8", errors="backslashreplace", newline="") as fh:
         fh.write(text)
         fh.flush()
         os.fsync(fh.fileno())

@@ -191,8 +191,14 @@ def fold_text(text: Text) -> Text:
         length += len(piece)
         for k in range(start + 1, end + 1):
             offsets[k] = length
-    folded = Text(
-        "".join(pieces),
+    return rewritten(text, "".join(pieces), offsets)
+
+
+def rewritten(text: Text, plain: str, offsets: list[int]) -> Text:
+    """`text` with its characters replaced by `plain`; `offsets` maps each old character index
+    (and the end) to its new one, so every styled span covers the same characters."""
+    new = Text(
+        plain,
         style=text.style,
         justify=text.justify,
         overflow=text.overflow,
@@ -200,5 +206,6 @@ def fold_text(text: Text) -> Text:
         end=text.end,
         tab_size=text.tab_size,
     )
-    folded.spans = [Span(offsets[min(s.start, len(plain))], offsets[min(s.end, len(plain))], s.style) for s in text.spans]
-    return folded
+    last = len(offsets) - 1
+    new.spans = [Span(offsets[min(s.start, last)], offsets[min(s.end, last)], s.style) for s in text.spans]
+    return new

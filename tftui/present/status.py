@@ -19,6 +19,7 @@ from rich.text import Text
 
 from tftui.engine.state import PhaseState
 from tftui.present.asciifold import fold_text, to_ascii
+from tftui.present.terminal import term_rich, term_text
 
 
 @dataclass(frozen=True)
@@ -164,6 +165,13 @@ class Glyphs:
 
     def fold_text(self, text: Text) -> Text:
         return fold_text(text) if self.ascii else text
+
+    def show(self, text: str) -> str:
+        """User or model text as the debugger shows it: control characters escaped, then folded."""
+        return self.fold(term_text(text))
+
+    def show_text(self, text: Text) -> Text:
+        return self.fold_text(term_rich(text))
 
     def glyph(self, status: str) -> str:
         """A display or run status's glyph in this set."""

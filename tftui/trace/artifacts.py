@@ -145,11 +145,11 @@ def write_artifacts(directory: str | Path, reports: list[GateReport], rules: lis
             if report.normalized is not None:
                 reduced = reduce_trace(report.normalized, rules, set(failed))
                 steps, original = len(reduced), len(report.normalized)
-                (target / "trace.json").write_text(dump_columns(reduced), encoding="utf-8")
+                (target / "trace.json").write_text(dump_columns(reduced), encoding="utf-8", errors="backslashreplace")
                 report.trace_path = str(target / "trace.json")
             (target / "report.json").write_text(
-                json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-            (target / "report.md").write_text(report_markdown(report), encoding="utf-8")
+                json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8", errors="backslashreplace")
+            (target / "report.md").write_text(report_markdown(report), encoding="utf-8", errors="backslashreplace")
             report.trace_path = shown
             kept.append({
                 "fixture": report.fixture,
@@ -163,7 +163,7 @@ def write_artifacts(directory: str | Path, reports: list[GateReport], rules: lis
             })
             written.append(report.fixture)
         manifest: Manifest = {"schemaVersion": MANIFEST_SCHEMA_VERSION, "keepDays": keep_days, "entries": kept}
-        manifest_path.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        manifest_path.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8", errors="backslashreplace")
     except OSError as exc:
         return ArtifactsResult([], [], f"cannot write artifacts in {directory}: {exc.strerror or exc}")
     return ArtifactsResult(written, removed)

@@ -270,7 +270,7 @@ def write_trace(run_dir: str | Path, trace: AgentTrace | TraceColumns, name: str
     """Write `trace.json` beside the journal (one step per line) and return its path."""
     path = Path(run_dir) / name
     text = dump_columns(trace) if isinstance(trace, TraceColumns) else dump_trace(trace)
-    path.write_text(text, encoding="utf-8")
+    path.write_text(text, encoding="utf-8", errors="backslashreplace")
     return path
 
 
@@ -358,7 +358,7 @@ def trace_run_dir(run_dir: str | Path, *, fixture: str | None = None, fake_clock
         return write_trace(run_dir, cols), warnings
     target = Path(out)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(dump_columns(cols), encoding="utf-8")
+    target.write_text(dump_columns(cols), encoding="utf-8", errors="backslashreplace")
     return target, warnings
 
 

@@ -29,7 +29,6 @@ from tftui.engine.run import RunResult
 from tftui.engine.state import RunState
 from tftui.flow.diagnostics import Diagnostic
 from tftui.flow.model import Flow
-from tftui.present.asciifold import to_ascii
 from tftui.tui import ascii_mode
 from tftui.tui.commands import VerbCommands
 from tftui.tui.gatetools import data_breakpoint_header
@@ -37,6 +36,7 @@ from tftui.tui.keymap import configured_theme, keymap_from_config, read_config, 
 from tftui.tui.main_screen import MainScreen
 from tftui.tui.messages import EngineEvents, EventBatcher
 from tftui.tui.runctl import RunController
+from tftui.tui.term_filter import ControlFilter
 from tftui.tui.themes import DEFAULT_THEME, load_builtin_themes, status_colours, status_variable_defaults
 from tftui.tui.verbs import ModalBridge
 
@@ -71,6 +71,7 @@ class TftuiApp(App[int]):
         runs_root: Path | None = None,
     ) -> None:
         self.ascii_filter = ascii_mode.AsciiFilter(enabled=False)  # before Textual's constructor: it may draw
+        self.control_filter = ControlFilter()  # no control character reaches the terminal (tui/term_filter.py)
         super().__init__()
         self.flow = flow
         self.flow_path = flow_path
@@ -232,8 +233,7 @@ class TftuiApp(App[int]):
         if key in recent:
             return  # shown less than TOAST_REPEAT_S ago: still on screen
         recent[key] = now
-        if self.glyphs.ascii:
-            message, title = to_ascii(message), to_ascii(title)
+        message, title = self.glyphs.show(message), self.glyphs.show(title)
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def tftui_theme_names(self) -> list[str]:
@@ -252,7 +252,7 @@ class TftuiApp(App[int]):
 
     # -- ASCII mode: Textual's own strings (keys, the palette) the ASCII way --------------
     def get_line_filters(self) -> Sequence[LineFilter]:
-        filters = super().get_line_filters()
+        filters = [*super().get_line_filters(), self.control_filter]
         return [*filters, self.ascii_filter] if self.ascii_filter.enabled else filters
 
     def get_key_display(self, binding: Binding) -> str:

@@ -48,7 +48,7 @@ def full_text(screen: MainScreen) -> None:
         return
     where = detail.phase_id if tab != "trace" else "run"
     title = f"{where or 'tftui'} · {LABELS.get(tab, tab)}"
-    screen.app.push_screen(FullTextScreen(title, screen.session.glyphs.fold(text)))
+    screen.app.push_screen(FullTextScreen(title, screen.session.glyphs.show(text)))
 
 
 def help_screen(screen: MainScreen) -> None:

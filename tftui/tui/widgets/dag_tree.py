@@ -99,7 +99,7 @@ class DagTree(Tree[str]):
         status = present.display_status(phase, stale=phase_id in self.stale)
         colour = self.colours.get(status, "")
         text = Text(no_wrap=True, overflow="ellipsis")
-        shown_id = self.glyphs.fold(phase_id)  # ids are the user's: ASCII under --ascii too
+        shown_id = self.glyphs.show(phase_id)  # ids are the user's: ASCII under --ascii too
         if ref:
             text.append(f"{self.glyphs.ref} {shown_id}", style="dim")
             return text

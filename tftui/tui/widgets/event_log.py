@@ -51,7 +51,7 @@ class EventLog(Log):
         self.entries.extend(new)
         if len(self.entries) > MAX_ENTRIES:
             del self.entries[: len(self.entries) - MAX_ENTRIES]
-        lines = [self.glyphs.fold(e.text) for e in new if matches(e, self.query_text)]
+        lines = [self.glyphs.show(e.text) for e in new if matches(e, self.query_text)]
         if lines:
             self.write_lines(lines)
 
@@ -60,15 +60,15 @@ class EventLog(Log):
         entry = EventLine(kind="note", phase_id=None, failed=False, text=f"{self.glyphs.mark} {text}")
         self.entries.append(entry)
         if matches(entry, self.query_text):
-            self.write_line(self.glyphs.fold(entry.text))
+            self.write_line(self.glyphs.show(entry.text))
 
     def set_filter(self, query: str) -> None:
         self.query_text = query.strip()
         self.clear()
-        lines = [self.glyphs.fold(e.text) for e in self.entries if matches(e, self.query_text)]
+        lines = [self.glyphs.show(e.text) for e in self.entries if matches(e, self.query_text)]
         if lines:
             self.write_lines(lines)
-        self.border_title = self.glyphs.fold(f"filter: {self.query_text}") if self.query_text else None
+        self.border_title = self.glyphs.show(f"filter: {self.query_text}") if self.query_text else None
 
     def reset(self) -> None:
         self.entries.clear()

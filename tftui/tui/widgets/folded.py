@@ -1,4 +1,5 @@
-"""A Static that shows its text through the app's glyph set: folded to ASCII under --ascii.
+"""A Static that shows its text through the app's glyph set: control characters escaped
+(present/terminal.py), folded to ASCII under --ascii.
 
 Used for every line of our own text outside the tree, detail and log (header, diagnostics,
 reload note, modal titles, hints and feedback), whoever builds the text: strings and rich
@@ -18,12 +19,10 @@ from tftui import present
 class Folded(Static):
     def _fold(self, content: Any) -> Any:
         glyphs = present.glyphs_for(self.app)
-        if not glyphs.ascii:
-            return content
         if isinstance(content, str):
-            return glyphs.fold(content)
+            return glyphs.show(content)
         if isinstance(content, Text):
-            return glyphs.fold_text(content)
+            return glyphs.show_text(content)
         return content
 
     def on_mount(self) -> None:

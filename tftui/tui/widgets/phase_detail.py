@@ -201,11 +201,11 @@ class PhaseDetail(Vertical):
         gate_row = self.query_one("#gate-row")
         if tab == "gate" and self.shown.pid is not None:
             report, judge = self._gate_panes()
-            self.query_one("#gate-report", Static).update(self.glyphs.fold_text(report))
-            self.query_one("#gate-judge", Static).update(self.glyphs.fold_text(judge))
+            self.query_one("#gate-report", Static).update(self.glyphs.show_text(report))
+            self.query_one("#gate-judge", Static).update(self.glyphs.show_text(judge))
             body.display = False
             gate_row.add_class("-visible")
         else:
-            body.update(self.glyphs.fold_text(capped(self._tab_text(tab), self.open_key)))
+            body.update(self.glyphs.show_text(capped(self._tab_text(tab), self.open_key)))
             body.display = True
             gate_row.remove_class("-visible")

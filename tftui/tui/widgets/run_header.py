@@ -84,7 +84,7 @@ class RunHeader(Folded):
     def show(self, parts: list[HeaderPart]) -> None:
         glyphs = present.glyphs_for(self.app)
         # folded before fitting: an ASCII `...` is wider than the `…` it replaces
-        self.parts = [HeaderPart(tuple(glyphs.fold(v) for v in p.variants), p.drop) for p in parts]
+        self.parts = [HeaderPart(tuple(glyphs.show(v) for v in p.variants), p.drop) for p in parts]
         self._fit()
 
     def on_resize(self, _event: object) -> None:
