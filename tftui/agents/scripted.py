@@ -23,7 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from tftui.agent_types import AgentRequest, AgentResult, Usage
+from tftui.paths import read_regular_file
 
+MAX_REPLIES_BYTES = 256 * 1024 * 1024  # a replies file is read whole: bounded (docs/inputs.md §2)
 _MARKER_RE = re.compile(r"\[\[([^\]\n]+)\]\]")
 
 # How a runner waits out a reply's `delayMs` (asyncio.sleep; tests pass a fake).
@@ -127,11 +129,14 @@ class ScriptedRunner:
     def from_file(cls, path: str | Path, *, sleep: Sleep | None = None) -> ScriptedRunner:
         """Load a replies file (a JSON object: node path -> reply or list of replies)."""
         file = Path(path)
+        raw, reason = read_regular_file(file, MAX_REPLIES_BYTES)
+        if raw is None:
+            raise RepliesError(f"cannot read replies file {file}: {reason}")
         try:
-            data = json.loads(file.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise RepliesError(f"cannot read replies file {file}: {exc.strerror or exc}") from exc
-        except ValueError as exc:
+            data = json.loads(raw.decode("utf-8"))
+        except RecursionError as exc:
+            raise RepliesError(f"replies file {file} is not valid JSON: nested too deeply") from exc
+        except ValueError as exc:  # UnicodeDecodeError too
             raise RepliesError(f"replies file {file} is not valid JSON: {exc}") from exc
         if not isinstance(data, dict):
             raise RepliesError(f"replies file {file} must be a JSON object mapping node paths to replies")

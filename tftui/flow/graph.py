@@ -138,7 +138,7 @@ def fingerprint(phase: PhaseBase) -> str:
     data = phase.model_dump(mode="json", by_alias=True, exclude_defaults=True)
     data["type"] = phase.type  # keep the type even where it is the default
     text = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]  # a lone surrogate is a value too
 
 
 @dataclass(frozen=True)

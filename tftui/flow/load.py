@@ -23,6 +23,7 @@ from tftui.flow.jsonpos import Locator, string_char_offset, strip_jsonc
 from tftui.flow.model import PHASE_CLASSES, ArgSpec, Budget, Flow, PhaseBase
 from tftui.flow.shorthand import Kind, desugar, shorthand_kind, source_path
 from tftui.lang.values import JSONObject, JSONValue
+from tftui.paths import read_regular_file
 
 __all__ = ["Diagnostic", "LoadResult", "build_flow", "load_flow", "load_flow_text", "parse_json_text"]
 
@@ -84,25 +85,62 @@ def _js_int(text: str) -> int | float:
 
 _CONSTANT = re.compile(r"-?\b(?:NaN|Infinity)\b")
 
+# Input limits (docs/inputs.md §2): a flow nested deeper than this, or a file larger, is a
+# diagnostic naming the limit, so no later step (checks, fingerprints, contracts, the debugger's
+# reload) meets a structure it cannot walk.
+MAX_NESTING = 100
+MAX_FLOW_BYTES = 16 * 1024 * 1024
+_TOO_DEEP = f"Invalid JSON: nested deeper than {MAX_NESTING} levels (the limit for a flow file)"
+
+
+def nesting_depth(value: JSONValue, limit: int = MAX_NESTING) -> int:
+    """How deep arrays and objects nest in `value` (a scalar is 0), counted up to `limit` + 1.
+
+    Iterative and linear, so it never recurses on the structure it measures.
+    """
+    deepest = 0
+    stack: list[tuple[JSONValue, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: list[JSONValue] = list(item.values())
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        depth += 1
+        if depth > deepest:
+            deepest = depth
+            if deepest > limit:
+                return deepest
+        stack.extend((child, depth) for child in children if isinstance(child, (dict, list)))
+    return deepest
+
 
 def parse_json_text(text: str) -> tuple[JSONValue, str, Diagnostic | None]:
     """Parse JSON, falling back to JSONC. Returns (value, text used for positions, error)."""
     try:
-        return json.loads(text, parse_constant=_reject_constant, parse_int=_js_int), text, None
+        return _within_limits(json.loads(text, parse_constant=_reject_constant, parse_int=_js_int), text)
     except (ValueError, RecursionError):
         pass
     stripped = strip_jsonc(text)
     try:
-        return json.loads(stripped, parse_constant=_reject_constant, parse_int=_js_int), stripped, None
+        return _within_limits(json.loads(stripped, parse_constant=_reject_constant, parse_int=_js_int), stripped)
     except json.JSONDecodeError as exc:
         msg = exc.msg[:1].lower() + exc.msg[1:]
         return None, stripped, Diagnostic("error", f"Invalid JSON: {msg}", exc.lineno, exc.colno)
     except RecursionError:
-        return None, stripped, Diagnostic("error", "Invalid JSON: nesting is too deep", 1, 1)
+        return None, stripped, Diagnostic("error", _TOO_DEEP, 1, 1)
     except ValueError as exc:
         match = _CONSTANT.search(stripped)
         line, col = Locator(stripped).line_col(match.start()) if match else (1, 1)
         return None, stripped, Diagnostic("error", f"Invalid JSON: {exc}", line, col)
+
+
+def _within_limits(value: JSONValue, text: str) -> tuple[JSONValue, str, Diagnostic | None]:
+    if nesting_depth(value) > MAX_NESTING:
+        return None, text, Diagnostic("error", _TOO_DEEP, 1, 1)
+    return value, text, None
 
 
 # ---------------------------------------------------------------------------
@@ -373,13 +411,13 @@ def load_flow(
     lint: bool = False,
     agents: Collection[str] | None = None,
 ) -> LoadResult:
-    """Read and load a flow file; an unreadable file is a diagnostic, never an exception."""
+    """Read and load a flow file; an unreadable file is a diagnostic, never an exception.
+
+    Only a regular file is read (a FIFO would block, a device never ends), at most
+    MAX_FLOW_BYTES of it (docs/inputs.md §2).
+    """
     name = str(path)
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        return LoadResult(
-            None, [Diagnostic("error", f"cannot read file: {reason}")], "", name, unreadable=True
-        )
+    raw, reason = read_regular_file(path, MAX_FLOW_BYTES)
+    if raw is None:
+        return LoadResult(None, [Diagnostic("error", f"cannot read file: {reason}")], "", name, unreadable=True)
     return load_flow_text(raw, name, args=args, lint=lint, agents=agents)

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tftui.paths import read_regular_file
+
 
 @dataclass
 class Reload:
@@ -32,15 +34,12 @@ def load_text(text: str, path: str) -> Any:
 
 
 def read_flow_text(path: Path) -> str | None:
-    """The file's text, or None while it does not exist (mid delete+recreate)."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except UnicodeDecodeError:
-        return path.read_bytes().decode("utf-8", errors="replace")
-    except OSError:
-        return None
+    """The file's text, or None while it does not exist (mid delete+recreate) or cannot be read
+    as a flow (not a regular file, over the size limit: docs/inputs.md §2)."""
+    from tftui.flow.load import MAX_FLOW_BYTES
+
+    raw, _ = read_regular_file(path, MAX_FLOW_BYTES)
+    return None if raw is None else raw.decode("utf-8", errors="replace")
 
 
 class FlowWatcher:
