@@ -49,6 +49,13 @@ CASES = [
     ("forbidden key, any case", lambda s: s[1]["metadata"].update(Prompt="hi"),
      "forbidden payload key 'Prompt' on step a"),
     ("api key", lambda s: s[2].update(metadata={"api_key": "sk-1"}), "forbidden payload key 'api_key' on step b"),
+    # issue 17, fault 9: loops in the parent links and integers beyond 2**53
+    ("self-parent", lambda s: s[2].update(parentId="b"), "step b is its own parent"),
+    ("a two-step cycle beside the root", lambda s: (s[1].update(parentId="b"), s[2].update(parentId="a")),
+     "parent cycle through step a"),
+    ("sequence 2**70", lambda s: s[2].update(sequence=2**70), "sequence out of range on step b (above 2**53)"),
+    ("tokens 2**53 + 1", lambda s: s[1].update(inputTokens=2**53 + 1), "inputTokens out of range on step a (above 2**53)"),
+    ("huge metadata number", lambda s: s[1]["metadata"].update(n=1e300), "metadata.n out of range on step a (above 2**53)"),
 ]
 
 
@@ -78,3 +85,38 @@ def test_evaluate_trace_reports_integrity_error_without_results() -> None:
     assert report.results == [] and not report.passed and report.exit_code == 3
     assert report.to_json()["error"] == "trace integrity: unknown parent q for step b"
     assert report.rules == ["required_steps@1"]
+
+
+def test_a_100k_long_cycle_is_found_in_linear_time() -> None:
+    """A root, and 100,000 steps whose parents form one loop (listed in an order that defeats the fast path)."""
+    n = 100_000
+    steps = [{"id": "r", "parentId": None, "sequence": 0, "name": "flow", "kind": "run", "status": "ok"}]
+    steps += [{"id": f"s{i}", "parentId": f"s{(i + 1) % n}", "sequence": i + 1, "name": "x", "kind": "tool",
+               "status": "ok"} for i in range(n)]
+    problems = check_integrity(cols(steps))
+    assert problems and problems[0].startswith("parent cycle through step s")
+
+
+def test_out_of_order_parents_without_a_cycle_pass() -> None:
+    steps = good_steps()
+    steps.append({"id": "c", "parentId": "d", "sequence": 3, "name": "c", "kind": "tool", "status": "ok"})
+    steps.append({"id": "d", "parentId": "r", "sequence": 4, "name": "d", "kind": "tool", "status": "ok"})
+    assert check_integrity(cols(steps)) == []
+    assert check_integrity(cols(good_steps()[:1] + [{**good_steps()[1], "sequence": 2**53}])) == []  # the bound itself is fine
+
+
+@pytest.mark.parametrize("change", [
+    lambda s: (s[1].update(parentId="b"), s[2].update(parentId="a")),
+    lambda s: s[2].update(sequence=2**70),
+])
+def test_tftui_gate_exits_3_on_cycles_and_huge_integers(tmp_path, change, capsys) -> None:  # noqa: ANN001
+    import json
+
+    from tftui.cli import main
+
+    trace = tmp_path / "t.json"
+    trace.write_text(json.dumps({"schemaVersion": 1, "fixture": "f", "status": "ok", "steps": mutate(change)}))
+    rules = tmp_path / "rules.toml"
+    rules.write_text('[[rules]]\nid = "required_steps"\nnames = ["a"]\n')
+    assert main(["gate", str(trace), "--rules", str(rules)]) == 3
+    assert capsys.readouterr().out.startswith("ERROR ")

@@ -134,3 +134,14 @@ def test_shipped_sample_ruleset_loads() -> None:
     root = Path(__file__).resolve().parents[2]
     loaded = load_ruleset(root / "sample_flows" / "validate.rules.toml")
     assert loaded.error is None and loaded.rules
+
+
+def test_100k_duplicate_rules_are_refused_before_parsing() -> None:
+    """Issue 17, fault 7: a rule file with 100,000 tables (took minutes to refuse) is refused at once."""
+    from tftui.trace.ruleset import MAX_RULES, parse_ruleset
+
+    text = '[[rules]]\nid = "max_total_tokens"\nlimit = 5\n' * 100_000
+    load = parse_ruleset(text, "dup.toml")
+    assert load.error == f"dup.toml: 100000 [[rules]] tables; a rule set holds at most {MAX_RULES} rules"
+    few = parse_ruleset('[[rules]]\nid = "max_total_tokens"\nlimit = 5\n' * 3, "dup.toml")
+    assert few.error is not None and "dup.toml:4: rules[2] key 'id': duplicate rule max_total_tokens@1" in few.error

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from functools import lru_cache
 from importlib import resources
 from itertools import chain, compress, repeat
-from operator import is_not
-from typing import Any
+from operator import eq, is_not, lt
+from typing import Any, cast
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
@@ -47,6 +47,7 @@ FORBIDDEN_METADATA_KEYS = frozenset(
 
 _MAX_PROBLEMS = 50  # enough to fix a recorder; a broken million-step trace should not print a million lines
 _INF = math.inf
+MAX_SAFE_INTEGER = 2**53  # docs/trace-gates.md §4: larger numbers are not exact in the JSON readers of other tools
 
 
 def _num(value: Any) -> str:
@@ -62,13 +63,52 @@ _NUMBER_TYPES = frozenset({int, float})  # exact types: bool is not a number her
 
 
 def _all_sound(values: list[Any]) -> bool:
-    """Fast path: every number finite and ≥ 0 (C-level min/sum; a NaN or inf makes the sum non-finite)."""
+    """Fast path: every number finite, ≥ 0 and ≤ 2**53 (C-level min/max/sum; a NaN or inf makes the
+    sum non-finite)."""
     if not values:
         return True
     try:
-        return min(values) >= 0 and math.isfinite(sum(values))
+        return min(values) >= 0 and max(values) <= MAX_SAFE_INTEGER and math.isfinite(sum(values))
     except OverflowError:  # an int too large for a float: let the exact check decide
         return False
+
+
+def _number_problem(field: str, value: Any, step_id: str) -> str | None:
+    if _bad_number(value):
+        return f"non-finite or negative {field} on step {step_id}"
+    if value > MAX_SAFE_INTEGER:
+        return f"{field} out of range on step {step_id} (above 2**53)"
+    return None
+
+
+def _cycle_problem(ids: list[str], parent_ids: list[str | None]) -> str | None:
+    """A step that is its own parent, or a parent chain that loops, in linear time; None when none.
+
+    Fast path (C-level passes): when every parent is listed before its child, each chain strictly
+    moves towards the start of the list and cannot loop — what the recorder writes. Otherwise
+    one walk up from each step, each step visited once (state: 1 on the current walk, 2 done).
+    """
+    if any(map(eq, ids, parent_ids)):
+        return next(f"step {s} is its own parent" for s, p in zip(ids, parent_ids, strict=True) if s == p)
+    position = dict(zip(ids, range(len(ids)), strict=False))
+    parent_pos: list[int | None] = list(map(position.get, cast("list[str]", parent_ids)))
+    linked = list(map(is_not, parent_pos, repeat(None)))
+    listed_before = cast("Iterator[int]", compress(parent_pos, linked))
+    if all(map(lt, listed_before, compress(range(len(ids)), linked))):
+        return None
+    state = [0] * len(ids)
+    for start in range(len(ids)):
+        walk: list[int] = []
+        at: int | None = start
+        while at is not None and state[at] == 0:
+            state[at] = 1
+            walk.append(at)
+            at = parent_pos[at]
+        if at is not None and state[at] == 1:
+            return f"parent cycle through step {ids[at]}"
+        for index in walk:
+            state[index] = 2
+    return None
 
 
 def _present(column: list[Any]) -> list[Any]:
@@ -110,6 +150,9 @@ def check_columns(cols: TraceColumns) -> list[str]:
     roots = cols.parent_ids.count(None)
     if roots != 1 and add(f"expected exactly one root step, found {roots}"):
         return problems
+    cycle = _cycle_problem(ids, cols.parent_ids) if len(known) == len(ids) else None
+    if cycle is not None and add(cycle):
+        return problems
 
     root_status = cols.statuses[cols.parent_ids.index(None)] if roots else None
     if cols.status not in STEP_STATUSES or root_status not in STEP_STATUSES:
@@ -127,7 +170,8 @@ def check_columns(cols: TraceColumns) -> list[str]:
         if _all_sound(_present(column)):
             continue
         for step_id, value in zip(ids, column, strict=True):
-            if value is not None and _bad_number(value) and add(f"non-finite or negative {field} on step {step_id}"):
+            problem = _number_problem(field, value, step_id) if value is not None else None
+            if problem is not None and add(problem):
                 return problems
     if 0 in _present(cols.attempts):
         for step_id, attempt in zip(ids, cols.attempts, strict=True):
@@ -141,9 +185,10 @@ def check_columns(cols: TraceColumns) -> list[str]:
     if not _all_sound(numbers):
         for step_id, metadata in zip(ids, cols.metadata, strict=True):
             for key, meta_value in (metadata or {}).items():
-                if type(meta_value) in _NUMBER_TYPES and _bad_number(meta_value):
-                    if add(f"non-finite or negative metadata.{key} on step {step_id}"):
-                        return problems
+                problem = _number_problem(f"metadata.{key}", meta_value, step_id) \
+                    if type(meta_value) in _NUMBER_TYPES else None
+                if problem is not None and add(problem):
+                    return problems
     keys = set(chain.from_iterable(with_metadata))
     if any(k.lower() in FORBIDDEN_METADATA_KEYS for k in keys):
         for step_id, metadata in zip(ids, cols.metadata, strict=True):

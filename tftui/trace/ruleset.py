@@ -149,9 +149,22 @@ FIXED_PROFILE = {"max_duration": "synthetic", "distribution": "real"}
 _RULES_HEADER = re.compile(r"^[ \t]*\[\[[ \t]*rules[ \t]*\]\]", re.MULTILINE)
 
 
+MAX_RULES = 1000
+
+
 def _table_lines(text: str) -> list[int]:
-    """1-based line of each `[[rules]]` header (used only when the count matches the parsed tables)."""
-    return [text.count("\n", 0, m.start()) + 1 for m in _RULES_HEADER.finditer(text)]
+    """1-based line of each `[[rules]]` header (used only when the count matches the parsed tables).
+
+    Counted on from the previous header, so linear in the text (a count from the start per header
+    was quadratic: 100k rules took minutes).
+    """
+    lines: list[int] = []
+    line, last = 1, 0
+    for match in _RULES_HEADER.finditer(text):
+        line += text.count("\n", last, match.start())
+        last = match.start()
+        lines.append(line)
+    return lines
 
 
 def _build(table: object) -> tuple[Rule | None, str | None, str | None]:
@@ -187,6 +200,11 @@ def _build(table: object) -> tuple[Rule | None, str | None, str | None]:
 
 def parse_ruleset(text: str, path: str = "rules.toml") -> RuleSetLoad:
     """Rules from TOML text; `path` only names the file in messages."""
+    # Counted before parsing: the TOML parser's time grows faster than linearly with the number of
+    # tables, and no rule set needs this many (docs/trace-gates.md §3.7).
+    headers = sum(1 for _ in _RULES_HEADER.finditer(text))
+    if headers > MAX_RULES:
+        return RuleSetLoad(error=f"{path}: {headers} [[rules]] tables; a rule set holds at most {MAX_RULES} rules")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
