@@ -33,9 +33,10 @@ def test_syntax_error_points_at_line_and_col():
     text = '{\n  "name": "x",\n  "phases": [\n    {"id": "a" "task": "t"}\n  ]\n}\n'
     d = only(load_flow_text(text, "f.json"))
     assert d.severity == "error"
-    assert d.message == "Invalid JSON: expecting ',' delimiter"
-    assert (d.line, d.col) == (4, 16)
-    assert d.format("f.json") == "f.json:4:16: error: Invalid JSON: expecting ',' delimiter"
+    # issue 15 item 17: said where the comma goes (right after "a"), not at the next key
+    assert d.message == "Invalid JSON: missing comma after line 4? (expected ',' before \"task\")"
+    assert (d.line, d.col) == (4, 15)
+    assert d.format("f.json").startswith("f.json:4:15: error: Invalid JSON: missing comma after line 4?")
 
 
 def test_schema_error_deep_in_a_phase_points_at_the_value():

@@ -21,6 +21,7 @@ from pydantic_core import ErrorDetails
 from tftui.flow.diagnostics import Diagnostic, JsonPath, dotted, json_type, suggestion
 from tftui.flow.jsonpos import Locator, string_char_offset, strip_jsonc
 from tftui.flow.model import PHASE_CLASSES, ArgSpec, Budget, Flow, PhaseBase
+from tftui.flow.parse_errors import json_error
 from tftui.flow.shorthand import Kind, desugar, shorthand_kind, source_path
 from tftui.lang.values import JSONObject, JSONValue
 from tftui.paths import read_regular_file
@@ -127,8 +128,7 @@ def parse_json_text(text: str) -> tuple[JSONValue, str, Diagnostic | None]:
     try:
         return _within_limits(json.loads(stripped, parse_constant=_reject_constant, parse_int=_js_int), stripped)
     except json.JSONDecodeError as exc:
-        msg = exc.msg[:1].lower() + exc.msg[1:]
-        return None, stripped, Diagnostic("error", f"Invalid JSON: {msg}", exc.lineno, exc.colno)
+        return None, stripped, json_error(stripped, exc)
     except RecursionError:
         return None, stripped, Diagnostic("error", _TOO_DEEP, 1, 1)
     except ValueError as exc:
