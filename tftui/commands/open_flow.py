@@ -16,7 +16,7 @@ b for a breakpoint, ? for every key. The flow file is watched: save it in your e
 and the changed phases (plus everything downstream) are marked stale; u re-runs them.
 
 Who answers the model calls (the first that applies):
-  --replies FILE / --provider NAME
+  --replies FILE / --provider NAME / --agent-cmd CMD   (as `tftui run` takes them)
   a default provider or agent command from your settings (tftui config)
   FLOW.replies.json     scripted replies, used when it sits next to the flow
   otherwise you: each call opens a box showing the prompt; type the answer, ctrl+s sends
@@ -44,8 +44,9 @@ exit codes: 0 quit normally, 2 the flow file could not be loaded or bad argument
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("flow", metavar="FLOW", help="the flow file (JSON or JSONC)")
-    parser.add_argument("--replies", metavar="FILE", help="scripted replies file (node path -> replies)")
-    parser.add_argument("--provider", metavar="NAME", help="answer model calls with a configured provider")
+    from tftui.commands.runner_args import add_runner_arguments
+
+    add_runner_arguments(parser)  # as `tftui run` takes them
     parser.add_argument(
         "--arg",
         action="append",
@@ -128,14 +129,13 @@ def run(args: argparse.Namespace) -> int:
             print(f"tftui: {error}", file=sys.stderr)
         return 2
 
+    from tftui.commands.runner_args import runner_choice
     from tftui.commands.runner_select import build_runner
     from tftui.config import ConfigError, load_config
 
     cfg = load_config(flow_path)
     try:
-        runner = build_runner(
-            cfg, provider=args.provider, replies=args.replies, flow_path=flow_path, allow_human=True
-        )
+        runner = build_runner(cfg, **runner_choice(args), flow_path=flow_path, allow_human=True)
     except ConfigError as exc:  # includes bad replies files and provider settings
         print(f"tftui: {exc}", file=sys.stderr)
         return 2

@@ -65,12 +65,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME=VALUE",
         help="flow argument (repeatable); NAME:=JSON for a typed value",
     )
-    who = parser.add_argument_group(
-        "who answers the model calls (at most one; default: config, then NAME.replies.json)"
-    )
-    who.add_argument("--replies", metavar="FILE", help="scripted replies: node path -> replies")
-    who.add_argument("--provider", metavar="NAME", help="an OpenAI-compatible provider from config.toml")
-    who.add_argument("--agent-cmd", metavar="CMD", help="a CLI agent: prompt on stdin, answer on stdout")
+    from tftui.commands.runner_args import add_runner_arguments
+
+    add_runner_arguments(parser)
     parser.add_argument(
         "--from",
         dest="from_",

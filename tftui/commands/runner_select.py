@@ -31,6 +31,7 @@ from typing import Any
 from tftui.agents.base import AgentRunner
 from tftui.agents.definitions import AgentLibrary
 from tftui.agents.select import replies_next_to
+from tftui.commands.runner_args import RUNNER_FLAGS, runner_choice
 from tftui.config import SOURCE_KINDS, CommandConfig, Config, ConfigError
 
 
@@ -189,8 +190,7 @@ def runner_flags(args: argparse.Namespace) -> list[str]:
     """The flags of `tftui run` that chose the run's runner and journal (`--provider X`,
     `--agent-cmd CMD`, `--replies FILE`, `--runs-dir DIR`): what `--resume` needs again."""
     out: list[str] = []
-    for flag, attr in (("--provider", "provider"), ("--agent-cmd", "agent_cmd"), ("--replies", "replies"),
-                       ("--runs-dir", "runs_dir")):
+    for flag, attr in [*((flag, dest) for flag, dest, _metavar, _help in RUNNER_FLAGS), ("--runs-dir", "runs_dir")]:
         value = getattr(args, attr, None)
         if value:
             out += [flag, str(value)]
@@ -217,13 +217,7 @@ def select_runner(args: argparse.Namespace, flow_path: str | Path | None) -> Age
     for problem in [*config.ignored, *config.warnings]:  # ignored ui/keys values: the run goes on
         print(f"tftui run: warning: {problem}", file=sys.stderr)
     try:
-        runner = build_runner(
-            config,
-            provider=getattr(args, "provider", None),
-            replies=replies,
-            agent_cmd=getattr(args, "agent_cmd", None),
-            flow_path=flow_path,
-        )
+        runner = build_runner(config, **runner_choice(args), flow_path=flow_path)
     except RunnerConfigError as exc:
         raise RunnerSelectionError(str(exc)) from exc
     if runner is None:  # build_runner returns None only with allow_human, which a headless run never asks
