@@ -24,7 +24,9 @@ MODAL_CSS = """
 .modal-buttons Button { margin-left: 1; min-width: 10; }
 .modal-hint { color: $text-muted; height: auto; }
 HelpScreen, AnswerScreen, ApprovalScreen, LineInputScreen { align: center middle; }
-HelpScreen .modal-scroll { max-height: 20; }
+/* every line reachable at 80x24: the box takes the screen's height, the table scrolls (focused) */
+HelpScreen .modal-box { height: 100%; max-height: 100%; }
+HelpScreen .modal-scroll { height: 1fr; max-height: 100%; }
 """
 
 
@@ -56,10 +58,13 @@ class HelpScreen(ModalScreen[None]):
         table.add_row("ctrl+c", "Quit (as q).")
         with Vertical(classes="modal-box"):
             yield Folded("tftui keys", classes="modal-title")
-            with VerticalScroll(classes="modal-scroll"):
+            with VerticalScroll(classes="modal-scroll", id="help-scroll"):
                 yield Folded(table, id="help-table")
-            yield Folded("Remap keys by verb id in config.toml [keys], e.g. step = \"f10\".  esc closes.",
+            yield Folded("↑↓ PgUp PgDn End scroll · esc closes · remap keys: config.toml [keys]",
                          classes="modal-hint", markup=False)
+
+    def on_mount(self) -> None:
+        self.query_one("#help-scroll").focus()  # the arrows and PgUp/PgDn scroll it
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(None)
