@@ -38,3 +38,47 @@ async def test_unknown_usage_reads_unknown_in_header_tree_and_info(h, size, asci
         assert "?t" in row, row
         info = app.main.detail.text("overview")
         assert "Usage: unknown" in info
+
+
+# -- item 4: one guard state: ctrl+s applies and writes ----------------------------------------
+async def _edit_guard(pilot, app, expr: str, key: str) -> None:
+    from textual.widgets import Input
+
+    from tftui.tui.screens.guard_editor import GuardEditorScreen
+
+    await pilot.press("e")
+    await pilot.pause()
+    assert isinstance(app.screen, GuardEditorScreen)
+    app.screen.query_one(Input).value = expr
+    await pilot.pause()
+    await pilot.press(key)
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("ascii", LOOKS)
+async def test_guard_saved_with_ctrl_s_is_the_guard_the_run_uses(h, workdir, size, ascii):
+    flow = workdir / "guarded.json"
+    app = h.make_app(flow, ascii=ascii)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        app.main.dag.select_phase("quick-summary")
+        await pilot.pause()
+        await _edit_guard(pilot, app, "{steps.triage.json.severity} == high", "enter")  # apply
+        await h.run_to_end(pilot, app)
+        assert app.state.phases["quick-summary"].status == "done"  # the applied guard ran it
+        await _edit_guard(pilot, app, "{steps.triage.json.severity} == low", "ctrl+s")  # save
+        await h.run_to_end(pilot, app)
+        await pilot.pause()
+        assert "{steps.triage.json.severity} == low" in flow.read_text()
+        # the run, Info and u use the saved guard: no session override is left behind
+        assert "quick-summary" not in app.ctl.guard_overrides
+        assert app.state.phases["quick-summary"].status == "skipped"
+        info = app.main.detail.text("overview")
+        assert "== low" in info and "== high" not in info.split("Guard:")[1].splitlines()[0]
+        assert "edited in this session" not in info
+        shown = h.screen_text(app)
+        assert "quick-summary" in shown
+        await pilot.press("u")  # nothing stale: the saved file is what ran
+        await pilot.pause()
+        assert not app.state.stale

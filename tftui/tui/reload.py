@@ -18,7 +18,7 @@ from tftui.flow.diagnostics import Diagnostic
 from tftui.flow.graph import diff_flows
 from tftui.flow.model import Flow
 from tftui.tui.messages import FlowChanged
-from tftui.tui.watch import FlowWatcher, Reload
+from tftui.tui.watch import FlowWatcher, Reload, load_text
 
 if TYPE_CHECKING:
     from tftui.tui.main_screen import MainScreen
@@ -110,6 +110,16 @@ class Reloader:
         screen.note(f"reload: {summary}{stale_text}")
         screen.refresh_header()
         screen.show_selected()
+
+    def adopt(self, text: str) -> None:
+        """The debugger itself wrote the flow file (the guard editor's save): take that text as a
+        reload now, so the flow, Info and `u` read what the file says at once."""
+        path = self.screen.session.flow_path
+        if path is None:
+            return
+        if self.watcher is not None:
+            self.watcher.last_text = text  # the watcher then sees no change to report again
+        self.apply(FlowChanged(path, load_text(text, path), text))
 
     def mark_stale_after_run(self) -> None:
         """A run that ended after the file changed ran the old version of the changed phases:

@@ -83,22 +83,29 @@ def edit_guard(screen: MainScreen) -> None:
     current = session.ctl.guard_overrides.get(pid, original)
 
     def done(result: GuardEdit | None) -> None:
+        # One guard state (README, "Why was this branch skipped?"): saving applies the guard exactly as
+        # enter does, and writes it; afterwards the file holds it, so no override is left.
         if result is None:
             return
-        if result.action == "saved":
+        saved = result.action == "saved" and result.new_text is not None
+        if saved and result.new_text is not None:
             session.flow_text = result.new_text  # the next save is checked against what was written
+            screen.reloader.adopt(result.new_text)  # the flow is the saved file now (before the watcher sees it)
             screen.note(f"guard of {pid} saved to {session.flow_path}: {result.expr!r}")
-            screen.app.notify(f"Saved the guard of {pid} to {session.flow_path}")
-            return
-        session.ctl.set_guard(pid, None if result.expr == original else result.expr)
+            # a run in progress keeps the version it started with: the guard still applies to it
+            session.ctl.set_guard(pid, result.expr if session.ctl.running else None)
+        else:
+            session.ctl.set_guard(pid, None if result.expr == original else result.expr)
         rerun = guard_rerun(session.flow, session.state, pid)  # the engine: re-run now, or when reached
+        what = "saved and applied" if saved else "applied"
         if rerun is not None and not session.ctl.running:
             # re-evaluate it now: the phase and its downstream re-run, other outputs are kept
-            screen.rerun_phases(rerun, reason="guard-applied", why=f"guard of {pid} applied")
+            screen.rerun_phases(rerun, reason="guard-applied", why=f"guard of {pid} {what}")
             return
         screen.show_selected()
         when = "when the run reaches it" if rerun is None else "on its next re-run"
-        screen.app.notify(f"Guard of {pid}: {result.expr!r} — applies {when} (this session; empty = always run)")
+        scope = f"saved to {session.flow_path}" if saved else "this session"
+        screen.app.notify(f"Guard of {pid}: {result.expr!r} — applies {when} ({scope}; empty = always run)")
 
     screen.app.push_screen(
         GuardEditorScreen(
