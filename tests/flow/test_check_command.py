@@ -190,3 +190,23 @@ def test_schema_accepts_every_sample_flow_and_rejects_an_unknown_field(capsys):
         assert [e.message for e in validator.iter_errors(json.loads(path.read_text()))] == [], path.name
     typo = {"name": "x", "phases": [{"id": "a", "task": "t", "dependOn": ["b"]}]}
     assert list(validator.iter_errors(typo))
+
+
+def test_schema_closes_score_args_and_thinking_and_marks_python(capsys):
+    jsonschema = pytest.importorskip("jsonschema")
+    assert main(["schema"]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    validator = jsonschema.Draft202012Validator(schema)
+
+    def errors(phase: dict, **top) -> list[str]:
+        return [e.message for e in validator.iter_errors({"name": "x", "phases": [phase], **top})]
+
+    gate = {"id": "g", "type": "gate", "score": {"scorers": [{"type": "code-compiles", "language": "python"}]}}
+    assert errors(gate) == []
+    language = schema["$defs"]["GatePhase"]["properties"]["score"]["properties"]["scorers"]["items"]["oneOf"][-1]
+    assert language["properties"]["language"]["x-tftui-extension"] == ["python"]  # marked as tftui's
+    assert errors({**gate, "score": {"scorers": [{"type": "contains", "value": "x", "pattern": "y"}]}})
+    assert errors({**gate, "score": {"scorers": [{"type": "contains", "value": "x"}], "combin": "all"}})
+    assert errors({"id": "a", "task": "t", "thinking": "extreme"})
+    assert errors({"id": "a", "task": "t"}, args={"n": {"type": "integer"}})
+    assert errors({"id": "a", "task": "t"}, args={"n": {"type": "number", "minimum": 1}}) == []

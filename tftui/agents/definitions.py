@@ -103,6 +103,12 @@ def _yaml_mapping(source: str, *, first_line: int) -> tuple[dict[str, MetaValue]
         mark = getattr(exc, "problem_mark", None)
         where = f"line {first_line + mark.line}: " if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc)
+        # Plain `key: value` lines that YAML refuses (an unquoted `: ` inside a value, common in
+        # hand-written descriptions) still read as they always did, with a warning.
+        lines_meta, line_errors = _line_mapping(source.splitlines(), first_line)
+        if not line_errors:
+            return lines_meta, [], [f"{where}not valid YAML ({problem}); read as plain 'key: value' lines "
+                                    "— quote the value to silence this"]
         return {}, [f"{where}{problem}"], []
     finally:
         loader.dispose()
@@ -116,6 +122,56 @@ def _yaml_mapping(source: str, *, first_line: int) -> tuple[dict[str, MetaValue]
     for key, value in data.items():
         meta[str(key)] = _meta_value(value)
     return meta, [], warnings
+
+
+def _line_mapping(lines: list[str], first_line: int) -> tuple[dict[str, MetaValue], list[str]]:
+    """The plain reading of front matter: `key: value` lines, `[a, b]` lists, `- item` lines."""
+    meta: dict[str, MetaValue] = {}
+    errors: list[str] = []
+    current: str | None = None  # key whose block list (`- item` lines) is being read
+    for number, raw in enumerate(lines, start=first_line):
+        line = _strip_comment(raw).rstrip()
+        if not line.strip():
+            continue
+        stripped = line.strip()
+        if stripped.startswith("- ") or stripped == "-":
+            if current is None:
+                errors.append(f"line {number}: list item without a key above it")
+                continue
+            items = meta.get(current)
+            meta[current] = (items if isinstance(items, list) else []) + [_unquote(stripped[1:].strip())]
+            continue
+        key, sep, value = line.partition(":")
+        if not sep or not key.strip() or line[:1].isspace():
+            errors.append(f"line {number}: expected 'key: value', got {stripped!r}")
+            current = None
+            continue
+        key, value = key.strip(), value.strip()
+        current = key if not value else None
+        if not value:
+            meta[key] = []
+        elif value.startswith("[") and value.endswith("]"):
+            meta[key] = [_unquote(v.strip()) for v in value[1:-1].split(",") if v.strip()]
+        else:
+            meta[key] = _unquote(value)
+    return meta, errors
+
+
+def _strip_comment(line: str) -> str:
+    # `#` starts a comment only after whitespace and outside quotes (keeps URLs and `C#`).
+    quote = ""
+    for i, ch in enumerate(line):
+        if ch in "\"'" and (not quote or quote == ch):
+            quote = "" if quote else ch
+        elif ch == "#" and not quote and (i == 0 or line[i - 1].isspace()):
+            return line[:i]
+    return line
+
+
+def _unquote(value: str) -> str:
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value
 
 
 def _meta_value(value: object) -> MetaValue:

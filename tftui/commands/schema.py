@@ -93,8 +93,72 @@ def flow_json_schema() -> dict[str, Any]:
                 ).strip()
                 props[key] = borrowed
         props["cache"] = cache
+        props["score"] = score_schema()
+        props["thinking"] = {**props.get("thinking", {}), "enum": list(closed.THINKING_LEVELS)}
         definition["additionalProperties"] = False
+    if "ArgSpec" in defs:
+        _typed_args(defs["ArgSpec"])
     return out
+
+
+def score_schema() -> dict[str, Any]:
+    """A gate's `score` block, closed as its shape check is (`tftui.flow.score_shape`); the one
+    tftui extension there, `code-compiles` with `language: "python"`, is marked."""
+    from tftui.flow import score_shape
+
+    field_schemas: dict[str, dict[str, Any]] = {
+        "type": {"enum": list(score_shape.SCORER_TYPES)},
+        "name": {"type": "string"},
+        "value": {"type": "string"},
+        "pattern": {"type": "string", "description": "A JavaScript regular expression (searched, not anchored)."},
+        "negate": {"type": "boolean"},
+        "schema": {"type": "object", "description": "An output contract {type, properties, required, items, enum}."},
+        "min": {"type": "number", "minimum": 0},
+        "max": {"type": "number", "minimum": 0},
+        "language": {
+            "enum": list(score_shape.LANGUAGES),
+            "description": "javascript and typescript as in taskflow; python is a tftui extension.",
+            "x-tftui-extension": ["python"],
+        },
+    }
+    scorers = []
+    for kind, fields in score_shape.ALLOWED_FIELDS.items():
+        props = {key: dict(field_schemas[key]) for key in fields}
+        props["type"] = {"const": kind}
+        scorers.append({"type": "object", "additionalProperties": False, "required": ["type"], "properties": props})
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["scorers"],
+        "description": "[gate] Deterministic scorers with an optional judge.",
+        "properties": {
+            "target": {"type": "string", "description": "What is scored (default \"{previous.output}\")."},
+            "scorers": {"type": "array", "minItems": 1, "items": {"oneOf": scorers}},
+            "combine": {"enum": list(score_shape.COMBINE_MODES)},
+            "weights": {"type": "array", "items": {"type": "number", "exclusiveMinimum": 0}},
+            "threshold": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+            "judge": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["task"],
+                "properties": {"agent": {"type": "string"}, "task": {"type": "string", "minLength": 1}},
+            },
+        },
+    }
+
+
+def _typed_args(spec: dict[str, Any]) -> None:
+    """Typed args as taskflow checks them at invocation (docs/language.md §1.3)."""
+    from tftui.flow import closed
+
+    props = spec.setdefault("properties", {})
+    props["type"] = {"enum": list(closed.ARG_TYPES),
+                     "description": "The arg's type; an invocation value of another type is refused."}
+    for key, text in (("values", "The allowed values of an enum arg."),
+                      ("minimum", "The smallest value of a number arg."),
+                      ("maximum", "The largest value of a number arg.")):
+        if key in props:
+            props[key] = {**props[key], "description": text}
 
 
 def run(args: argparse.Namespace) -> int:
