@@ -7,13 +7,40 @@ the verdict/judge/winner parsers. Returns MISSING when nothing parses; never rai
 from __future__ import annotations
 
 import json
-import re
 from typing import NoReturn
 
 from tftui.lang.values import MISSING, JSONValue, js_trim
 
-# ```<info>\n<body>```  — info has no backticks and no newline; \r\n accepted; body non-greedy.
-_FENCE_RE = re.compile(r"```([^`\n]*?)\r?\n([\s\S]*?)```")
+_FENCE = "```"
+
+
+def fenced_blocks(text: str) -> list[tuple[str, str]]:
+    r"""The fenced blocks of `text` as (info, body), in order (docs/language.md §3.4).
+
+    A block is ```` ```<info>\n<body>``` ````: the info string has no backtick and no newline
+    (a `\r` before the newline is not part of it), the body ends at the first ```` ``` ````
+    after it. Scanned with `str.find` rather than the equivalent regex
+    ```` ```([^`\n]*?)\r?\n([\s\S]*?)``` ````, whose lazy body retries the closing fence at every
+    character (3 of the 3.7 ms a fenced 100 KB answer took to parse)."""
+    blocks: list[tuple[str, str]] = []
+    find = text.find
+    start = find(_FENCE)
+    while start != -1:
+        info_at = start + 3
+        newline = find("\n", info_at)
+        if newline == -1:
+            break  # no line break after any later fence either
+        tick = find("`", info_at, newline)
+        if tick != -1:  # a backtick in the info string: no block opens here; try one further
+            start = find(_FENCE, start + 1)
+            continue
+        close = find(_FENCE, newline + 1)
+        if close == -1:
+            break  # nothing closes this block, nor any that could open later
+        info_end = newline - 1 if newline > info_at and text[newline - 1] == "\r" else newline
+        blocks.append((text[info_at:info_end], text[newline + 1 : close]))
+        start = find(_FENCE, close + 3)
+    return blocks
 
 
 def _reject_constant(name: str) -> NoReturn:
@@ -50,8 +77,8 @@ def lenient_parse(text: object) -> JSONValue:
     if "```" in body:
         tagged: list[str] = []
         others: list[str] = []
-        for match in _FENCE_RE.finditer(body):
-            (tagged if match.group(1).strip().lower() == "json" else others).append(match.group(2))
+        for info, block in fenced_blocks(body):
+            (tagged if info.strip().lower() == "json" else others).append(block)
         for block in tagged + others:
             value = strict_json(js_trim(block))
             if value is not MISSING:
