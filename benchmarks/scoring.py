@@ -23,8 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tftui.flow.model import GatePhase
-from tftui.lang.jsonish import lenient_parse
 from tftui.lang.interpolate import Context, StepView
+from tftui.lang.jsonish import lenient_parse
 from tftui.scoring.combine import combine
 from tftui.scoring.gate import evaluate_gate
 from tftui.scoring.scorers import evaluate_scorer
@@ -46,25 +46,14 @@ def target_of_size(size: int, variant: int = 0) -> str:
         i += 1
 
 
-def rate(fn: Callable[[int], object], count: int) -> tuple[float, float]:
-    """(best, median) calls per second over ROUNDS rounds of `count` calls."""
+def rate(fn: Callable[[int], object], count: int, clock: Callable[[], float] = time.perf_counter) -> tuple[float, float]:
+    """(best, median) calls per second over ROUNDS rounds of `count` calls (`clock`: wall by default)."""
     rates = []
     for _ in range(ROUNDS):
-        start = time.perf_counter()
+        start = clock()
         for k in range(count):
             fn(k)
-        rates.append(count / (time.perf_counter() - start))
-    return max(rates), statistics.median(rates)
-
-
-def cpu_rate(fn: Callable[[int], object], count: int) -> tuple[float, float]:
-    """`rate` in process CPU time (what other processes on a shared machine distort least)."""
-    rates = []
-    for _ in range(ROUNDS):
-        start = time.process_time()
-        for k in range(count):
-            fn(k)
-        rates.append(count / max(time.process_time() - start, 1e-9))
+        rates.append(count / max(clock() - start, 1e-9))
     return max(rates), statistics.median(rates)
 
 
@@ -84,11 +73,11 @@ def pure_functions(scorers: list[dict]) -> None:
         target = targets[k % len(targets)]
         return [evaluate_scorer(s, i, target) for i, s in enumerate(scorers)]
 
-    best, median = cpu_rate(round_, 50_000)
+    best, median = rate(round_, 50_000, time.process_time)
     print(f"  4-scorer round, 72-char target: {best:,.0f} rounds/s best, {median:,.0f} median")
     outputs = [fenced_output(100_000, v) for v in range(8)]
     assert all(lenient_parse(o) is not None and isinstance(lenient_parse(o), dict) for o in outputs)
-    best, median = cpu_rate(lambda k: lenient_parse(outputs[k % len(outputs)]), 400)
+    best, median = rate(lambda k: lenient_parse(outputs[k % len(outputs)]), 400, time.process_time)
     print(f"  lenient JSON parse, fenced 100 KB output: {best:,.0f} parses/s best, {median:,.0f} median")
 
 
