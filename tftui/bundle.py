@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import zipfile
+import zlib
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,7 +32,11 @@ from tftui.lang.values import JSONObject, JSONValue
 BUNDLE_FORMAT = "tftui-bundle"
 BUNDLE_VERSION = 1
 BUNDLE_SUFFIX = ".tftui.zip"
-MAX_MEMBER_BYTES = 512 * 1024 * 1024  # refuse absurd members (zip bombs) instead of reading them
+# Zip bombs (docs/inputs.md §3): each member read is capped, so are all of them together (as
+# decompressed, whatever the headers claim), and so is the number of entries in the archive.
+MAX_MEMBER_BYTES = 256 * 1024 * 1024
+MAX_TOTAL_BYTES = 512 * 1024 * 1024
+MAX_ENTRIES = 1000
 MEMBERS = ("bundle.json", "flow.json", "meta.json", "events.jsonl", "trace.json", "answers.replies.json")
 
 
@@ -98,14 +103,32 @@ def export_bundle(run_dir: str | os.PathLike[str], out_path: str | os.PathLike[s
     return target, warnings
 
 
-def _member(zf: zipfile.ZipFile, name: str) -> str | None:
+class _Budget:
+    """What is left of MAX_TOTAL_BYTES for the members still to read."""
+
+    def __init__(self) -> None:
+        self.left = MAX_TOTAL_BYTES
+
+
+def _member(zf: zipfile.ZipFile, name: str, budget: _Budget) -> str | None:
     try:
         info = zf.getinfo(name)
     except KeyError:
         return None
-    if info.file_size > MAX_MEMBER_BYTES:
-        raise BundleError(f"bundle member {name} is too large ({info.file_size} bytes)")
-    return zf.read(info).decode("utf-8")
+    if info.flag_bits & 0x1:
+        raise BundleError(f"bundle member {name} is encrypted (tftui bundles never are)")
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        raise BundleError(f"bundle member {name} uses compression method {info.compress_type} "
+                          "(tftui bundles are stored or deflated)")
+    cap = min(MAX_MEMBER_BYTES, budget.left)
+    if info.file_size > cap:
+        raise BundleError(f"bundle member {name} is too large ({info.file_size} bytes; the limit is {cap})")
+    with zf.open(info) as fh:
+        data = fh.read(cap + 1)  # the header's size may lie: never decompress more than the cap
+    if len(data) > cap:
+        raise BundleError(f"bundle member {name} is too large (over {cap} bytes uncompressed)")
+    budget.left -= len(data)
+    return data.decode("utf-8")
 
 
 def load_recording(source: str | os.PathLike[str]) -> Recording:
@@ -129,31 +152,37 @@ def open_bundle(path: str | os.PathLike[str]) -> Recording:
     except (OSError, zipfile.BadZipFile) as exc:
         raise BundleError(f"{file}: not a tftui bundle ({exc})") from exc
     with zf:
+        if len(zf.infolist()) > MAX_ENTRIES:
+            raise BundleError(f"{file}: not a tftui bundle ({len(zf.infolist())} entries; at most {MAX_ENTRIES})")
+        budget = _Budget()
         try:
-            manifest_text = _member(zf, "bundle.json")
-            events_text = _member(zf, "events.jsonl")
-            flow_text = _member(zf, "flow.json")
-            meta_text = _member(zf, "meta.json")
-            trace_text = _member(zf, "trace.json")
-            answers_text = _member(zf, "answers.replies.json")
-        except (UnicodeDecodeError, zipfile.BadZipFile, OSError) as exc:
+            manifest_text = _member(zf, "bundle.json", budget)
+            events_text = _member(zf, "events.jsonl", budget)
+            flow_text = _member(zf, "flow.json", budget)
+            meta_text = _member(zf, "meta.json", budget)
+            trace_text = _member(zf, "trace.json", budget)
+            answers_text = _member(zf, "answers.replies.json", budget)
+        except BundleError as exc:
+            raise BundleError(f"{file}: {exc}") from exc
+        except (UnicodeDecodeError, zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, EOFError,
+                ValueError, zlib.error) as exc:  # a CRC mismatch, a truncated stream, a bad header
             raise BundleError(f"{file}: damaged bundle ({exc})") from exc
     manifest = _json(manifest_text)
     if not isinstance(manifest, dict) or manifest.get("format") != BUNDLE_FORMAT:
         raise BundleError(f"{file}: not a tftui bundle (bundle.json missing or of another format)")
     if events_text is None:
         raise BundleError(f"{file}: the bundle has no events.jsonl")
-    warnings: list[str] = []
     rows: list[JSONObject] = []
     for number, line in enumerate(events_text.splitlines(), start=1):
         if not line.strip():
             continue
         value = _json(line)
-        if isinstance(value, dict):
-            rows.append(value)
-        else:
-            warnings.append(f"{file}!events.jsonl:{number}: not a JSON object; line skipped")
-    events, more = decode_events(rows)
+        if not isinstance(value, dict):  # a bundle is written whole: no line of it may be torn
+            raise BundleError(f"{file}: damaged bundle: events.jsonl:{number}: not a JSON object")
+        rows.append(value)
+    events, undecodable = decode_events(rows)
+    if undecodable:
+        raise BundleError(f"{file}: damaged bundle: events.jsonl: {undecodable[0]}")
     meta = _json(meta_text)
     answers = _json(answers_text)
     return Recording(
@@ -163,7 +192,7 @@ def open_bundle(path: str | os.PathLike[str]) -> Recording:
         trace_text=trace_text,
         replies=answers if isinstance(answers, dict) else None,
         source=str(file),
-        warnings=[*warnings, *more],
+        warnings=[],
     )
 
 
@@ -172,5 +201,5 @@ def _json(text: str | None) -> JSONValue:
         return None
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested too deep to be anything a bundle holds
         return None

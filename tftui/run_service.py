@@ -288,11 +288,10 @@ class Recorded:
 
 
 def read_recorded(run_dir: Path) -> Recorded:
-    """Read and fold a run's journal (never raises on bad lines: they become warnings)."""
-    rows, meta, warnings = jr.read_journal(run_dir)
-    events, decode_warnings = jr.decode_events(rows)
-    return Recorded(run_dir=run_dir, meta=meta, events=events, state=fold(events),
-                    warnings=[*warnings, *decode_warnings])
+    """Read and fold a run's journal. Raises JournalDamaged when events.jsonl is missing or a
+    line in it cannot be read as an event (a torn last line is only a warning: docs/inputs.md §3)."""
+    events, meta, warnings = jr.load_events(run_dir)
+    return Recorded(run_dir=run_dir, meta=meta, events=events, state=fold(events), warnings=warnings)
 
 
 def resume(recorded: Recorded, flow: Flow, *, args: dict[str, Any], flow_path: str) -> RunSession:

@@ -222,3 +222,44 @@ async def test_sample_rule_set_on_sample_validate_flows() -> None:
         # the judge variant is asked for a judgement: allowed, but flagged for review
         "validate_judge": (True, ["max_attempts:check-response#judge@1"]),
     }
+
+
+def test_a_resumed_run_counts_each_interrupted_call_once() -> None:
+    """Issue 17, fault 8: killed during b's second attempt, the resume journals b's first (replayed)
+    call again and re-makes the second as the same attempt; the trace has each attempt once."""
+    from tftui.engine.events import event_from_json
+    from tftui.trace.record import trace_columns_from_events
+
+    def call(attempt: int, error: str | None, *, done: bool = True) -> list[dict]:
+        rows = [{"kind": "attempt_started", "phase_id": "b", "node_path": "b", "attempt": attempt, "prompt": "b"}]
+        if done:
+            rows.append({"kind": "agent_returned", "phase_id": "b", "node_path": "b", "attempt": attempt,
+                         "output": "" if error else "B", "error": error, "exit_code": 1 if error else 0})
+            if error:
+                rows.append({"kind": "attempt_failed", "phase_id": "b", "node_path": "b", "attempt": attempt,
+                             "error": error, "transient": True, "why": "error", "will_retry": True})
+        return rows
+
+    start = {"kind": "run_started", "flow_name": "k", "phase_ids": ["b"], "phase_types": {"b": "agent"}}
+    before = [start, {"kind": "phase_started", "phase_id": "b"}, *call(0, "503"), *call(1, None, done=False)]
+    after = [{**start, "resumed": True}, {"kind": "phase_started", "phase_id": "b"}, *call(0, "503"), *call(1, "503"),
+             *call(2, None), {"kind": "phase_finished", "phase_id": "b", "status": "done", "output": "B", "attempts": 3},
+             {"kind": "run_finished", "status": "completed"}]
+    uninterrupted = [start, {"kind": "phase_started", "phase_id": "b"}, *call(0, "503"), *call(1, "503"), *call(2, None),
+                     *after[-2:]]
+    seq = 0
+
+    def events(rows: list[dict]) -> list:
+        nonlocal seq
+        out = []
+        for row in rows:
+            seq += 1
+            out.append(event_from_json({**row, "seq": seq}))
+        return out
+
+    resumed = trace_columns_from_events(events(before) + events(after), "k")
+    reference = trace_columns_from_events(events(uninterrupted), "k")
+    assert list(zip(resumed.names, resumed.attempts, resumed.statuses, strict=True)) == \
+        list(zip(reference.names, reference.attempts, reference.statuses, strict=True))
+    assert resumed.attempts == [None, 1, 2, 3]
+    assert resumed.parent_ids == reference.parent_ids and resumed.ids == reference.ids

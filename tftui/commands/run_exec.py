@@ -128,7 +128,10 @@ def _plan_resume(args: argparse.Namespace, cli_args: dict[str, Any]) -> Plan | i
         if not found:
             raise UsageProblem(f"run '{args.resume}' was not found under {where} (list runs with `tftui runs`)")
     run_dir = found[0]
-    recorded = run_service.read_recorded(run_dir)
+    try:
+        recorded = run_service.read_recorded(run_dir)
+    except jr.JournalDamaged as exc:
+        raise UsageProblem(f"cannot resume run {run_dir.name}: {exc}") from exc
     for warning in recorded.warnings:
         _err(f"warning: {warning}")
     flow_path = Path(args.flow) if args.flow else recorded.flow_path
@@ -337,6 +340,9 @@ def execute(args: argparse.Namespace) -> int:
             run_service.reopen(session)
         except run_service.JournalBusy as exc:
             _err(f"tftui run: cannot resume {plan.run_id}: {exc} (is it still running? see `tftui runs`)")
+            return EXIT_USAGE
+        except jr.JournalDamaged as exc:
+            _err(f"tftui run: cannot resume {plan.run_id}: {exc}")
             return EXIT_USAGE
 
     from tftui.engine.clock import Clock

@@ -69,14 +69,15 @@ def _pid_alive(meta: dict[str, Any]) -> bool:
 
 
 def summarize(run_dir: Path) -> dict[str, Any]:
-    """One run's listing entry, folded from its journal (never raises on bad data)."""
-    from tftui.engine.journal import decode_events, read_journal
+    """One run's listing entry, folded from its journal. Raises JournalDamaged for a journal that
+    cannot be read as a run (docs/inputs.md §3)."""
+    from tftui.engine.events import RunFinished
+    from tftui.engine.journal import load_events
     from tftui.engine.state import fold
 
-    rows, meta, warnings = read_journal(run_dir)
-    events, decode_warnings = decode_events(rows)
+    events, meta, warnings = load_events(run_dir)
     state = fold(events)
-    finished = any(row.get("kind") == "run_finished" for row in rows)
+    finished = any(isinstance(event, RunFinished) for event in events)
     if finished:
         status = state.status
     elif _pid_alive(meta):
@@ -116,7 +117,7 @@ def summarize(run_dir: Path) -> dict[str, Any]:
         "seeded_from": meta.get("seededFrom"),  # the earlier run this re-run continues (its tokens are not counted)
         "tokens_with_seed": total_tokens,
         "run_dir": str(run_dir),
-        "warnings": warnings + decode_warnings,
+        "warnings": warnings,
     }
 
 
@@ -172,7 +173,7 @@ def table_rows(entries: list[dict[str, Any]], glyphs: present.Glyphs) -> list[tu
 
 
 def run(args: argparse.Namespace) -> int:
-    from tftui.engine.journal import list_runs
+    from tftui.engine.journal import JournalDamaged, list_runs
 
     if args.target and not Path(args.target).exists():
         print(f"tftui runs: no such flow file or directory: {args.target}", file=sys.stderr)
@@ -180,16 +181,29 @@ def run(args: argparse.Namespace) -> int:
     roots, flow_filter = _roots(args)
     runs = [entry for root in roots for entry in list_runs(root)]
     runs.sort(key=lambda e: (str(e.meta.get("started") or ""), e.run_dir.name))
-    entries = [summarize(e.run_dir) for e in runs]
+    entries: list[dict[str, Any]] = []
+    damaged: list[dict[str, Any]] = []
+    for entry in runs:
+        try:
+            entries.append(summarize(entry.run_dir))
+        except JournalDamaged as exc:  # listed as an error; the other runs are still shown
+            damaged.append({"run_id": entry.run_id, "run_dir": str(entry.run_dir), "status": "damaged",
+                            "error": str(exc), "flow_path": entry.meta.get("flowPath")})
+    code = 2 if damaged else 0
     if flow_filter is not None:
         wanted = str(flow_filter.resolve())
         entries = [e for e in entries if e["flow_path"] == wanted]
+        damaged = [e for e in damaged if e["flow_path"] in (wanted, None)]
+        code = 2 if damaged else 0
+    for e in damaged:
+        print(f"tftui runs: {e['error']}", file=sys.stderr)
     if args.json:
-        write_raw(sys.stdout, json.dumps(entries, ensure_ascii=False, indent=2) + "\n")
-        return 0
+        write_raw(sys.stdout, json.dumps(entries + damaged, ensure_ascii=False, indent=2) + "\n")
+        return code
     if not entries:
-        print(f"no runs recorded under {', '.join(str(r) for r in roots)}", file=sys.stderr)
-        return 0
+        if not damaged:
+            print(f"no runs recorded under {', '.join(str(r) for r in roots)}", file=sys.stderr)
+        return code
     header, *rows = table_rows(entries, present.glyphs_for_stream(sys.stdout))
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for row in [header, *rows]:
@@ -197,4 +211,4 @@ def run(args: argparse.Namespace) -> int:
     for e in entries:
         for warning in e["warnings"]:
             print(f"warning: {e['run_id']}: {warning}", file=sys.stderr)
-    return 0
+    return code

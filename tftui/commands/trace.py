@@ -102,9 +102,11 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"tftui trace: cannot write the trace: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    for warning in warnings:
+    for warning in warnings[:-1] if path is None else warnings:
         print(f"tftui trace: warning: {warning}", file=sys.stderr)
-    if path is None:
+    if path is None:  # the last message says why there is no trace
+        if warnings:
+            print(f"tftui trace: {warnings[-1]}", file=sys.stderr)
         return 2
     print(path)
     return 0

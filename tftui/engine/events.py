@@ -21,6 +21,7 @@ Conventions (stable contract):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
@@ -347,6 +348,72 @@ EVENT_TYPES: dict[str, type[Event]] = {
 _FIELDS: dict[type, tuple[str, ...]] = {cls: tuple(f.name for f in fields(cls)) for cls in EVENT_TYPES.values()}
 
 
+def _is_str_list(value: Any) -> bool:
+    return type(value) is list and all(type(item) is str for item in value)
+
+
+def _is_str_dict(value: Any) -> bool:
+    return type(value) is dict and all(type(item) is str for item in value.values())
+
+
+def _is_number(value: Any) -> bool:
+    return type(value) is int or type(value) is float
+
+
+def _is_str(value: Any) -> bool:
+    return type(value) is str
+
+
+def _is_bool(value: Any) -> bool:
+    return type(value) is bool
+
+
+def _is_dict(value: Any) -> bool:
+    return type(value) is dict
+
+
+def _is_list(value: Any) -> bool:
+    return type(value) is list
+
+
+# A field's annotation -> (the check a decoded value must pass, what it must be). Fields with
+# another annotation (`Any`, the `json` value) take any JSON value.
+_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "int": (_is_number, "a number"),  # an integral float from another writer reads as the same number
+    "list[str]": (_is_str_list, "an array of strings"),
+    "dict[str,str]": (_is_str_dict, "an object of strings"),
+    "float": (_is_number, "a number"),
+    "str": (_is_str, "a string"),
+    "bool": (_is_bool, "true or false"),
+    "dict": (_is_dict, "an object"),
+    "list": (_is_list, "an array"),
+}
+# The closed vocabularies a front end looks up (a status nobody knows would crash the fold).
+_WORDS: dict[tuple[str, str], frozenset[str]] = {
+    ("phase_finished", "status"): frozenset({"done", "failed"}),
+    ("run_finished", "status"): frozenset({"completed", "failed", "blocked", "paused"}),
+}
+
+
+def _field_checks(cls: type) -> tuple[tuple[str, Callable[[Any], bool], str, bool], ...]:
+    """(name, check, what, nullable) for each field whose annotation names a JSON type."""
+    out = []
+    for f in fields(cls):
+        annotation = str(f.type).replace(" ", "")
+        nullable = annotation.endswith("|None")
+        exact = annotation.removesuffix("|None")
+        base = exact if exact in _CHECKS else exact.split("[", 1)[0]
+        if base in _CHECKS:
+            check, what = _CHECKS[base]
+            out.append((f.name, check, what, nullable))
+    return tuple(out)
+
+
+_TYPED: dict[type, tuple[tuple[str, Callable[[Any], bool], str, bool], ...]] = {
+    cls: _field_checks(cls) for cls in EVENT_TYPES.values()
+}
+
+
 def _plain(value: Any) -> Any:
     """Make a value JSON-safe: MISSING inside containers becomes None, tuples become lists."""
     if isinstance(value, dict):
@@ -396,7 +463,25 @@ def event_from_json(data: dict[str, Any]) -> Event:
         )
     names = _FIELDS[cls]
     kwargs = {k: v for k, v in data.items() if k in names}
+    # A journal or bundle is input: a field of the wrong JSON type ("seq": "x", an object as a
+    # phase id) or an unknown status is refused here, never met later by the fold or a front end.
+    for name, check, what, nullable in _TYPED[cls]:
+        value = kwargs.get(name, _ABSENT)
+        if value is _ABSENT or (value is None and nullable) or check(value):
+            continue
+        raise ValueError(f"field '{name}' must be {what}, got {_shown(value)}")
+    for (word_kind, name), words in _WORDS.items():
+        if word_kind == kind and name in kwargs and kwargs[name] not in words:
+            raise ValueError(f"unknown {name} {_shown(kwargs[name])} (known: {', '.join(sorted(words))})")
     return cls(**kwargs)
+
+
+_ABSENT = object()
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def _int(value: Any) -> int:

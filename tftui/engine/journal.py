@@ -41,7 +41,10 @@ from typing import Any
 from tftui.engine.jsonl import encode_line
 from tftui.redaction import redact
 
-__all__ = ["Journal", "JournalBusy", "encode_line", "read_journal", "decode_events", "list_runs", "find_run"]
+__all__ = [
+    "Journal", "JournalBusy", "JournalDamaged", "encode_line", "read_journal", "load_events", "decode_events",
+    "list_runs", "find_run",
+]
 
 EVENTS_FILE = "events.jsonl"
 META_FILE = "meta.json"
@@ -132,7 +135,8 @@ class JournalBusy(Exception):
 
 
 def _lock(fh: Any, path: Path) -> None:
-    """An exclusive advisory lock, so two processes never append to one journal (e.g. a double --resume)."""
+    """An exclusive advisory lock, so two processes never append to one journal (e.g. a double
+    --resume). The loser is told who holds it: the process meta.json names (docs/inputs.md §3)."""
     try:
         import fcntl
     except ImportError:  # not POSIX: no locking, as before
@@ -141,7 +145,10 @@ def _lock(fh: Any, path: Path) -> None:
         fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError as exc:
         fh.close()
-        raise JournalBusy(f"{path} is being written by another tftui process") from exc
+        meta = read_meta(path.parent) or {}
+        pid, host = meta.get("pid"), meta.get("host")
+        holder = f" (pid {pid}{f' on {host}' if isinstance(host, str) else ''})" if isinstance(pid, int) else ""
+        raise JournalBusy(f"{path} is being written by another tftui process{holder}") from exc
 
 
 class Journal:
@@ -152,15 +159,19 @@ class Journal:
     would leave, at worst)."""
 
     def __init__(
-        self, run_dir: Path, run_id: str, meta: dict[str, Any], *, group_commit_s: float | None = GROUP_COMMIT_S
+        self, run_dir: Path, run_id: str, meta: dict[str, Any], *, group_commit_s: float | None = GROUP_COMMIT_S,
+        locked: Any = None,
     ) -> None:
         self.run_dir = run_dir
         self.run_id = run_id
         self.meta = meta
         self.events_path = run_dir / EVENTS_FILE
-        # Unbuffered: each append is one write(2) straight to the OS, no separate flush call.
-        self._fh = open(self.events_path, "ab", buffering=0)  # noqa: SIM115 - lives as long as the journal
-        _lock(self._fh, self.events_path)
+        if locked is not None:  # `reopen` took the lock before repairing the file and naming itself in meta
+            self._fh = locked
+        else:
+            # Unbuffered: each append is one write(2) straight to the OS, no separate flush call.
+            self._fh = open(self.events_path, "ab", buffering=0)  # noqa: SIM115 - lives as long as the journal
+            _lock(self._fh, self.events_path)
         self._written = self.synced_offset = self._fh.seek(0, os.SEEK_END)
         self._pending = False  # bytes written since the last fsync (a timer is armed for them)
         self._sync_lock = threading.Lock()  # the timer thread and `sync`/`close` never fsync a closed file
@@ -216,12 +227,28 @@ class Journal:
         cls, run_dir: str | os.PathLike[str], *, now: datetime | None = None,
         group_commit_s: float | None = GROUP_COMMIT_S,
     ) -> Journal:
-        """Reopen an existing run for appending (resume). A torn tail is cut so the next line is clean."""
+        """Reopen an existing run for appending (resume). A torn tail is cut so the next line is clean.
+
+        The lock is taken first and held from then on: a second resume is refused before this
+        one repairs the file or writes its pid into meta.json, so meta never names the loser."""
         path = Path(run_dir)
-        meta = read_meta(path) or {"schemaVersion": 1, "runId": path.name, "resumes": []}
         events_path = path / EVENTS_FILE
-        with open(events_path, "ab") as probe:  # refuse before touching a journal someone is writing
-            _lock(probe, events_path)
+        if not events_path.is_file():  # appending would start an empty journal: a silent re-run
+            raise JournalDamaged(f"damaged journal: {events_path} is missing")
+        fh = open(events_path, "ab", buffering=0)  # noqa: SIM115 - handed to the Journal below
+        _lock(fh, events_path)  # refuse before touching a journal someone is writing
+        try:
+            return cls._repair_and_claim(path, fh, now=now, group_commit_s=group_commit_s)
+        except BaseException:
+            fh.close()
+            raise
+
+    @classmethod
+    def _repair_and_claim(
+        cls, path: Path, locked: Any, *, now: datetime | None, group_commit_s: float | None
+    ) -> Journal:
+        events_path = path / EVENTS_FILE
+        meta = read_meta(path) or {"schemaVersion": 1, "runId": path.name, "resumes": []}
         torn = _torn_tail_length(events_path)
         if torn:
             # The half-written line is unreadable anyway; appending after it would glue
@@ -238,7 +265,7 @@ class Journal:
         meta["pid"] = os.getpid()
         meta["host"] = socket.gethostname()
         _atomic_write(path / META_FILE, json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
-        return cls(path, str(meta.get("runId") or path.name), meta, group_commit_s=group_commit_s)
+        return cls(path, str(meta.get("runId") or path.name), meta, group_commit_s=group_commit_s, locked=locked)
 
     # -- writing ---------------------------------------------------------------------
 
@@ -370,7 +397,7 @@ def _torn_tail_length(path: Path) -> int:
 def _parse_line(raw: bytes) -> dict[str, Any] | None:
     try:
         value = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):  # a line nested too deep is not an event
         return None
     return value if isinstance(value, dict) else None
 
@@ -378,15 +405,41 @@ def _parse_line(raw: bytes) -> dict[str, Any] | None:
 def read_meta(run_dir: str | os.PathLike[str]) -> dict[str, Any] | None:
     try:
         value = json.loads((Path(run_dir) / META_FILE).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
 
 
 def read_journal(run_dir: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], dict[str, Any], list[str]]:
     """Events (JSON dicts, in file order), meta (`{}` if unreadable) and warnings. Never raises on bad data."""
+    rows, meta, warnings, damage = _read_rows(Path(run_dir))
+    return rows, meta, [*warnings, *damage]
+
+
+class JournalDamaged(ValueError):
+    """A journal that cannot be read as the run it records (docs/inputs.md §3)."""
+
+
+def load_events(run_dir: str | os.PathLike[str]) -> tuple[list[Any], dict[str, Any], list[str]]:
+    """The decoded events, meta and warnings of a run directory, for a reader that must trust
+    them (replay, trace, resume, the listing). Raises JournalDamaged naming the first problem
+    when events.jsonl is missing or unreadable, a line other than the last is not a JSON object,
+    or an event cannot be decoded (a field of the wrong type, an unknown status). A torn last
+    line (a kill mid-write) is only a warning: the journal is repaired on resume."""
     path = Path(run_dir)
+    rows, meta, warnings, damage = _read_rows(path)
+    events, undecodable = decode_events(rows)
+    damage += [f"{path / EVENTS_FILE}: {problem}" for problem in undecodable]
+    if damage:
+        more = f" (and {len(damage) - 1} more)" if len(damage) > 1 else ""
+        raise JournalDamaged(f"damaged journal: {damage[0]}{more}")
+    return events, meta, warnings
+
+
+def _read_rows(path: Path) -> tuple[list[dict[str, Any]], dict[str, Any], list[str], list[str]]:
+    """(rows, meta, warnings, damage): damage is what makes the journal untrustworthy."""
     warnings: list[str] = []
+    damage: list[str] = []
     meta = read_meta(path)
     if meta is None:
         warnings.append(f"{path / META_FILE}: missing or not valid JSON")
@@ -396,8 +449,8 @@ def read_journal(run_dir: str | os.PathLike[str]) -> tuple[list[dict[str, Any]],
     try:
         data = events_path.read_bytes()
     except OSError as exc:
-        warnings.append(f"{events_path}: cannot read ({exc.strerror or exc})")
-        return events, meta, warnings
+        damage.append(f"{events_path}: cannot read ({exc.strerror or exc})")
+        return events, meta, warnings, damage
     lines = data.split(b"\n")
     last_index = len(lines) - 1
     for number, raw in enumerate(lines, start=1):
@@ -412,8 +465,8 @@ def read_journal(run_dir: str | os.PathLike[str]) -> tuple[list[dict[str, Any]],
                 f"{events_path}:{number}: torn last line ({len(raw)} bytes) ignored — the run was interrupted mid-write"
             )
         else:
-            warnings.append(f"{events_path}:{number}: not a JSON object; line skipped")
-    return events, meta, warnings
+            damage.append(f"{events_path}:{number}: not a JSON object")
+    return events, meta, warnings, damage
 
 
 def decode_events(rows: Iterable[dict[str, Any]]) -> tuple[list[Any], list[str]]:

@@ -50,17 +50,19 @@ def load_run_dir(source: str | os.PathLike[str]) -> Recording:
     path = Path(source)
     if not path.is_dir():
         raise ReplayError(f"{path}: no such run directory or bundle file")
-    from tftui.engine.journal import EVENTS_FILE, FLOW_FILE, decode_events, read_journal
+    from tftui.engine.journal import EVENTS_FILE, FLOW_FILE, JournalDamaged, load_events
 
     if not (path / EVENTS_FILE).exists():
         raise ReplayError(f"{path}: not a run directory (no {EVENTS_FILE})")
-    rows, meta, warnings = read_journal(path)
-    events, more = decode_events(rows)
+    try:
+        events, meta, warnings = load_events(path)
+    except JournalDamaged as exc:
+        raise ReplayError(str(exc)) from exc
     flow_text = _read_text(path / FLOW_FILE)
     if flow_text is None and isinstance(meta.get("flowPath"), str):
         flow_text = _read_text(Path(meta["flowPath"]))
     trace_text = _read_text(path / "trace.json")
-    return Recording(events, meta, flow_text, trace_text, None, str(path), [*warnings, *more])
+    return Recording(events, meta, flow_text, trace_text, None, str(path), warnings)
 
 
 def _read_text(path: Path) -> str | None:

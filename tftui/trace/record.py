@@ -28,7 +28,7 @@ fallback steps when they are decided):
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeGuard
 
@@ -63,6 +63,7 @@ class _Step:
     output_tokens: float | int | None = None
     duration_ms: float | None = None
     metadata: Metadata = field(default_factory=dict)
+    superseded: bool = False  # recorded before a resume that re-made it: not in the trace
 
     # TraceStep's names, so TraceColumns.from_steps reads recorder steps directly
     @property
@@ -93,6 +94,7 @@ class _Recorder:
         self.subflows: dict[str, _Step] = {}
         self.phase_outcome: dict[str, str] = {}  # phase id -> "skipped" | "ran"
         self.run_status: str | None = None
+        self.in_flight: set[str] = set()  # phases started and not yet finished
 
     def new(
         self,
@@ -135,13 +137,32 @@ class _Recorder:
             handler(event)
 
     def on_run_started(self, e: ev.RunStarted) -> None:
+        if e.resumed and self.in_flight:
+            self._supersede(self.in_flight)
         root = self.ensure_root(e.flow_name or "run")
         if root.name == "run" and e.flow_name:
             root.name = e.flow_name
         self.phase_types.update(e.phase_types or {})
 
+    def _supersede(self, phases: set[str]) -> None:
+        """A resume runs again every phase that was in flight when the run stopped, and journals
+        its calls again (answered ones replayed, the interrupted one re-made as the same attempt):
+        the steps recorded for them before the resume leave the trace, so no call counts twice."""
+        def of_phase(name: str) -> bool:
+            return any(name == p or name.startswith((f"{p}#", f"{p}/")) for p in phases)
+
+        for step in self.steps[1:]:  # never the root
+            if of_phase(step.name):
+                step.superseded = True
+        self.open_calls = {k: v for k, v in self.open_calls.items() if not v.superseded}
+        self.open_tools = {k: v for k, v in self.open_tools.items() if not v.superseded}
+        self.subflows = {k: v for k, v in self.subflows.items() if not v.superseded}
+        self.last_policy = {k: v for k, v in self.last_policy.items() if not v.superseded}
+        phases.clear()
+
     def on_phase_started(self, e: ev.PhaseStarted) -> None:
         self.ensure_root()
+        self.in_flight.add(e.phase_id)
         self.phase_types.setdefault(e.phase_id, e.phase_type)
         self.depth[e.phase_id] = e.depth
         self.phase_outcome[e.phase_id] = "ran"
@@ -154,6 +175,7 @@ class _Recorder:
 
     def on_phase_skipped(self, e: ev.PhaseSkipped) -> None:
         self.phase_outcome[e.phase_id] = "skipped"
+        self.in_flight.discard(e.phase_id)
 
     def on_attempt_started(self, e: ev.AttemptStarted) -> None:
         self.ensure_root()
@@ -219,6 +241,7 @@ class _Recorder:
         self.new(f"{e.phase_id}#fallback", "fallback", "ok", metadata={"phase": e.phase_id, "reason": e.reason})
 
     def on_phase_finished(self, e: ev.PhaseFinished) -> None:
+        self.in_flight.discard(e.phase_id)
         tool = self.open_tools.pop(e.phase_id, None)
         if tool is not None:
             tool.status = "ok" if e.status == "done" else "error"
@@ -243,7 +266,13 @@ class _Recorder:
         }
         if self.fake_clock:
             root.metadata[FAKE_CLOCK_KEY] = True
-        raw = TraceColumns.from_steps(self.steps, fixture=self.fixture, status=root.status)
+        steps = self.steps
+        if any(step.superseded for step in steps):
+            kept = [step for step in steps if not step.superseded]
+            renumber = {step.sequence: index for index, step in enumerate(kept)}
+            steps = [replace(step, sequence=renumber[step.sequence],
+                             parent=None if step.parent is None else renumber.get(step.parent, 0)) for step in kept]
+        raw = TraceColumns.from_steps(steps, fixture=self.fixture, status=root.status)
         return normalize_columns(raw, fake_clock=self.fake_clock)
 
 
@@ -324,13 +353,14 @@ def _might_hold_secret(cols: TraceColumns) -> bool:
 
 def _run_dir_events(run_dir: str | Path, fixture: str | None) -> tuple[list[ev.Event] | None, str, list[str]]:
     """The decoded events of `<run_dir>/events.jsonl`, the fixture name to use, and warnings."""
-    from tftui.engine.journal import decode_events, read_journal
+    from tftui.engine.journal import JournalDamaged, load_events
 
-    rows, meta, warnings = read_journal(run_dir)
-    if not rows:
+    try:
+        events, meta, warnings = load_events(run_dir)
+    except JournalDamaged as exc:  # the last message is the reason no trace was made
+        return None, "", [str(exc)]
+    if not events:
         return None, "", [*warnings, f"{Path(run_dir)}: no events to trace"]
-    events, more = decode_events(rows)
-    warnings.extend(more)
     return events, fixture or _fixture_name(meta, events), warnings
 
 
