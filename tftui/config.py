@@ -41,6 +41,7 @@ from tftui.config_schema import (
     type_problem,
     unknown_setting_hint,
 )
+from tftui.flow.closed import CWD_BRIDGE_SETTING
 from tftui.paths import user_config_dir
 
 SOURCE_KINDS = ("default", "user", "project", "env", "flag")
@@ -230,6 +231,16 @@ def save_settings(path: Path, settings: Mapping[str, Any]) -> str | None:
             Path(tmp).unlink(missing_ok=True)
         return f"{path}: cannot write ({exc.strerror or exc})"
     return None
+
+
+def cwd_bridge_allowed(cfg: Config, flag: bool = False) -> bool:
+    """The cwd-bridge opt-in (docs/differences.md §5.2): the flag, or `run.allow_cwd_bridge = true` set
+    by the person running the flow (user config, a TFTUI_ variable, `--set`). A project's `tftui.toml`
+    does not count: a flow's own folder must not be able to opt itself in."""
+    if flag:
+        return True
+    source = cfg.source(CWD_BRIDGE_SETTING)
+    return cfg.get(CWD_BRIDGE_SETTING) is True and source is not None and source.kind in ("user", "env", "flag")
 
 
 def user_config_path(env: Mapping[str, str] | None = None) -> Path:

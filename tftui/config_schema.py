@@ -50,6 +50,8 @@ SCHEMA: dict[Path_, str] = {
     ("keys", "*"): "str",
     ("ci",): "table",
     ("ci", "deny_credentials"): "bool",  # with CI=true: deterministic runs refuse provider credentials
+    ("run",): "table",
+    ("run", "allow_cwd_bridge"): "bool",  # cwd: "{args.X}" may run (user config or env only; tftui.config)
 }
 OPEN_SUBTREES = {("providers", "*", "prices"), ("providers", "*", "params")}  # free-form below
 

@@ -10,7 +10,7 @@ from tftui.config import load_config
 from tftui.config_schema import SCHEMA, parse_bool
 
 BOOL_KEYS = ["ui.ascii", "ui.animations", "providers.openai.stream", "agent_cmd.prepend_system",
-             "commands.lint.prepend_system", "ci.deny_credentials"]
+             "commands.lint.prepend_system", "ci.deny_credentials", "run.allow_cwd_bridge"]
 WORDS = [("true", True), ("false", False), ("yes", True), ("no", False), ("on", True), ("off", False),
          ("1", True), ("0", False), ("TRUE", True), ("No", False), ("On", True), ("OFF", False)]
 
@@ -18,7 +18,7 @@ WORDS = [("true", True), ("false", False), ("yes", True), ("no", False), ("on", 
 def test_the_test_covers_every_bool_setting():
     bools = {".".join(p) for p, kind in SCHEMA.items() if kind == "bool"}
     assert bools == {"ui.ascii", "ui.animations", "providers.*.stream", "agent_cmd.prepend_system",
-                     "commands.*.prepend_system", "ci.deny_credentials"}
+                     "commands.*.prepend_system", "ci.deny_credentials", "run.allow_cwd_bridge"}
 
 
 @pytest.mark.parametrize("key", BOOL_KEYS)

@@ -41,7 +41,7 @@ async def test_off_the_phase_fails_before_any_call_naming_the_opt_in(tmp_path):
     assert (str(review.status), review.output) == ("failed", None)
     # names the file, line:col, phase, field and the fix
     assert re.match(rf"{re.escape(str(tmp_path / 'flow.json'))}:1:\d+: Phase 'review': field 'cwd'", review.error)
-    assert "run with --allow-cwd-bridge" in review.error
+    assert "pass --allow-cwd-bridge, or set run.allow_cwd_bridge = true" in review.error  # both opt-ins (issue 14)
     assert runner.calls == []
     assert result.status == "failed" and result.final_output == "(no output)"
 
@@ -70,8 +70,13 @@ def test_tftui_run_flag(tmp_path):
     (tmp_path / "flow.replies.json").write_text("{}")  # a script-only flow makes no model call
     base = [sys.executable, "-m", "tftui", "run", str(path), "--no-journal", "--quiet", "--arg", "pkg=pkg"]
     off = subprocess.run([*base, "--json"], capture_output=True, text=True, cwd=tmp_path)
-    assert off.returncode == 1
-    assert "--allow-cwd-bridge" in json.loads(off.stdout)["phases"]["where"]["error"]
+    # issue 14: without the opt-in nothing runs (exit 2), and the diagnostic names both opt-ins
+    assert off.returncode == 2
+    report = json.loads(off.stdout)
+    assert report["status"] == "invalid"
+    [diag] = report["diagnostics"]
+    assert diag["phase_id"] == "where" and diag["field"] == "cwd"
+    assert "--allow-cwd-bridge" in diag["message"] and "run.allow_cwd_bridge" in diag["message"]
     on = subprocess.run([*base, "--allow-cwd-bridge"], capture_output=True, text=True, cwd=tmp_path)
     assert on.returncode == 0, on.stderr
     assert on.stdout.strip() == os.path.realpath(tmp_path / "pkg")

@@ -61,6 +61,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--runtime", action="store_true", help="runtime-mode checks even without --arg (missing {args.X})"
     )
+    parser.add_argument(
+        "--allow-cwd-bridge",
+        action="store_true",
+        help='check as for `tftui run --allow-cwd-bridge` (no warning for cwd: "{args.X}")',
+    )
 
 
 def _arg_name_diagnostics(parsed: ParsedArgs, flow: Flow | None) -> list[Diagnostic]:
@@ -82,6 +87,7 @@ def _plural(n: int, word: str) -> str:
 def run(args: argparse.Namespace) -> int:
     from tftui.agents.definitions import known_agent_names
     from tftui.commands.flow_args import parse_arg_list
+    from tftui.config import cwd_bridge_allowed, load_config
     from tftui.flow.load import load_flow
 
     parsed = parse_arg_list(args.arg)
@@ -96,7 +102,14 @@ def run(args: argparse.Namespace) -> int:
     report: list[dict[str, Any]] = []
     flows = [p for p in args.flows if not p.endswith(REPLIES_SUFFIX)]
     for path in flows:
-        result = load_flow(path, args=flow_args, lint=True, agents=known_agent_names(path))
+        bridge = cwd_bridge_allowed(load_config(path), args.allow_cwd_bridge)
+        result = load_flow(
+            path,
+            args=flow_args,
+            lint=True,
+            agents=known_agent_names(path),
+            cwd_bridge_off=None if bridge else "warning",  # valid, but `tftui run` refuses it as it is
+        )
         unreadable = unreadable or result.unreadable
         diags = [*result.diagnostics, *_arg_name_diagnostics(parsed, result.flow or result.model)]
         if args.strict:

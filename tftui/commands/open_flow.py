@@ -72,6 +72,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--rules", metavar="FILE", help="trace rule set for the Trace tab (default: FLOW.rules.toml, else rules.toml, beside the flow)"
     )
     parser.add_argument(
+        "--allow-cwd-bridge",
+        action="store_true",
+        help='let a phase run in the folder a relative-path arg names (cwd: "{args.X}"); off, the flow is refused',
+    )
+    parser.add_argument(
         "--from",
         dest="from_",
         metavar="RUN_DIR|BUNDLE",
@@ -110,9 +115,17 @@ def run(args: argparse.Namespace) -> int:
             print(f"tftui: {error}", file=sys.stderr)
         return 2
     flow_args = parsed.values
+    from tftui.config import cwd_bridge_allowed, load_config
+
+    cfg = load_config(flow_path)
+    bridge = cwd_bridge_allowed(cfg, args.allow_cwd_bridge)
     # With --arg, the flow is checked in runtime mode, as `tftui check --arg` and `tftui run` do.
     result = load_flow(
-        flow_path, args=flow_args if args.arg else None, lint=True, agents=known_agent_names(flow_path)
+        flow_path,
+        args=flow_args if args.arg else None,
+        lint=True,
+        agents=known_agent_names(flow_path),
+        cwd_bridge_off=None if bridge else "error",  # refused before anything runs (docs/differences.md §5.2)
     )
     if result.flow is None:
         # Warnings too: a typo'd key ("taks") is a warning whose "did you mean" explains the error.
@@ -131,9 +144,8 @@ def run(args: argparse.Namespace) -> int:
 
     from tftui.commands.runner_args import runner_choice
     from tftui.commands.runner_select import build_runner
-    from tftui.config import ConfigError, load_config
+    from tftui.config import ConfigError
 
-    cfg = load_config(flow_path)
     try:
         runner = build_runner(cfg, **runner_choice(args), flow_path=flow_path, allow_human=True)
     except ConfigError as exc:  # includes bad replies files and provider settings
@@ -172,5 +184,6 @@ def run(args: argparse.Namespace) -> int:
     # shown in the event log; the app goes on
     app.config_problems = [*cfg.ignored, *cfg.warnings, *names.warnings]
     app.rules_path = args.rules  # the Trace tab's rule set (default: beside the flow)
+    app.ctl.cwd_bridge = bridge
     code = app.run()
     return int(code or 0)

@@ -99,7 +99,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--allow-cwd-bridge",
         action="store_true",
-        help='let a phase run in the folder a relative-path arg names (cwd: "{args.X}"); off, such a phase fails',
+        help='let a phase run in the folder a relative-path arg names (cwd: "{args.X}"; also: run.allow_cwd_bridge '
+        "in the user config); off, such a flow is refused",
     )
 
 

@@ -67,9 +67,18 @@ def _load_checked(flow_path: Path, args: dict[str, Any], cli: argparse.Namespace
     step that parses stdout sees why nothing ran.
     """
     from tftui.agents.definitions import known_agent_names
+    from tftui.config import cwd_bridge_allowed, load_config
     from tftui.flow.load import load_flow
 
-    result = load_flow(flow_path, args=args, lint=True, agents=known_agent_names(flow_path))
+    bridge = cwd_bridge_allowed(load_config(flow_path), bool(getattr(cli, "allow_cwd_bridge", False)))
+    cli.allow_cwd_bridge = bridge  # what the run is given (tftui.engine.cwd_bridge)
+    result = load_flow(
+        flow_path,
+        args=args,
+        lint=True,
+        agents=known_agent_names(flow_path),
+        cwd_bridge_off=None if bridge else "error",  # refused before anything runs (docs/differences.md §5.2)
+    )
     for diag in result.diagnostics:
         if diag.is_error or result.flow is None or not cli.quiet:
             _err(diag.format(str(flow_path)))

@@ -2,7 +2,8 @@
 
 The checker (`tftui.flow.closed.cwd_errors`) makes sure such a cwd is one whole `{args.X}` of a
 relative-path arg. Resolving it is path checking, not a sandbox, so it is off unless the person
-running the flow opts in (`tftui run --allow-cwd-bridge`), as in taskflow 0.2.4, where the host must
+running the flow opts in (`--allow-cwd-bridge`, or `run.allow_cwd_bridge` in the user config), as in
+taskflow 0.2.4, where the host must
 set `TASKFLOW_CWD_BRIDGE_MODE=resolve-only` (else the phase fails with `TF_CWD_BRIDGE_DISABLED`).
 
 Off: the phase fails before any call or spawn, with a message naming the opt-in. On: the arg's
@@ -16,11 +17,11 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from tftui.flow.closed import cwd_arg_name, relative_path_error
+from tftui.flow.closed import CWD_BRIDGE_FLAG, cwd_arg_name, cwd_bridge_off, relative_path_error
 from tftui.flow.jsonpos import Locator, strip_jsonc
 from tftui.lang.values import JSONValue
 
-OPT_IN_FLAG = "--allow-cwd-bridge"
+OPT_IN_FLAG = CWD_BRIDGE_FLAG  # kept for importers; the opt-in's names live in tftui.flow.closed
 
 
 def where(flow_path: str | None, index: int) -> str:
@@ -48,11 +49,7 @@ def resolve(
     if name is None:
         return None, None
     if not enabled:
-        return None, (
-            f"Phase '{phase_id}': field 'cwd' ({{args.{name}}}) picks the working folder from an "
-            f"argument, which tftui does only when you opt in (the path check is not a sandbox) — run with "
-            f"{OPT_IN_FLAG} to allow it (taskflow: TF_CWD_BRIDGE_DISABLED)"
-        )
+        return None, cwd_bridge_off(phase_id, name)
     if name not in args:
         return None, f"Phase '{phase_id}': cwd argument '{name}' is required — pass --arg {name}=<folder>"
     value = args[name]

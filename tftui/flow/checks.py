@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from tftui.flow import closed
 from tftui.flow.checks_phase import PhaseChecker
-from tftui.flow.diagnostics import Diagnostic, JsonPath, json_type
+from tftui.flow.diagnostics import Diagnostic, JsonPath, Severity, json_type
 from tftui.flow.graph import Dag, find_cycle
 from tftui.flow.lint import interpolated_fields
 from tftui.flow.model import Flow, PhaseBase
@@ -148,6 +148,22 @@ def check_flow(
         _arg_warnings(flow, phases, bases, args, out)
 
     return promote_strict(out) if promote and flow.strict_interpolation else out
+
+
+def cwd_bridge_refusals(
+    flow: Flow, severity: Severity, indices: Sequence[int] | None = None
+) -> list[Diagnostic]:
+    """Each phase whose `cwd` is a whole `{args.X}`, when the run has not opted in to the cwd
+    bridge (docs/differences.md §5.2): `severity` "error" for a run (nothing runs), "warning" for
+    `tftui check` (the flow is valid; it will not run as it is)."""
+    out: list[Diagnostic] = []
+    for k, phase in enumerate(flow.phases):
+        name = closed.cwd_arg_name(phase.cwd)
+        if name is None:
+            continue
+        path: JsonPath = ("phases", indices[k] if indices and k < len(indices) else k, "cwd")
+        out.append(Diagnostic(severity, closed.cwd_bridge_off(phase.id, name), phase_id=phase.id, field="cwd", path=path))
+    return out
 
 
 def promote_strict(diagnostics: list[Diagnostic]) -> list[Diagnostic]:

@@ -219,6 +219,21 @@ def has_placeholder(text: str) -> bool:
     return _PLACEHOLDER.search(text) is not None
 
 
+# The two ways the person running a flow opts in to `cwd: "{args.X}"` (docs/differences.md §5.2).
+CWD_BRIDGE_FLAG = "--allow-cwd-bridge"
+CWD_BRIDGE_SETTING = "run.allow_cwd_bridge"
+
+
+def cwd_bridge_off(phase_id: str, name: str) -> str:
+    """Why a bridged `cwd` does not run without the opt-in, and how to opt in."""
+    return (
+        f"Phase '{phase_id}': field 'cwd' ({{args.{name}}}) picks the working folder from an argument, "
+        f"which tftui does only when you opt in (the path check is not a sandbox) — pass {CWD_BRIDGE_FLAG}, "
+        f"or set {CWD_BRIDGE_SETTING} = true in your user config (or TFTUI_RUN__ALLOW_CWD_BRIDGE=1) "
+        "(taskflow: TF_CWD_BRIDGE_DISABLED)"
+    )
+
+
 def cwd_errors(
     cwd: JSONValue, arg_types: Mapping[str, str | None], retry_max: JSONValue, cache_scope: JSONValue
 ) -> list[tuple[str, str]]:

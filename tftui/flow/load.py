@@ -18,7 +18,7 @@ from typing import NoReturn, TypeVar
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from tftui.flow.diagnostics import Diagnostic, JsonPath, dotted, json_type, suggestion
+from tftui.flow.diagnostics import Diagnostic, JsonPath, Severity, dotted, json_type, suggestion
 from tftui.flow.jsonpos import Locator, string_char_offset, strip_jsonc
 from tftui.flow.model import PHASE_CLASSES, ArgSpec, Budget, Flow, PhaseBase
 from tftui.flow.parse_errors import json_error
@@ -331,11 +331,13 @@ def load_flow_text(
     check: bool = True,
     lint: bool = False,
     agents: Collection[str] | None = None,
+    cwd_bridge_off: Severity | None = None,
 ) -> LoadResult:
     """Parse and check flow text. `args` switches checks to runtime mode (docs/language.md §1.6).
     `lint` adds the linter's warnings (docs/linter.md; `agents`: every findable agent name, None
-    skips the agent check); they stay warnings under `strictInterpolation`."""
-    from tftui.flow.checks import check_flow, promote_strict
+    skips the agent check); they stay warnings under `strictInterpolation`. `cwd_bridge_off`: the
+    run has not opted in to `cwd: "{args.X}"`; report each such cwd with this severity."""
+    from tftui.flow.checks import check_flow, cwd_bridge_refusals, promote_strict
     from tftui.flow.lint import lint_flow
 
     if isinstance(text, (bytes, bytearray)):
@@ -371,6 +373,8 @@ def load_flow_text(
         diags.extend(found)
         if flow.strict_interpolation:
             diags = promote_strict(diags)
+        if cwd_bridge_off is not None:
+            diags.extend(cwd_bridge_refusals(flow, cwd_bridge_off, indices))
         if lint:
             diags.extend(lint_flow(flow, indices=indices, agents=agents))
 
@@ -410,6 +414,7 @@ def load_flow(
     args: Mapping[str, JSONValue] | None = None,
     lint: bool = False,
     agents: Collection[str] | None = None,
+    cwd_bridge_off: Severity | None = None,
 ) -> LoadResult:
     """Read and load a flow file; an unreadable file is a diagnostic, never an exception.
 
@@ -420,4 +425,4 @@ def load_flow(
     raw, reason = read_regular_file(path, MAX_FLOW_BYTES)
     if raw is None:
         return LoadResult(None, [Diagnostic("error", f"cannot read file: {reason}")], "", name, unreadable=True)
-    return load_flow_text(raw, name, args=args, lint=lint, agents=agents)
+    return load_flow_text(raw, name, args=args, lint=lint, agents=agents, cwd_bridge_off=cwd_bridge_off)

@@ -43,6 +43,7 @@ class RunController:
         self.approver: Callable[[Any], Awaitable[Any]] | None = None
         self.loop: asyncio.AbstractEventLoop | None = None  # the engine thread's loop during a run
         self.task: asyncio.Task[Any] | None = None
+        self.cwd_bridge = False  # `--allow-cwd-bridge` / run.allow_cwd_bridge (tftui.engine.cwd_bridge)
 
     # -- debugger wiring -------------------------------------------------------------
     def _new_debugger(self, *, step_first: bool) -> Debugger:
@@ -77,7 +78,12 @@ class RunController:
         sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
         try:
             return await run_service.execute(
-                session, runner=runner, debugger=self.debugger, clock=self.clock, on_event=on_event
+                session,
+                runner=runner,
+                debugger=self.debugger,
+                clock=self.clock,
+                on_event=on_event,
+                cwd_bridge=self.cwd_bridge,
             )
         finally:
             sys.setswitchinterval(previous_interval)
