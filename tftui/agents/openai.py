@@ -310,7 +310,9 @@ class OpenAIRunner:
             pass
         detail = detail or _snippet(text)
         message = f"{status} {status_phrase(status, reason)}" + (f": {detail}" if detail else "")
-        wait_s = retry_after_seconds(headers.get("retry-after"))
+        # LiteLLM's proxy passes a provider's wait on as `llm_provider-retry-after` (its router's
+        # own 429 when a deployment's rpm is used up has only that one: tests/agents/fixtures/litellm/)
+        wait_s = retry_after_seconds(headers.get("retry-after") or headers.get("llm_provider-retry-after"))
         if wait_s is not None:
             message += f" (retry after {wait_s:g}s)"  # the retry layer reads this (engine/retry.py)
         if status in (401, 403):
