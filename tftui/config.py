@@ -41,7 +41,7 @@ from tftui.config_schema import (
     type_problem,
     unknown_setting_hint,
 )
-from tftui.flow.closed import CWD_BRIDGE_SETTING
+from tftui.flow.cwd_opt_in import CWD_BRIDGE_SETTING
 from tftui.paths import user_config_dir
 
 SOURCE_KINDS = ("default", "user", "project", "env", "flag")

@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from tftui.agents.select import REPLIES_SUFFIX
+from tftui.commands.runner_args import add_cwd_bridge_argument
 from tftui.present.terminal import write_raw
 
 if TYPE_CHECKING:
@@ -61,11 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--runtime", action="store_true", help="runtime-mode checks even without --arg (missing {args.X})"
     )
-    parser.add_argument(
-        "--allow-cwd-bridge",
-        action="store_true",
-        help='check as for `tftui run --allow-cwd-bridge` (no warning for cwd: "{args.X}")',
-    )
+    add_cwd_bridge_argument(parser, checking=True)
 
 
 def _arg_name_diagnostics(parsed: ParsedArgs, flow: Flow | None) -> list[Diagnostic]:

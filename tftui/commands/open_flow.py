@@ -44,7 +44,7 @@ exit codes: 0 quit normally, 2 the flow file could not be loaded or bad argument
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("flow", metavar="FLOW", help="the flow file (JSON or JSONC)")
-    from tftui.commands.runner_args import add_runner_arguments
+    from tftui.commands.runner_args import add_cwd_bridge_argument, add_runner_arguments
 
     add_runner_arguments(parser)  # as `tftui run` takes them
     parser.add_argument(
@@ -71,11 +71,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--rules", metavar="FILE", help="trace rule set for the Trace tab (default: FLOW.rules.toml, else rules.toml, beside the flow)"
     )
-    parser.add_argument(
-        "--allow-cwd-bridge",
-        action="store_true",
-        help='let a phase run in the folder a relative-path arg names (cwd: "{args.X}"); off, the flow is refused',
-    )
+    add_cwd_bridge_argument(parser)
     parser.add_argument(
         "--from",
         dest="from_",

@@ -65,7 +65,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME=VALUE",
         help="flow argument (repeatable); NAME:=JSON for a typed value",
     )
-    from tftui.commands.runner_args import add_runner_arguments
+    from tftui.commands.runner_args import add_cwd_bridge_argument, add_runner_arguments
 
     add_runner_arguments(parser)
     parser.add_argument(
@@ -96,12 +96,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="refuse a deterministic run (replies, cassette) when provider credentials are in the environment "
         "(also: CI=true with ci.deny_credentials = true)",
     )
-    parser.add_argument(
-        "--allow-cwd-bridge",
-        action="store_true",
-        help='let a phase run in the folder a relative-path arg names (cwd: "{args.X}"; also: run.allow_cwd_bridge '
-        "in the user config); off, such a flow is refused",
-    )
+    add_cwd_bridge_argument(parser)
 
 
 class UsageProblem(Exception):

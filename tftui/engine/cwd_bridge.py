@@ -17,7 +17,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from tftui.flow.closed import CWD_BRIDGE_FLAG, cwd_arg_name, cwd_bridge_off, relative_path_error
+from tftui.flow.closed import cwd_arg_name, cwd_bridge_off, relative_path_error
+from tftui.flow.cwd_opt_in import CWD_BRIDGE_FLAG
 from tftui.flow.jsonpos import Locator, strip_jsonc
 from tftui.lang.values import JSONValue
 

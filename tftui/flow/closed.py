@@ -21,6 +21,7 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 
+from tftui.flow.cwd_opt_in import CWD_BRIDGE_ENV, CWD_BRIDGE_FLAG, CWD_BRIDGE_SETTING
 from tftui.flow.diagnostics import Diagnostic, JsonPath, did_you_mean, json_type
 from tftui.flow.score_shape import is_num
 from tftui.lang.values import JSONValue
@@ -219,17 +220,12 @@ def has_placeholder(text: str) -> bool:
     return _PLACEHOLDER.search(text) is not None
 
 
-# The two ways the person running a flow opts in to `cwd: "{args.X}"` (docs/differences.md §5.2).
-CWD_BRIDGE_FLAG = "--allow-cwd-bridge"
-CWD_BRIDGE_SETTING = "run.allow_cwd_bridge"
-
-
 def cwd_bridge_off(phase_id: str, name: str) -> str:
     """Why a bridged `cwd` does not run without the opt-in, and how to opt in."""
     return (
         f"Phase '{phase_id}': field 'cwd' ({{args.{name}}}) picks the working folder from an argument, "
         f"which tftui does only when you opt in (the path check is not a sandbox) — pass {CWD_BRIDGE_FLAG}, "
-        f"or set {CWD_BRIDGE_SETTING} = true in your user config (or TFTUI_RUN__ALLOW_CWD_BRIDGE=1) "
+        f"or set {CWD_BRIDGE_SETTING} = true in your user config (or {CWD_BRIDGE_ENV}=1) "
         "(taskflow: TF_CWD_BRIDGE_DISABLED)"
     )
 
