@@ -210,3 +210,18 @@ def test_corpus_flows_taskflow_accepts_get_no_new_error():
         assert linted.errors == plain.errors, path.name
         checked += 1
     assert checked > 100
+
+
+def test_an_args_typo_is_flagged_only_near_a_declared_name():
+    text = json.dumps(
+        {
+            "name": "args",
+            "args": {"topic": {"type": "string", "default": "x"}},
+            "phases": [{"id": "a", "task": "{args.topci} {args.topic} {args.extra} {args}"}],
+        }
+    )
+    [diag] = load_flow_text(text, "f.json", lint=True).diagnostics
+    assert diag.message == (
+        "Phase 'a': task: {args.topci}: the flow declares no argument 'topci' — did you mean {args.topic}?"
+    )
+    assert (diag.line, diag.col) == _where(text, "{args.topci}")

@@ -59,7 +59,8 @@ class Shape:
     `fields` None: anything (an open value, e.g. a map item). `leaf`: a text, nothing may
     follow. `contract`: an `expect` contract describes what lies below (owned by phase `owner`).
     `noun` is what the keys here are called in messages; `notes` explain keys known elsewhere;
-    `whole` False: the container never resolves by itself (`{steps.a}`, `{previous}`)."""
+    `whole` False: the container never resolves by itself (`{steps.a}`, `{previous}`); `loose`: a key
+    not in `fields` is reported only when it is close to one (undeclared args pass through)."""
 
     fields: Mapping[str, Shape] | None = None
     noun: str = "field"
@@ -68,6 +69,7 @@ class Shape:
     owner: str | None = None
     notes: Mapping[str, str] = field(default_factory=dict)
     whole: bool = True
+    loose: bool = False
 
 
 OPEN = Shape()
@@ -132,11 +134,15 @@ def _walk(segments: list[str], shape: Shape) -> _Miss | None:
             continue
         known = list(fields)
         guess = did_you_mean(seg, known)
+        if node.loose and guess is None:
+            return None
         fixed = [*segments[:i], guess, *segments[i + 1 :]] if guess else None
         if node.noun == "placeholder head":
             kind, problem = "unknown-head", f"unknown placeholder head '{seg}'"
         elif node.noun == "phase":
             kind, problem = "unknown-phase", f"no phase '{seg}'"
+        elif node.noun == "argument":
+            kind, problem = "unknown-field", f"the flow declares no argument '{seg}'"
         else:
             kind, problem = "unknown-field", f"'{'.'.join(segments[:i])}' has no field '{seg}'"
         note = node.notes.get(seg)
@@ -406,6 +412,14 @@ def _steps_shape(flow: Flow) -> Shape:
     return Shape(phases, "phase")
 
 
+def _args_shape(flow: Flow) -> Shape:
+    """Declared args are open values; an undeclared name passes through (docs/language.md §1.3), so
+    it is reported only when it is close to a declared one (`{args.topci}` for `topic`)."""
+    if not flow.args:
+        return OPEN
+    return Shape({name: OPEN for name in flow.args}, "argument", loose=True)
+
+
 _LOCAL_NOTES = {
     "item": "set only in a map phase's task",
     "loop": "set only in a loop phase's task and until",
@@ -423,7 +437,7 @@ def phase_scope(flow: Flow, phase: PhaseBase | str, field_name: str = "when", *,
         phase = found
     heads: dict[str, Shape] = {
         "steps": steps if steps is not None else _steps_shape(flow),
-        "args": OPEN,
+        "args": _args_shape(flow),
         "previous": Shape({"output": OPEN}, whole=False),
     }
     notes = dict(_LOCAL_NOTES)
