@@ -117,6 +117,17 @@ class CommandConfig:
     argv: list[str]
     timeout_s: float = COMMAND_DEFAULT_TIMEOUT_S
     prepend_system: bool = False
+    env: dict[str, str] = field(default_factory=dict)  # added to the command's environment
+    secret_env: list[str] = field(default_factory=list)  # its variables that are secrets (masked everywhere)
+
+    def secret_values(self, environ: Mapping[str, str]) -> list[str]:
+        """The values of the variables `secret_env` names, from `env` or else `environ`."""
+        out = []
+        for name in self.secret_env:
+            value = self.env.get(name, environ.get(name))
+            if value:
+                out.append(value)
+        return out
 
 
 @dataclass
@@ -179,11 +190,14 @@ class Config:
         if not isinstance(raw, dict) or not raw.get("argv"):
             return None
         self._raise_errors_under(f"commands.{name}" if name else "agent_cmd")
+        env = raw.get("env")
         return CommandConfig(
             name=name or "agent_cmd",
             argv=list(raw["argv"]),
             timeout_s=float(raw.get("timeout_s") or COMMAND_DEFAULT_TIMEOUT_S),
             prepend_system=bool(raw.get("prepend_system", False)),
+            env={str(k): str(v) for k, v in env.items()} if isinstance(env, dict) else {},
+            secret_env=[str(n) for n in raw.get("secret_env") or []],
         )
 
     def _raise_errors_under(self, prefix: str) -> None:

@@ -37,11 +37,17 @@ SCHEMA: dict[Path_, str] = {
     ("agent_cmd", "argv"): "argv",
     ("agent_cmd", "timeout_s"): "number",
     ("agent_cmd", "prepend_system"): "bool",
+    ("agent_cmd", "env"): "table",  # extra environment of the command (README "Real agents")
+    ("agent_cmd", "env", "*"): "str",
+    ("agent_cmd", "secret_env"): "names",  # which of its variables are secrets: masked everywhere
     ("commands",): "table",
     ("commands", "*"): "command",
     ("commands", "*", "argv"): "argv",
     ("commands", "*", "timeout_s"): "number",
     ("commands", "*", "prepend_system"): "bool",
+    ("commands", "*", "env"): "table",
+    ("commands", "*", "env", "*"): "str",
+    ("commands", "*", "secret_env"): "names",
     ("ui",): "table",
     ("ui", "theme"): "str",
     ("ui", "ascii"): "bool",
@@ -109,7 +115,7 @@ def coerce_env(path: Path_, raw: str) -> Any:
             return float(text)
         except ValueError:
             return raw  # validation names the bad value
-    if kind in ("table", "argv") and text[:1] in "[{":
+    if kind in ("table", "argv", "names") and text[:1] in "[{":
         try:
             return tomllib.loads(f"v = {text}")["v"]
         except tomllib.TOMLDecodeError:
@@ -128,6 +134,8 @@ def type_problem(kind: str, value: Any) -> str | None:
         return "expected a table"
     if kind == "argv" and (not isinstance(value, list) or not value or not all(isinstance(a, str) for a in value)):
         return "expected a non-empty list of strings (the command's argv)"
+    if kind == "names" and (not isinstance(value, list) or not all(isinstance(a, str) for a in value)):
+        return "expected a list of environment variable names"
     return None
 
 

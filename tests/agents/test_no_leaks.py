@@ -187,3 +187,37 @@ async def test_the_debugger_shows_and_exports_no_secret(project: Path, fake_prov
         assert_clean(shot, "the debugger's screen")
     assert_clean(_all_files(project / "runs"), "the runs dir")
     assert_clean(_zip_text(project / "tui.tftui.zip"), "the TUI bundle")
+
+
+DEPLOY_PASS = "deploypass-K7J6H5G4F3D2S1A0"  # a name no shape rule knows: only `secret_env` marks it
+
+
+def test_a_configured_commands_secret_env_leaks_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys):
+    forget_secrets()
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cmd.json").write_text(json.dumps(CMD_FLOW))
+    printer = (f"{sys.executable} -c \"import os,sys; t=os.environ['DEPLOY_PASS']; print('answer', t); "
+               "print('err', t, file=sys.stderr)\"")
+    import shlex
+
+    argv = ", ".join(json.dumps(a) for a in shlex.split(printer))
+    (tmp_path / "tftui.toml").write_text(
+        f'[commands.deployer]\nargv = [{argv}]\nenv = {{ DEPLOY_PASS = "{DEPLOY_PASS}", REGION = "eu-west-1" }}\n'
+        'secret_env = ["DEPLOY_PASS"]\n'
+    )
+    runs = tmp_path / "runs"
+    try:
+        outputs = []
+        for extra in (["--json"], []):
+            assert cli_main(["run", "cmd.json", "--agent-cmd", "deployer", "--runs-dir", str(runs), *extra]) == 0
+            outputs += list(capsys.readouterr())
+        for args in (["config", "--flow", "cmd.json"], ["config", "--flow", "cmd.json", "--json"]):
+            cli_main(args)
+            outputs += list(capsys.readouterr())
+        text = "\n".join(outputs)
+        assert "answer …" in text and "eu-west-1" in text  # the command ran with its env; REGION is no secret
+        for piece in _pieces(DEPLOY_PASS):
+            assert piece not in text and piece not in _all_files(runs), piece
+    finally:
+        forget_secrets()

@@ -95,7 +95,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tftui.config import flag_problems, load_config
+    from tftui.config import ConfigError, flag_problems, load_config
     from tftui.redaction import is_secret_header, mask, mask_header_value, redact, register_secret
 
     flags: dict[str, Any] = {}
@@ -138,6 +138,13 @@ def run(args: argparse.Namespace) -> int:
     for raw in (cfg.get("providers") or {}).values():  # every header value of a provider is a secret
         headers = raw.get("headers") if isinstance(raw, dict) else None
         for value in (headers.values() if isinstance(headers, dict) else ()):
+            register_secret(value)
+    for name in [*(cfg.get("commands") or {}), None]:  # and every command variable marked secret
+        try:
+            command = cfg.command(name)
+        except ConfigError:  # reported below with the other errors
+            continue
+        for value in command.secret_values(os.environ) if command is not None else ():
             register_secret(value)
     rows = []
     for key, value, src in cfg.flat():

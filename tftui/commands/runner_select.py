@@ -171,8 +171,13 @@ def _command_from_config(command: CommandConfig, library: AgentLibrary, env: Map
     if check:
         _check_program(command.argv, f"commands.{command.name}.argv" if command.name != "agent_cmd"
                        else "agent_cmd.argv", env)
-    return CommandRunner(command.argv, timeout_s=command.timeout_s, library=library, env=env,
-                         prepend_system=command.prepend_system)
+    base = dict(os.environ if env is None else env)
+    from tftui.redaction import register_secret
+
+    for value in command.secret_values(base):  # `secret_env`: masked wherever they appear
+        register_secret(value)
+    return CommandRunner(command.argv, timeout_s=command.timeout_s, library=library,
+                         env={**base, **command.env}, prepend_system=command.prepend_system)
 
 
 def _scripted(path: Path) -> AgentRunner:
