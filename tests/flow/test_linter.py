@@ -225,3 +225,23 @@ def test_an_args_typo_is_flagged_only_near_a_declared_name():
         "Phase 'a': task: {args.topci}: the flow declares no argument 'topci' — did you mean {args.topic}?"
     )
     assert (diag.line, diag.col) == _where(text, "{args.topci}")
+
+
+def test_an_inline_def_is_linted_as_the_flow_it_is():
+    text = json.dumps(
+        {
+            "name": "outer",
+            "phases": [
+                {"id": "a", "task": "x"},
+                {"id": "sub", "type": "flow", "dependsOn": ["a"], "with": {"t": "{steps.a.output}"},
+                 "def": {"name": "inner", "args": {"t": {}},
+                         "phases": [{"id": "p", "task": "use {args.t}"},
+                                    {"id": "q", "task": "{stesp.p.output}", "dependsOn": ["p"]}]}},
+            ],
+        },
+        indent=2,
+    )
+    [diag] = load_flow_text(text, "f.json", lint=True).diagnostics
+    assert diag.phase_id == "sub/q"
+    assert diag.message.startswith("Phase 'sub/q': task: {stesp.p.output}: unknown placeholder head 'stesp'")
+    assert (diag.line, diag.col) == _where(text, "{stesp.p.output}")

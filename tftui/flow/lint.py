@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tftui.flow.checks_phase import field_of
 from tftui.flow.diagnostics import Diagnostic, JsonPath, did_you_mean, dotted
@@ -493,15 +493,38 @@ def _agent_diagnostics(phase: PhaseBase, base: JsonPath, agents: Collection[str]
         )
 
 
+_MAX_DEF_DEPTH = 5  # as deep as sub-flows may nest (docs/language.md §2.5)
+
+
+def _inline_def(phase: PhaseBase, base: JsonPath, agents: Collection[str] | None, depth: int) -> list[Diagnostic]:
+    """The findings of an inline `def` object (a sub-flow written in the file), at their own place."""
+    from tftui.flow.load import build_flow
+
+    raw = field_of(phase, "def_")
+    if depth >= _MAX_DEF_DEPTH or not isinstance(raw, dict) or not isinstance(raw.get("phases"), list):
+        return []
+    sub, _, indices = build_flow(raw)
+    if sub is None:
+        return []
+    out: list[Diagnostic] = []
+    for d in lint_flow(sub, indices=indices, agents=agents, _depth=depth + 1):
+        inner = f"{phase.id}/{d.phase_id}"  # the node path of the sub-flow's phase (docs/language.md §7)
+        message = d.message.replace(f"Phase '{d.phase_id}'", f"Phase '{inner}'", 1)
+        out.append(replace(d, message=message, phase_id=inner, path=(*base, "def", *d.path)))
+    return out
+
+
 def lint_flow(
     flow: Flow,
     *,
     indices: Sequence[int] | None = None,
     agents: Collection[str] | None = None,
+    _depth: int = 0,
 ) -> list[Diagnostic]:
     """Every linter finding of `flow` as a warning pinned on its character (docs/linter.md).
     `indices[k]`: the position of `flow.phases[k]` in the file's `phases` (as for check_flow);
-    `agents`: every agent name a call can find (None: the agent check is skipped)."""
+    `agents`: every agent name a call can find (None: the agent check is skipped). An inline
+    `def` is linted as the flow it is."""
     out: list[Diagnostic] = []
     steps = _steps_shape(flow)
     scopes: dict[tuple[str, str, object, object], Shape] = {}  # phases of one kind share a scope
@@ -530,4 +553,6 @@ def lint_flow(
                 )
         if agents is not None:
             out.extend(_agent_diagnostics(phase, base, agents))
+        if phase.type in ("flow", "expand"):
+            out.extend(_inline_def(phase, base, agents, _depth))
     return out
