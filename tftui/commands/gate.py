@@ -188,7 +188,8 @@ def run(args: argparse.Namespace) -> int:
         sample_metrics,
         timed_columns,
     )
-    from tftui.trace.model import ColumnsLoad, TraceColumns, dump_trace, load_columns
+    from tftui.trace.fileload import load_trace_file
+    from tftui.trace.model import ColumnsLoad, TraceColumns, dump_trace
     from tftui.trace.normalize import columns_to_trace
     from tftui.trace.otlp import load_trace_bytes, looks_like_otlp, otlp_fixture_name
     from tftui.trace.record import trace_of_run_dir
@@ -261,12 +262,13 @@ def run(args: argparse.Namespace) -> int:
             if looks_like_otlp(data):  # an OpenTelemetry export: imported, then integrity as any trace
                 loaded_trace = load_trace_bytes(data, fixture=otlp_fixture_name(path))
             else:
-                nonconforming = _schema_check(data)
-                if nonconforming is not None:
-                    fixture, error = nonconforming
+                from_file = load_trace_file(data)  # one parse; the schema check words what breaks it
+                del data
+                if from_file.nonconforming is not None:
+                    fixture, error = from_file.nonconforming
                     reports.append(error_report(fixture or path.stem, error, trace_rules, shown))
                     continue
-                loaded_trace = load_columns(data)
+                loaded_trace = ColumnsLoad(from_file.columns, from_file.error)
         if loaded_trace.columns is None:
             reports.append(
                 error_report(otlp_fixture_name(path), loaded_trace.error or "trace parse: unknown", trace_rules,
@@ -356,22 +358,6 @@ def run(args: argparse.Namespace) -> int:
             return 2
         print(f"artifacts {args.artifacts}: {len(done.written)} written, {len(done.removed)} expired removed")
     return max(r.exit_code for r in reports)
-
-
-def _schema_check(data: bytes) -> tuple[str, str] | None:
-    """(fixture, error) when the trace file breaks the published trace schema; None when it
-    conforms or is not JSON at all (the loader then reports the parse error)."""
-    from tftui.trace.integrity import schema_error, schema_problems
-
-    try:
-        decoded = json.loads(data)
-    except (ValueError, RecursionError):
-        return None
-    error = schema_error(schema_problems(decoded))
-    if error is None:
-        return None
-    fixture = decoded.get("fixture") if isinstance(decoded, dict) else None
-    return (fixture if isinstance(fixture, str) else ""), error
 
 
 def _safe(name: str) -> str:
