@@ -4,6 +4,7 @@ composed above the agents and the settings, in `tftui.commands.runner_select.bui
 
 from __future__ import annotations
 
+import os
 import shlex
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,11 @@ REPLIES_SUFFIX = ".replies.json"
 
 
 def replies_next_to(flow_path: str | Path) -> Path:
+    """`NAME.replies.json` beside the flow file. A symlinked flow is looked up where the link points,
+    as its journal, `tftui.toml` and `agents/` are (docs/inputs.md §5)."""
     path = Path(flow_path)
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
     stem = path.name
     for suffix in (".jsonc", ".json"):
         if stem.endswith(suffix):

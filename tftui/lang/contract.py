@@ -201,14 +201,22 @@ def contract_violations(value: JSONValue, schema: JSONValue) -> list[str]:
 
 
 def contract_shape_errors(schema: JSONValue, path: str = "$") -> list[str]:
-    """Validation-time errors of a contract (the checker itself ignores all of these)."""
+    """Validation-time errors of a contract (the checker itself ignores all of these). Never raises:
+    a contract nested too deep to walk is one error."""
+    try:
+        return _shape_errors(schema, path)
+    except RecursionError:
+        return [f"{path}: contract too deeply nested to check"]
+
+
+def _shape_errors(schema: JSONValue, path: str) -> list[str]:
     if not isinstance(schema, Mapping):
         return [f"{path}: {NOT_AN_OBJECT}"]
     errors: list[str] = []
     for key in schema:
         if key not in KEYWORDS:
             errors.append(f"{path}.{key}: unknown contract keyword (supported: {_KEYWORD_LIST})")
-    if "type" in schema and schema["type"] not in TYPE_NAMES:
+    if "type" in schema and not (isinstance(schema["type"], str) and schema["type"] in TYPE_NAMES):
         errors.append(f"{path}.type: must be one of {'|'.join(TYPE_NAMES)}")
     if "required" in schema:
         required = schema["required"]
@@ -220,9 +228,9 @@ def contract_shape_errors(schema: JSONValue, path: str = "$") -> list[str]:
             errors.append(f"{path}.properties: must be an object mapping keys to contracts")
         else:
             for key, sub in properties.items():
-                errors.extend(contract_shape_errors(sub, f"{path}.properties.{key}"))
+                errors.extend(_shape_errors(sub, f"{path}.properties.{key}"))
     if "items" in schema:
-        errors.extend(contract_shape_errors(schema["items"], f"{path}.items"))
+        errors.extend(_shape_errors(schema["items"], f"{path}.items"))
     if "enum" in schema:
         enum = schema["enum"]
         if not isinstance(enum, list) or not enum:

@@ -196,8 +196,9 @@ def _weighted(
 
 
 def js_to_fixed(value: float, digits: int) -> str:
-    """`Number.prototype.toFixed`: exact binary value, ties away from zero (Python rounds half-even)."""
-    if not math.isfinite(value):
+    """`Number.prototype.toFixed`: exact binary value, ties away from zero (Python rounds half-even);
+    from 1e21 up (and for non-finite values) the number's own string, as in JavaScript."""
+    if not math.isfinite(value) or abs(value) >= 1e21:
         return js_number_str(value)
     text = str(Decimal(value).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
     return "0" + text[2:] if text.startswith("-0") and set(text[2:]) <= {".", "0"} else text
@@ -205,6 +206,8 @@ def js_to_fixed(value: float, digits: int) -> str:
 
 def _num(value: float) -> str:
     """A weight or denominator, short: integral sums keep one decimal (`1.0`), others ≤ 6 places."""
+    if not math.isfinite(value) or abs(value) >= 1e21:  # no decimals to keep (and int(inf) would raise)
+        return js_number_str(value)
     rounded = round(value, 6)
     if rounded == int(rounded):
         return f"{int(rounded)}.0"
