@@ -19,13 +19,14 @@ from collections import deque
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Static, Tree
 from textual.worker import Worker, WorkerState
 
@@ -468,6 +469,43 @@ class MainScreen(Screen[None]):
         right = self.right_pane
         right.display = not right.display
         self.dag.styles.width = "1fr" if not right.display else None
+
+    # PgUp/PgDn scroll the detail from anywhere on the screen (a priority binding, so the tree,
+    # which has the focus most of the time, does not take them); the log when it has the focus.
+    def _page_target(self) -> Widget:
+        focused = self.focused
+        log = self.event_log
+        if focused is not None and (focused is log or log in focused.ancestors):
+            return log
+        if not self.right_pane.display:
+            return self.dag
+        return self.detail.query_one("#detail-scroll")
+
+    def action_page_down(self) -> None:
+        self._page_target().scroll_page_down(animate=False)
+
+    def action_page_up(self) -> None:
+        self._page_target().scroll_page_up(animate=False)
+
+    # Which pane has the keys, in words on the rule above the log (not only in a colour: it
+    # shows under --ascii, NO_COLOR and on a monochrome terminal too).
+    @on(events.DescendantFocus)
+    def _focus_moved(self, event: events.DescendantFocus) -> None:
+        self.show_focus(event.widget)
+
+    def show_focus(self, widget: Widget | None) -> None:
+        try:
+            log, right = self.event_log, self.right_pane
+        except NoMatches:  # composing or closing
+            return
+        if widget is None:
+            log.show_focus(None)
+        elif widget is log or log in widget.ancestors:
+            log.show_focus("log")
+        elif widget is right or right in widget.ancestors:
+            log.show_focus("detail")
+        else:
+            log.show_focus("tree")
 
     def action_next_tab(self) -> None:
         self.detail.cycle(1)

@@ -7,8 +7,10 @@ word matches the line text. An empty filter shows everything.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Self
 
+from rich.cells import cell_len, chop_cells
 from textual.widgets import Log
 
 from tftui import present
@@ -16,6 +18,7 @@ from tftui.engine import events as ev
 from tftui.present.events import EventLine, describe
 
 MAX_ENTRIES = 5000
+FOCUS_UP, FOCUS_DOWN = "▲", "▼"  # pointing at the pane that has the keys (folded under --ascii: ^ v)
 
 
 def matches(entry: EventLine, query: str) -> bool:
@@ -35,40 +38,119 @@ def matches(entry: EventLine, query: str) -> bool:
     return True
 
 
+CONTINUATION = "  "  # a wrapped entry's further rows are indented: a new entry starts at column 0
+
+
+def wrap_line(text: str, width: int) -> list[str]:
+    """One log entry as rows of at most `width` cells: broken at a space when there is one in
+    the last two thirds of a row, else cut (a long path, a CJK sentence); never loses text."""
+    if width <= len(CONTINUATION) + 4 or cell_len(text) <= width:
+        return [text]
+    rows: list[str] = []
+    rest = text
+    while rest:
+        lead = CONTINUATION if rows else ""
+        room = width - len(lead)
+        if cell_len(rest) <= room:
+            rows.append(lead + rest)
+            break
+        head = chop_cells(rest, room)[0]
+        cut = head.rfind(" ")
+        if cut > room // 3:
+            head = head[:cut]
+        rows.append(lead + head)
+        rest = rest[len(head):].lstrip(" ")
+    return rows
+
+
 class EventLog(Log):
+    """Entries are wrapped to the log's width as they are written (Log draws one row per line
+    and cut them at 80 columns), and again when the width changes."""
+
     DEFAULT_CSS = """
-    EventLog { height: 6; border-top: solid $panel; background: $surface; }
+    EventLog { height: 6; border-top: solid $panel; background: $surface; overflow-x: hidden; }
     """
 
     def __init__(self, *, glyphs: present.Glyphs = present.UNICODE, **kwargs) -> None:
-        super().__init__(max_lines=MAX_ENTRIES, auto_scroll=True, **kwargs)
+        super().__init__(max_lines=MAX_ENTRIES * 4, auto_scroll=True, **kwargs)  # rows: an entry may wrap
         self.glyphs = glyphs  # lines are folded to ASCII as they are written under --ascii
         self.entries: list[EventLine] = []
         self.query_text = ""
+        self.focus_pane: str | None = None  # tree, detail or log (show_focus)
+        self._wrapped_at = 0  # the width the lines on screen were wrapped to
+        self._shown: list[str] = []  # the entries on screen as shown, one string each (before wrapping)
+
+    @property
+    def lines(self) -> Sequence[str]:
+        """The entries the log shows, one line each as written (the rows on screen wrap them)."""
+        return self._shown
+
+    def _wrap_width(self) -> int:
+        # room for the vertical scrollbar even before it shows: a row wrapped without it would be
+        # cut by it once the log is full
+        return self.size.width - self.styles.scrollbar_size_vertical
+
+    def _write(self, texts: Iterable[str]) -> None:
+        width = self._wrap_width()
+        self._wrapped_at = width
+        shown = [self.glyphs.show(text) for text in texts]
+        if not shown:
+            return
+        self._shown.extend(shown)
+        if len(self._shown) > MAX_ENTRIES:
+            del self._shown[: len(self._shown) - MAX_ENTRIES]
+        self.write_lines([row for line in shown for row in wrap_line(line, width)])
+
+    def clear(self) -> Self:
+        self._shown.clear()
+        super().clear()
+        return self
 
     def add_events(self, events: Iterable[ev.Event]) -> None:
         new = [describe(e) for e in events]
         self.entries.extend(new)
         if len(self.entries) > MAX_ENTRIES:
             del self.entries[: len(self.entries) - MAX_ENTRIES]
-        lines = [self.glyphs.show(e.text) for e in new if matches(e, self.query_text)]
-        if lines:
-            self.write_lines(lines)
+        self._write(e.text for e in new if matches(e, self.query_text))
 
     def add_note(self, text: str) -> None:
         """A UI message (reload, diagnostics) that is not an engine event."""
         entry = EventLine(kind="note", phase_id=None, failed=False, text=f"{self.glyphs.mark} {text}")
         self.entries.append(entry)
         if matches(entry, self.query_text):
-            self.write_line(self.glyphs.show(entry.text))
+            self._write([entry.text])
+
+    def _rewrite(self) -> None:
+        self.clear()
+        self._write(e.text for e in self.entries if matches(e, self.query_text))
+
+    def on_resize(self) -> None:
+        if self._wrap_width() != self._wrapped_at and self.entries:
+            self._rewrite()
 
     def set_filter(self, query: str) -> None:
         self.query_text = query.strip()
-        self.clear()
-        lines = [self.glyphs.show(e.text) for e in self.entries if matches(e, self.query_text)]
-        if lines:
-            self.write_lines(lines)
-        self.border_title = self.glyphs.show(f"filter: {self.query_text}") if self.query_text else None
+        self._rewrite()
+        self._retitle()
+
+    def show_focus(self, pane: str | None) -> None:
+        """Say on the rule above the log which pane has the keys: under the tree (left), under the
+        detail (right), or the log itself."""
+        self.focus_pane = pane
+        self.styles.border_title_align = "right" if pane == "detail" else "left"
+        self._retitle()
+
+    def _retitle(self) -> None:
+        parts = []
+        if self.focus_pane == "detail":
+            parts.append(f"focus: detail {FOCUS_UP} · tab: next pane")
+        elif self.focus_pane is not None:
+            arrow = FOCUS_DOWN if self.focus_pane == "log" else FOCUS_UP
+            parts.append(f"{arrow} focus: {self.focus_pane} · tab: next pane")
+        if self.query_text:
+            parts.append(f"filter: {self.query_text}")
+        title = " · ".join(parts)
+        self.border_title = self.glyphs.show(title) if title else None
 
     def reset(self) -> None:
         self.entries.clear()
