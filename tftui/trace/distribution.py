@@ -214,10 +214,8 @@ class DistributionJSON(TypedDict):
 
 def histogram(values: list[float], lo: float, hi: float, bins: int = HISTOGRAM_BINS) -> list[int]:
     counts = [0] * bins
-    width = (hi - lo) / bins if hi > lo else 0.0
     for v in values:
-        index = 0 if width == 0 else min(bins - 1, max(0, int((v - lo) / width)))
-        counts[index] += 1
+        counts[bin_of(v, lo, hi, bins)] += 1
     return counts
 
 
@@ -312,3 +310,41 @@ def timed_columns(trace_path: Path) -> TraceColumns | None:
     events, _more = decode_events(rows)
     # fake_clock=True only keeps the durations: the metrics read them, nothing else is judged here
     return trace_columns_from_events(events, "sample", fake_clock=True)
+
+
+HISTORY_RUNS = 30  # the debugger's Trace tab: how many recent runs of a flow make its distribution
+
+
+def recent_samples(root: Path, flow_path: str | None, *, limit: int = HISTORY_RUNS,
+                   cache: dict[str, dict[str, float]] | None = None) -> list[dict[str, float]]:
+    """The metrics of the last `limit` finished runs of the flow at `flow_path` under `root`
+    (oldest first), each read from its journal; `cache` (run dir -> sample) spares re-reading
+    runs already read. Never raises: an unreadable run is left out."""
+    from tftui.engine.journal import list_runs
+
+    if flow_path is None:
+        return []
+    wanted = str(Path(flow_path).resolve())
+    out: list[dict[str, float]] = []
+    entries = [e for e in list_runs(root) if e.meta.get("flowPath") == wanted and (e.run_dir / "trace.json").is_file()]
+    for entry in entries[-limit:]:
+        key = str(entry.run_dir)
+        sample = cache.get(key) if cache is not None else None
+        if sample is None:
+            try:
+                cols = timed_columns(entry.run_dir / "trace.json")
+            except (OSError, ValueError):
+                cols = None
+            if cols is None:
+                continue
+            sample = sample_metrics(cols)
+            if cache is not None:
+                cache[key] = sample
+        out.append(sample)
+    return out
+
+
+def bin_of(value: float, lo: float, hi: float, bins: int = HISTOGRAM_BINS) -> int:
+    """The histogram bin `value` falls in, of `bins` equal bins from lo to hi."""
+    width = (hi - lo) / bins if hi > lo else 0.0
+    return 0 if width == 0 else min(bins - 1, max(0, int((value - lo) / width)))

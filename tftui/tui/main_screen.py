@@ -63,7 +63,7 @@ class MainScreen(Screen[None]):
         super().__init__()
         self.session = session
         self.gate_tools = GateTools(session.flow)
-        self.trace_tab = TraceTab(flow_path=session.flow_path, flow_name=session.flow.name)
+        self.trace_tab = TraceTab(flow_path=session.flow_path, flow_name=session.flow.name, runs_root=session.runs_root)
         self.reloader = Reloader(self)
         self._event_queue: deque[ev.Event] = deque()
         self._draining = False

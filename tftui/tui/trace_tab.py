@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 from rich.text import Text
 
@@ -33,16 +34,32 @@ class _Built:
     trace: AgentTrace
     report: GateReport | None
     bodies: dict[tuple[str | None, bool], Text]
+    history: tuple[list[dict[str, float]], dict[str, float]] | None = None  # recent runs, this run
 
 
 class TraceTab:
-    def __init__(self, *, flow_path: str | None, flow_name: str) -> None:
+    def __init__(self, *, flow_path: str | None, flow_name: str, runs_root: Path | None = None) -> None:
         self.flow_path = flow_path
         self.flow_name = flow_name
+        self.runs_root = runs_root  # where this flow's runs are journaled: the sparklines read them
         self.events: list[ev.Event] = []
         self._built: _Built | None = None
         self._built_at = 0.0
         self._rules: trace_text.RulesCache | None = None
+        self._samples: dict[str, dict[str, float]] = {}  # run dir -> its metrics (runs never change)
+
+    def _history(self) -> tuple[list[dict[str, float]], dict[str, float]] | None:
+        """The flow's recent runs and this run's metrics, once the run has ended (journals are
+        read then, not per frame); None with fewer than two recent runs."""
+        if self.runs_root is None:
+            return None
+        from tftui.trace.distribution import recent_samples, sample_metrics
+        from tftui.trace.record import trace_columns_from_events
+
+        history = recent_samples(self.runs_root, self.flow_path, cache=self._samples)
+        if len(history) < 2:
+            return None
+        return history, sample_metrics(trace_columns_from_events(self.events, "current", fake_clock=True))
 
     def feed(self, events: Iterable[ev.Event]) -> None:
         for event in events:
@@ -91,11 +108,13 @@ class TraceTab:
             from tftui.trace.record import trace_from_events
 
             trace = trace_from_events(events, trace_text.fixture_name(self.flow_path, self.flow_name))
-            built = self._built = _Built(key, trace, trace_text.evaluate(trace, rules), {})
+            history = None if running else self._history()
+            built = self._built = _Built(key, trace, trace_text.evaluate(trace, rules), {}, history)
         narrow = width is not None and width < trace_text.NARROW
         body = built.bodies.get((selected, narrow))
         if body is None:
             body = built.bodies[(selected, narrow)] = trace_text.trace_tab(
-                built.trace, built.report, rules, rules_cache.path, selected=selected, running=running, width=width
+                built.trace, built.report, rules, rules_cache.path, selected=selected, running=running, width=width,
+                history=trace_text.history_text(*built.history, width=width) if built.history else None,
             )
         return body

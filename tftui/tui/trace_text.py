@@ -199,6 +199,43 @@ def rules_text(report: GateReport | None, rules: RuleSetLoad | None, rules_path:
     return text
 
 
+def history_text(history: list[dict[str, float]], current: dict[str, float] | None, *, width: int | None = None
+                 ) -> Text:
+    """Where this run falls among the flow's recent runs: one sparkline per metric (the
+    distribution `tftui gate --profile real` judges, docs/trace-gates.md), this run's bin
+    shown reversed. Empty when fewer than two recent runs have the metric."""
+    from tftui.trace.distribution import bin_of, histogram, sparkline
+
+    def num_text(value: float) -> str:
+        return f"{value:.4g}"
+
+    text = Text()
+    if current is None:
+        return text
+    lines: list[tuple[str, str, int, str]] = []
+    for metric in sorted(current):
+        values = [s[metric] for s in history if metric in s]
+        if len(values) < 2:
+            continue
+        lo, hi = min([*values, current[metric]]), max([*values, current[metric]])
+        bars = sparkline(histogram(values, lo, hi))
+        lines.append((metric, bars, bin_of(current[metric], lo, hi),
+                      f"{num_text(lo)}–{num_text(hi)}  this run {num_text(current[metric])}"))
+    if not lines:
+        return text
+    narrow = width is not None and width < NARROW  # the detail panel at 80x24: no range, short head
+    head = f"Recent runs ({len(history)}), this run marked" if narrow \
+        else f"Recent runs of this flow ({len(history)}): where this run falls"
+    text.append(head + "\n", style="bold")
+    name_width = max(len(metric) for metric, *_ in lines)
+    for metric, bars, mine, note in lines:
+        text.append(f"  {metric:<{name_width}} ")
+        for i, ch in enumerate(bars):
+            text.append(ch if ch != " " else "·" if i == mine else " ", style="reverse bold" if i == mine else "")
+        text.append(f" {note.rsplit('this run ', 1)[-1]}\n" if narrow else f"  {note}\n", style="dim")
+    return text
+
+
 def trace_tab(
     trace: AgentTrace | None,
     report: GateReport | None,
@@ -208,10 +245,14 @@ def trace_tab(
     selected: str | None = None,
     running: bool = False,
     width: int | None = None,
+    history: Text | None = None,
 ) -> Text:
     if trace is None:
         return Text("No run yet: the trace appears here as the run goes (c runs, n steps).")
     body = rules_text(report, rules, rules_path)
     body.append("\n")
+    if history is not None and history.plain:
+        body.append_text(history)
+        body.append("\n")
     body.append_text(steps_text(trace, selected=selected, running=running, width=width))
     return body

@@ -1,0 +1,50 @@
+"""The Trace tab's sparklines (issue 19): the distribution of the flow's recent runs per metric,
+this run's bin marked, read from the journals under the runs dir."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tftui.cli import main
+from tftui.engine.journal import list_runs, load_events
+from tftui.tui.trace_tab import TraceTab
+from tftui.tui.trace_text import history_text
+
+FLOW = {"name": "jitter", "phases": [{"id": "draft", "task": "Draft."},
+                                     {"id": "polish", "task": "Polish {steps.draft.output}", "dependsOn": ["draft"]}]}
+
+
+def test_history_text_marks_this_runs_bin() -> None:
+    history = [{"wallMs": float(v), "tokens": 60.0} for v in (10, 12, 14, 30, 31, 32, 33, 80)]
+    text = history_text(history, {"wallMs": 31.0, "tokens": 60.0})
+    plain = text.plain
+    assert "Recent runs of this flow (8): where this run falls" in plain
+    line = next(ln for ln in plain.splitlines() if ln.strip().startswith("wallMs"))
+    assert "10–80  this run 31" in line and any(ch in line for ch in "▁▂▃▄▅▆▇█")
+    marked = [span for span in text.spans if "reverse" in str(span.style)]
+    assert marked  # this run's bin stands out
+    assert history_text(history[:1], {"wallMs": 31.0}).plain == ""  # one run is no distribution
+
+
+def test_trace_tab_shows_recent_runs_after_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    flow = tmp_path / "jitter.json"
+    flow.write_text(json.dumps(FLOW))
+    replies = tmp_path / "jitter.replies.json"
+    replies.write_text(json.dumps({"draft": {"output": "d", "usage": {"input": 5, "output": 5}, "delayMs": [1, 15]},
+                                   "polish": {"output": "p", "usage": {"input": 5, "output": 5}, "delayMs": [1, 15]}}))
+    runs = tmp_path / "runs"
+    monkeypatch.setenv("TFTUI_RUNS_DIR", str(runs))
+    assert main(["run", str(flow), "--replies", str(replies), "--repeat", "4", "-q"]) == 0
+    last = list_runs(runs)[-1].run_dir
+    events, _meta, _warnings = load_events(last)
+    tab = TraceTab(flow_path=str(flow), flow_name="jitter", runs_root=runs)
+    tab.feed(events)
+    plain = tab.text(None, 120, running=False, paused=False, rules_path=None).plain
+    assert "Recent runs of this flow (4): where this run falls" in plain
+    assert "wallMs.model" in plain and "modelCalls" in plain
+    assert "Trace jitter" in plain  # the steps follow
+    running = tab.text(None, 120, running=True, paused=False, rules_path=None).plain
+    assert "Recent runs" not in running  # journals are read once the run has ended, not while it goes
