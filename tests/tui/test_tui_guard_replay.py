@@ -181,6 +181,7 @@ async def test_cassette_tui_makes_no_runner_calls_when_nothing_changed(h, record
         assert "cassette 2 replayed/0 live" in str(app.query_one("#run-header").render())
         first = app.last_result
         await pilot.press("R")  # a run from scratch replays the recording from its start again
+        await pilot.press("y")  # confirm replacing the finished run's view (issue 15 item 5)
         await h.settle(pilot, lambda: app.last_result not in (None, first) and not app.ctl.running)
         assert live.calls == [] and (cassette.replayed, cassette.live) == (2, 0)
         assert h.statuses(app)["deep-audit"] == "done"

@@ -22,11 +22,13 @@ async def test_restart_replays_the_same_answers(h) -> None:
         assert rounds >= 2  # blocked once, reworked, passed: the sample's point
 
         await pilot.press("R")
+        await pilot.press("y")  # confirm replacing the finished run's view (issue 15 item 5)
         await h.run_to_end(pilot, app)
         assert (_summary(app), dict(app.state.usage), app.state.status) == first
         assert len(app.main.gate_tools.records("quality")) == rounds
 
         await pilot.press("n")  # step after a finished run: again a fresh run from the first answers
+        await pilot.press("y")  # confirm replacing the finished run's view (issue 15 item 5)
         await h.settle(pilot, lambda: app.state.paused is not None)
         await pilot.press("c")
         await h.run_to_end(pilot, app)

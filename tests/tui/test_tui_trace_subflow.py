@@ -251,6 +251,7 @@ async def test_breakpoint_on_a_nested_phase(h, tmp_path):
         await pilot.press("b")
         assert "execute/write" in app.ctl.breakpoints
         await pilot.press("R")
+        await pilot.press("y")  # confirm replacing the finished run's view (issue 15 item 5)
         await h.settle(pilot, lambda: app.state.paused is not None or (app.last_result is not None
                                                                         and not app.ctl.running))
         assert app.state.paused is not None and app.state.paused.phase_id == "execute/write"

@@ -82,3 +82,37 @@ async def test_guard_saved_with_ctrl_s_is_the_guard_the_run_uses(h, workdir, siz
         await pilot.press("u")  # nothing stale: the saved file is what ran
         await pilot.pause()
         assert not app.state.stale
+
+
+# -- item 5: a stray key does not wipe a finished run's view ----------------------------------
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("ascii", LOOKS)
+@pytest.mark.parametrize("key", ["n", "s", "c", "R"])
+async def test_run_keys_after_the_end_ask_before_replacing_the_view(h, size, ascii, key):
+    from tftui.tui.screens.confirm import ConfirmNewRunScreen
+
+    app = h.make_app(h.FIXTURES / "review.json", ascii=ascii)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        run_id = app.state.run_id
+        await pilot.press(key)
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmNewRunScreen)
+        shown = h.screen_text(app)
+        assert "The run has ended (COMPLETED, 5/5)" in shown, shown
+        assert "y / enter: start it" in shown
+        await pilot.press(key if key in "ns" else "n")  # the same stray key again says no
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmNewRunScreen)
+        assert app.state.run_id == run_id and app.state.status == "completed" and not app.ctl.running
+        assert "publish" in h.screen_text(app)
+        await pilot.press(key)
+        await pilot.pause()
+        await pilot.press("y")
+        await h.settle(pilot, lambda: app.state.run_id != run_id)
+        if key in "ns":  # a stepped run stops before its first phase
+            await h.settle(pilot, lambda: app.state.paused is not None)
+        else:
+            await h.run_to_end(pilot, app)
+            assert app.state.status == "completed"

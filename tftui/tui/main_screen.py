@@ -398,13 +398,13 @@ class MainScreen(Screen[None]):
         if self.session.ctl.running:
             self.session.ctl.resume()
             return
-        self.start_run()
+        verbs.confirm_new_run(self, "run", lambda: self.start_run())
 
     def action_step(self) -> None:
         if self.session.ctl.running:
             self.session.ctl.step()
         else:
-            self.start_run(step_first=True)
+            verbs.confirm_new_run(self, "step", lambda: self.start_run(step_first=True))
 
     def action_pause(self) -> None:
         if not self.session.ctl.running:
@@ -417,7 +417,7 @@ class MainScreen(Screen[None]):
             self._restart_pending = True  # starts again when the cancelled run has ended
             self.session.ctl.stop()
         else:
-            self.start_run()
+            verbs.confirm_new_run(self, "restart", lambda: self.start_run())
 
     def action_rerun_stale(self) -> None:
         self.reloader.rerun_stale()

@@ -36,6 +36,32 @@ def rerun_of(state: RunState, phase_ids: list[str], reason: RerunReason) -> Reru
     return Rerun(list(phase_ids), reason, copy.deepcopy(state))
 
 
+def confirm_new_run(screen: MainScreen, verb: str, start: Callable[[], None]) -> None:
+    """Start a new run at once while nothing has run; once a run has ended, only after a
+    confirmation, since the new run replaces the finished run's view (issue 15: a stray
+    `n`/`s`/`c`/`R` must not wipe what is being read)."""
+    from tftui.tui.screens.confirm import ConfirmNewRunScreen
+
+    state = screen.session.state
+    if state.status == "pending":  # nothing has run: no view to lose
+        start()
+        return
+    done, total = present.progress(state, [p.id for p in screen.session.flow.phases])
+    word = present.look(str(state.status)).headline
+    how = {"step": "step through a new run", "restart": "restart from scratch"}.get(verb, "start a new run")
+    question = f"The run has ended ({word}, {done}/{total}). {how[0].upper()}{how[1:]}?"
+    detail = ("The new run replaces this view: every phase's output, the Calls and Gate history "
+              "and the event log. (u re-runs only stale phases; r re-runs the selected gate.)")
+
+    def answered(yes: bool | None) -> None:
+        if yes:
+            start()
+        else:
+            screen.app.notify("Kept the finished run's view.")
+
+    screen.app.push_screen(ConfirmNewRunScreen(question, detail), answered)
+
+
 def full_text(screen: MainScreen) -> None:
     from tftui.tui.screens.full_text import FullTextScreen
     from tftui.tui.widgets.phase_detail import LABELS
