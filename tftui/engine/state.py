@@ -124,7 +124,7 @@ class GateEvaluation:
     output: str = ""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, weakref_slot=True)  # weakly referable: front ends cache facts per phase
 class PhaseState:
     id: str
     type: str = "agent"

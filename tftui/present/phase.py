@@ -6,9 +6,12 @@ detail panel agree, and tests can check them without a running app.
 
 from __future__ import annotations
 
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
-from tftui.engine.state import PhaseState, RunState
+from tftui.engine.state import Attempt, PhaseState, RunState
 from tftui.present.status import display_status
 
 
@@ -30,26 +33,25 @@ def counters_text(phase: PhaseState | None, spec: Any = None, paused: object = N
         rounds = phase.round or (phase.attempts if not running else 0)
         if rounds:
             parts.append(f"r{rounds}")
-        own = [a for a in phase.attempt_log if a.node_path == phase.id]
-        if own and max(a.attempt for a in own) > 0:
-            parts.append(f"a{max(a.attempt for a in own) + 1}")
+        own_max = _summary(phase).own_max
+        if own_max > 0:
+            parts.append(f"a{own_max + 1}")
         return " ".join(parts)
     iterations = loop_iterations(phase, paused)
     if iterations:
         parts.append(f"i{iterations}")
-    numbers = [a.attempt for a in phase.attempt_log if a.node_path == phase.id]
-    if numbers:
-        top = max(numbers) + 1
+    summary = _summary(phase)
+    if summary.own_max >= 0:
+        top = summary.own_max + 1
         if top > 1:
             parts.append(f"a{top}")
     elif phase.attempts > 1 and not phase.loop:
         parts.append(f"a{phase.attempts}")
-    latest = _latest_by_path(phase)
-    if latest:
-        done = sum(1 for a in latest.values() if a.status != "running")
+    if summary.latest:
+        done = summary.done()
         total = phase.items_total if phase.items_total is not None else _static_item_count(spec)
         if total is None and not running:
-            total = len(latest)
+            total = len(summary.latest)
         parts.append(f"{done}/{total}" if total is not None else f"{done} done")
     return " ".join(parts)
 
@@ -58,7 +60,7 @@ def loop_iterations(phase: PhaseState, paused: object = None) -> int:
     """A loop's iterations: the finished count, or while it runs the ones started so far
     (with the iteration whose first call `paused` is about to send)."""
     if str(phase.status) == "running" and phase.type == "loop":
-        started = sum(1 for a in phase.attempt_log if a.node_path == phase.id and a.attempt == 0)
+        started = _summary(phase).own_starts
         pending = (
             getattr(paused, "point", None) == "before-attempt"
             and getattr(paused, "attempt", None) == 0
@@ -79,12 +81,69 @@ def _static_item_count(spec: Any) -> int | None:
     return len(over) if isinstance(over, list) and over else None
 
 
-def _latest_by_path(phase: PhaseState) -> dict[str, Any]:
-    latest: dict[str, Any] = {}
-    for item in phase.attempt_log:
-        if "#" in item.node_path and not item.node_path.endswith("#judge"):
-            latest[item.node_path] = item
-    return latest
+@dataclass
+class _LogSummary:
+    """What the counters need from a phase's attempt log, kept up to date incrementally: the
+    tree relabels running phases every refresh, and walking a 10,000-item map's whole log
+    three times per refresh made key presses wait (issue 18). Calls are only ever appended;
+    a call's status changes in place, so only the items still running are looked at again."""
+
+    log: list[Attempt]
+    seen: int = 0
+    last: Attempt | None = None
+    own_max: int = -1  # highest attempt number of the phase's own calls (-1: none)
+    own_starts: int = 0  # own calls with attempt 0 (a loop's iterations)
+    latest: dict[str, Attempt] = field(default_factory=dict)  # fan-out item path -> its latest call
+    running: set[str] = field(default_factory=set)  # item paths whose latest call was running
+
+    def done(self) -> int:
+        latest = self.latest
+        for path in [p for p in self.running if latest[p].status != "running"]:
+            self.running.discard(path)
+        return len(latest) - len(self.running)
+
+
+# id(phase) -> (a weak reference to it, its summary): an entry goes when its phase does, so
+# twenty re-runs of a big map keep no old attempt logs alive.
+_SUMMARIES: dict[int, tuple[weakref.ref[PhaseState], _LogSummary]] = {}
+
+
+def _forgetter(key: int) -> Callable[[weakref.ref[PhaseState]], None]:
+    def forget(_ref: weakref.ref[PhaseState]) -> None:
+        _SUMMARIES.pop(key, None)
+
+    return forget
+
+
+def _summary(phase: PhaseState) -> _LogSummary:
+    log = phase.attempt_log
+    key = id(phase)
+    held = _SUMMARIES.get(key)
+    summary = held[1] if held is not None and held[0]() is phase else None
+    if (
+        summary is None
+        or summary.log is not log
+        or len(log) < summary.seen
+        or (summary.seen and log[summary.seen - 1] is not summary.last)
+    ):  # a new log, or one rewritten rather than appended to: start over
+        summary = _LogSummary(log)
+        _SUMMARIES[key] = (weakref.ref(phase, _forgetter(key)), summary)
+    if summary.seen < len(log):
+        own, latest, running = phase.id, summary.latest, summary.running
+        for item in log[summary.seen :]:
+            path = item.node_path
+            if path == own:
+                summary.own_max = max(summary.own_max, item.attempt)
+                summary.own_starts += item.attempt == 0
+            if "#" in path and not path.endswith("#judge"):
+                latest[path] = item
+                if item.status == "running":
+                    running.add(path)
+                else:
+                    running.discard(path)
+        summary.seen = len(log)
+        summary.last = log[-1]
+    return summary
 
 
 def phase_duration_ms(phase: PhaseState | None, now: float | None) -> float | None:
