@@ -462,3 +462,11 @@ def _validate(cfg: Config) -> None:
 
     for key, value in cfg.data.items():
         walk(value, (key,))
+
+
+def apply_limits(cfg: Config) -> None:
+    """Make the `[limits]` settings take effect for this process (docs/trust.md §3)."""
+    from tftui.lang.jsregex import set_default_budget
+
+    ms = cfg.get("limits.regex_budget_ms")
+    set_default_budget(ms / 1000 if isinstance(ms, (int, float)) and not isinstance(ms, bool) else None)

@@ -54,6 +54,8 @@ SCHEMA: dict[Path_, str] = {
     ("ui", "animations"): "bool",
     ("keys",): "table",
     ("keys", "*"): "str",
+    ("limits",): "table",
+    ("limits", "regex_budget_ms"): "number",  # a regex match's time budget (docs/trust.md §3)
     ("ci",): "table",
     ("ci", "deny_credentials"): "bool",  # with CI=true: deterministic runs refuse provider credentials
     ("run",): "table",

@@ -140,8 +140,9 @@ def run(args: argparse.Namespace) -> int:
 
     from tftui.commands.runner_args import runner_choice
     from tftui.commands.runner_select import build_runner
-    from tftui.config import ConfigError
+    from tftui.config import ConfigError, apply_limits
 
+    apply_limits(cfg)
     try:
         runner = build_runner(cfg, **runner_choice(args), flow_path=flow_path, allow_human=True)
     except ConfigError as exc:  # includes bad replies files and provider settings

@@ -211,7 +211,7 @@ def select_runner(args: argparse.Namespace, flow_path: str | Path | None) -> Age
 
     `args` may carry `replies`, `provider` and `agent_cmd`; absent attributes count as unset.
     """
-    from tftui.config import load_config
+    from tftui.config import apply_limits, load_config
 
     replies = getattr(args, "replies", None)
     if replies and not Path(replies).is_file():
@@ -219,6 +219,7 @@ def select_runner(args: argparse.Namespace, flow_path: str | Path | None) -> Age
             f"replies file not found: {replies}\n(--replies names a JSON file mapping node paths to replies)"
         )
     config = load_config(flow_path)
+    apply_limits(config)
     for problem in [*config.ignored, *config.warnings]:  # ignored ui/keys values: the run goes on
         print(f"tftui run: warning: {problem}", file=sys.stderr)
     try:

@@ -363,7 +363,7 @@ def _decide(
     compiles = _RecordedCompiles(calls, touched)
     outcome = _settle(
         evaluate_gate(phase, ctx, runner, preread=preread, node_path=phase.id, skip_eval=skip_eval,
-                      code_compiles=compiles)
+                      code_compiles=compiles, offload_regex=False)
     )
     if outcome is None:  # pragma: no cover - guarded by _settle's contract
         outcome = GateOutcome(status="failed", verdict=None, reason=None, output="", source="",
@@ -379,7 +379,7 @@ def _derive_preread(phase: PhaseBase, ctx: Context, calls: RecordedCalls, skip_e
     the node it would call ends with that prompt, and what comes before is the prefix."""
     bare = ReplayRunner(RecordedCalls())
     _settle(evaluate_gate(phase, ctx, bare, preread="", node_path=phase.id, skip_eval=skip_eval,
-                          code_compiles=_RecordedCompiles(calls, set())))
+                          code_compiles=_RecordedCompiles(calls, set()), offload_regex=False))
     for would in bare.unanswered:
         for recorded in calls.prompts(would.node_path):
             if recorded.endswith(would.prompt):

@@ -2,8 +2,9 @@
 
 A placeholder that names no phase (`{steps.zz.output}`), an unknown head (`{stesp.a.output}`), an
 unknown field (`{steps.a.outptu}`), a `{steps.X.json.f}` field that X's `expect` contract does not
-declare, an agent that no definition matches, and a condition comparing a contract field with a
-value its `enum` excludes: each of these runs without complaint and sends the literal text (or
+declare, an agent that no definition matches, a condition comparing a contract field with a
+value its `enum` excludes, and a regex scorer pattern with nested quantifiers (which can backtrack
+until its time budget runs out): each of these runs without complaint and sends the literal text (or
 asks the default agent). The linter reports them as warnings (`tftui check --strict` makes them
 errors); `strictInterpolation` does not promote them, as they are tftui's own, beyond taskflow.
 
@@ -31,6 +32,7 @@ from tftui.flow.model import Flow, PhaseBase
 from tftui.lang.condition import ConditionSyntaxError, Token, tokenize
 from tftui.lang.interpolate import PLACEHOLDER_RE
 from tftui.lang.jsops import js_numeric, js_string
+from tftui.lang.jsregex import compile_js_regex, default_budget, nested_quantifier
 from tftui.lang.values import MISSING, JSONValue, js_trim
 
 __all__ = [
@@ -514,6 +516,30 @@ def _inline_def(phase: PhaseBase, base: JsonPath, agents: Collection[str] | None
     return out
 
 
+def _regex_diagnostics(phase: PhaseBase, base: JsonPath) -> Iterator[Diagnostic]:
+    """A regex scorer whose pattern repeats a group that itself repeats (docs/linter.md §2.4)."""
+    score = getattr(phase, "score", None)
+    scorers = score.get("scorers") if isinstance(score, dict) else None
+    for i, scorer in enumerate(scorers if isinstance(scorers, list) else []):
+        pattern = scorer.get("pattern") if isinstance(scorer, dict) and scorer.get("type") == "regex" else None
+        if not isinstance(pattern, str) or compile_js_regex(pattern).error is not None:
+            continue  # not a pattern, or one the checks already report
+        nested = nested_quantifier(pattern)
+        if nested is None:
+            continue
+        path = ("score", "scorers", i, "pattern")
+        yield Diagnostic(
+            "warning",
+            f"Phase '{phase.id}': {dotted(path)}: {nested} repeats a group that itself repeats, so a "
+            f"near-miss can backtrack exponentially; the match is cut after {round(default_budget() * 1000)}ms "
+            "and the scorer fails — let each repetition match a distinct part (e.g. \\w+(?:\\s\\w+)* "
+            "rather than (\\w+\\s?)+)",
+            phase_id=phase.id,
+            field=dotted(path),
+            path=(*base, *path),
+        )
+
+
 def lint_flow(
     flow: Flow,
     *,
@@ -555,4 +581,5 @@ def lint_flow(
             out.extend(_agent_diagnostics(phase, base, agents))
         if phase.type in ("flow", "expand"):
             out.extend(_inline_def(phase, base, agents, _depth))
+        out.extend(_regex_diagnostics(phase, base))
     return out

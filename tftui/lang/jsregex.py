@@ -1,8 +1,14 @@
-"""JavaScript regular expressions (no flags, as `new RegExp(pattern)`) run on Python `re`.
+"""JavaScript regular expressions (no flags, as `new RegExp(pattern)`), matched under a time budget.
 
 The `regex` scorer's patterns are written for JavaScript (docs/gates.md §4.5).
-`compile_js_regex` translates a pattern to an equivalent Python pattern,
-compiles it with `re.ASCII` and caches the result per pattern text.
+`compile_js_regex` translates a pattern to an equivalent Python pattern, checks it with
+`re` (so what is accepted, and every error message, is Python's `re`), compiles it for the
+`regex` package (ASCII, VERSION0: `re`'s semantics) and caches the result per pattern text.
+`search_within` matches with a time budget (docs/trust.md §3): the `regex` engine stops a
+catastrophic backtrack at the budget and, with `offload` (a worker thread), releases the GIL
+meanwhile, so the event loop and signal handlers keep running. The budget defaults to 1 s
+(`set_default_budget`, from the `[limits] regex_budget_ms` setting).
+`nested_quantifier` finds the shape that backtracks exponentially (`(\\w+\\s?)+`) for `tftui check`.
 
 What the translation does:
 - JS-only syntax: `(?<name>…)` → `(?P<name>…)`, `\\k<name>` → named backreference.
@@ -28,7 +34,9 @@ Remaining differences (documented, not emulated):
 - Python needs fixed-width look-behind; JS allows variable width (such patterns fail
   with `invalid pattern: …`).
 - Group names must be Python identifiers (`(?<$x>…)` is valid JS, invalid here).
-- Catastrophic backtracking behaves as in JS: there is no match time limit.
+- Catastrophic backtracking is cut at the time budget (JS has no limit): the scorer fails
+  with `regex timed out after <ms>ms (catastrophic backtracking?): /<pattern>/`.
+- `\\B` matches the empty string, as in JS (`re` alone does not).
 """
 
 from __future__ import annotations
@@ -36,6 +44,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+
+import regex as regex_engine
 
 from tftui.lang.values import JS_WHITESPACE
 
@@ -53,10 +63,36 @@ class JsRegexError(Exception):
     """A pattern JavaScript itself would reject; str() is JS's SyntaxError message."""
 
 
+DEFAULT_BUDGET_S = 1.0
+_budget_s = DEFAULT_BUDGET_S
+
+
 @dataclass(frozen=True)
 class CompiledPattern:
-    regex: re.Pattern[str] | None
+    regex: regex_engine.Pattern[str] | None
     error: str | None  # full `invalid pattern: …` detail when the pattern is invalid
+
+
+def set_default_budget(seconds: float | None) -> None:
+    """The time budget of every match from now on (None or a non-positive value: the default)."""
+    global _budget_s
+    ok = isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and 0 < seconds < float("inf")
+    _budget_s = float(seconds) if ok and seconds is not None else DEFAULT_BUDGET_S
+
+
+def default_budget() -> float:
+    return _budget_s
+
+
+def timeout_detail(pattern: str, budget_s: float) -> str:
+    return f"regex timed out after {round(budget_s * 1000)}ms (catastrophic backtracking?): /{pattern}/"
+
+
+def search_within(compiled: regex_engine.Pattern[str], text: str, budget_s: float, *, offload: bool = False) -> bool:
+    """Whether `compiled` matches somewhere in `text`; raises TimeoutError past `budget_s`.
+
+    `offload`: the caller runs this in a worker thread, so the GIL is released while matching."""
+    return compiled.search(text, timeout=budget_s, concurrent=offload) is not None
 
 
 def _lit(code: int) -> str:
@@ -406,9 +442,75 @@ def compile_js_regex(pattern: str) -> CompiledPattern:
     except (RecursionError, ValueError, IndexError) as exc:  # defensive: translator bug
         return CompiledPattern(None, f"invalid pattern: {exc}")
     try:
-        return CompiledPattern(re.compile(python_pattern, re.ASCII), None)
-    except (re.error, OverflowError, RecursionError, ValueError) as exc:
+        re.compile(python_pattern, re.ASCII)  # what `re` accepts, and its messages, stay the contract
+        return CompiledPattern(regex_engine.compile(python_pattern, regex_engine.ASCII | regex_engine.VERSION0), None)
+    except (re.error, regex_engine.error, OverflowError, RecursionError, ValueError) as exc:
         return CompiledPattern(None, f"invalid pattern: {exc}")
+
+
+# --- nested quantifiers, for `tftui check` ------------------------------------------------
+
+_REPEAT_RE = re.compile(r"[*+]|\{[0-9]+,[0-9]*\}")
+
+
+def _repeat_at(p: str, i: int) -> int:
+    """Length of a repeating quantifier (`*`, `+`, `{n,}`, `{n,m}` with m > 1) at `i`, else 0."""
+    m = _REPEAT_RE.match(p, i)
+    if m is None:
+        return 0
+    text = m.group()
+    if text.startswith("{"):
+        high = text[1:-1].split(",")[1]
+        if high and int(high) <= 1:
+            return 0
+    return len(text)
+
+
+def nested_quantifier(pattern: str) -> str | None:
+    """The first quantified group that itself holds a repeating quantifier, e.g. `(\\w+\\s?)+` in
+    `^(\\w+\\s?)+$`: the shape whose backtracking is exponential on a near-miss. None if none."""
+    p, i = pattern, 0
+    starts: list[int] = []  # open groups: where each starts
+    inner: list[bool] = []  # does the open group hold a repeating quantifier?
+    closed: tuple[int, bool] | None = None  # the group that just closed: (start, held a quantifier)
+    while i < len(p):
+        c = p[i]
+        just_closed, closed = closed, None
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            j = i + 1
+            if p.startswith("^", j):
+                j += 1
+            if p.startswith("]", j):
+                j += 1
+            while j < len(p) and p[j] != "]":
+                j += 2 if p[j] == "\\" else 1
+            i = j + 1
+            continue
+        if c == "(":
+            starts.append(i)
+            inner.append(False)
+            i += 1
+            continue
+        if c == ")" and starts:
+            start, held = starts.pop(), inner.pop()
+            if inner and held:
+                inner[-1] = True
+            closed = (start, held)
+            i += 1
+            continue
+        width = _repeat_at(p, i)
+        if width:
+            if just_closed is not None and just_closed[1]:
+                return p[just_closed[0] : i + width]
+            if inner:
+                inner[-1] = True
+            i += width
+            continue
+        i += 1
+    return None
 
 
 # --- fix hints for `tftui check` (the run only reports `invalid pattern: …`) -----------------

@@ -14,8 +14,11 @@ call with `skip_eval=skips_eval(phase, round)`.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import re
+import threading
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import NotRequired, TypedDict
@@ -26,6 +29,7 @@ from tftui.flow.score_shape import ScorerSpec
 from tftui.lang.condition import EvalCheck, evaluate_eval_entry
 from tftui.lang.interpolate import Context, interpolate, missing_warning
 from tftui.lang.jsonish import lenient_parse
+from tftui.lang.jsregex import default_budget
 from tftui.lang.values import JS_WS_CLASS, MISSING, JSONObject, JSONValue, js_trim
 from tftui.lang.verdict import GATE_UNPARSEABLE, JUDGE_UNPARSEABLE, parse_gate_verdict, parse_judge_output
 from tftui.scoring.combine import Combined, combine, explain, scorer_report
@@ -34,6 +38,7 @@ from tftui.scoring.scorers import (
     ScorerResult,
     ScorerResultJSON,
     evaluate_scorer,
+    regex_timed_out,
     score_shape_errors,
 )
 
@@ -51,6 +56,7 @@ JUDGE_INSTRUCTION = 'Return JSON {"score": 0.0-1.0, "verdict": "pass"|"block", "
 REPORT_SEPARATOR = "\n\n---\n\n"
 _VERDICT_MARKER = re.compile("VERDICT" + JS_WS_CLASS + "*[:=]", re.ASCII | re.IGNORECASE)
 _ZWSP_FENCE = "`\u200b``"
+REGEX_INLINE_S = 0.01  # a regex match tried in place on the event loop before it moves to a thread
 
 # How a `code-compiles` scorer is checked: (scorer, index, target) -> its result. The engine
 # runs the compiler (the default); what-if answers from the recorded result instead.
@@ -226,11 +232,14 @@ async def evaluate_gate(
     compile_timeout_s: float = 30,
     skip_eval: bool = False,
     code_compiles: CompileCheck | None = None,
+    offload_regex: bool = True,
 ) -> GateOutcome:
     """One evaluation of a gate phase (docs/gates.md §1): eval → score → task.
 
     `code_compiles` replaces the compiler run of `code-compiles` scorers (what-if answers
     them from the recorded results); by default the compiler runs with `compile_timeout_s`.
+    `offload_regex`: a long regex match moves to a worker thread (docs/trust.md §3); what-if,
+    which drives the pipeline without an event loop, matches in place (still within the budget).
     """
     path = node_path or phase.id
     out = GateOutcome(status="done", verdict=None, reason=None, output="", source="eval")
@@ -246,7 +255,7 @@ async def evaluate_gate(
         if not errors:
             if code_compiles is None:
                 code_compiles = _compiler(compile_timeout_s)
-            return await _evaluate_score(phase, score, ctx, runner, out, preread, path, code_compiles)
+            return await _evaluate_score(phase, score, ctx, runner, out, preread, path, code_compiles, offload_regex)
         _warn(out.warnings, f"gate 'score' is malformed and was ignored: {errors[0]}")
     return await _plain_task(phase, ctx, runner, out, preread, path)
 
@@ -303,14 +312,50 @@ def _compiler(timeout_s: float) -> CompileCheck:
     return check
 
 
-async def _run_scorers(scorers: list[JSONValue], target: str, code_compiles: CompileCheck) -> list[ScorerResult]:
+async def _run_scorers(
+    scorers: list[JSONValue], target: str, code_compiles: CompileCheck, offload_regex: bool
+) -> list[ScorerResult]:
     results: list[ScorerResult] = []
     for index, scorer in enumerate(scorers):
-        if isinstance(scorer, Mapping) and scorer.get("type") == "code-compiles":
+        kind = scorer.get("type") if isinstance(scorer, Mapping) else None
+        if kind == "code-compiles":
             results.append(await code_compiles(scorer, index, target))
+        elif kind == "regex" and offload_regex:
+            results.append(await _bounded_regex(scorer, index, target))
         else:
             results.append(evaluate_scorer(scorer, index, target))
     return results
+
+
+async def _bounded_regex(scorer: JSONValue, index: int, target: str) -> ScorerResult:
+    """A regex scorer that cannot block the event loop (docs/trust.md §3): a short try in place (the
+    normal case ends here, in microseconds); a match still going after it is re-run in a worker
+    thread with the whole budget, releasing the GIL, so the loop and signal handlers keep running."""
+    budget = default_budget()
+    inline = min(REGEX_INLINE_S, budget)
+    quick = evaluate_scorer(scorer, index, target, regex_budget_s=inline)
+    if inline >= budget or not regex_timed_out(quick, scorer, inline):
+        return quick
+    return await _in_daemon_thread(scorer, index, target)
+
+
+async def _in_daemon_thread(scorer: JSONValue, index: int, target: str) -> ScorerResult:
+    """`evaluate_scorer` in a daemon thread: a run that is cancelled or interrupted meanwhile
+    neither waits for the match nor keeps tftui from exiting (the default executor would)."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[ScorerResult] = loop.create_future()
+
+    def settle(result: ScorerResult) -> None:
+        if not done.done():
+            done.set_result(result)
+
+    def work() -> None:
+        result = evaluate_scorer(scorer, index, target, offload=True)  # never raises
+        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits any more
+            loop.call_soon_threadsafe(settle, result)
+
+    threading.Thread(target=work, name="tftui-regex", daemon=True).start()
+    return await done
 
 
 async def _evaluate_score(
@@ -322,13 +367,14 @@ async def _evaluate_score(
     preread: str,
     path: str,
     code_compiles: CompileCheck,
+    offload_regex: bool,
 ) -> GateOutcome:
     """docs/gates.md §5."""
     out.source = "score"
     filled = interpolate(score.get("target") or "{previous.output}", ctx)
     missing = list(dict.fromkeys(filled.missing))
     out.target, out.unresolved = filled.text, missing
-    results = [] if missing else await _run_scorers(score["scorers"], filled.text, code_compiles)
+    results = [] if missing else await _run_scorers(score["scorers"], filled.text, code_compiles, offload_regex)
     mode = score.get("combine", "all")
     weights, threshold = score.get("weights"), score.get("threshold")
     judge_cfg = score.get("judge")

@@ -8,7 +8,8 @@ only requires the target to parse, non-numeric length bounds are ignored).
 the pure evaluator fails it with the documented message (docs/gates.md §4.4).
 
 Regex patterns are JavaScript patterns, translated and compiled once per pattern
-text (`tftui.lang.jsregex`, which documents the remaining dialect differences).
+text (`tftui.lang.jsregex`, which documents the remaining dialect differences); a match that
+runs out of its time budget fails the scorer (docs/trust.md §3).
 Contracts are compiled once per schema object (`tftui.lang.contract`). The `score`
 block's shape errors are part of the flow format (`tftui.flow.score_shape`, re-exported
 here).
@@ -25,7 +26,7 @@ from typing import NoReturn, NotRequired, TypedDict
 from tftui.flow.score_shape import ScorerSpec, is_num, score_shape_errors
 from tftui.lang.contract import compile_contract
 from tftui.lang.jsonish import lenient_parse
-from tftui.lang.jsregex import compile_js_regex
+from tftui.lang.jsregex import compile_js_regex, default_budget, search_within, timeout_detail
 from tftui.lang.values import MISSING, JSONValue, js_json_stringify, js_number_str, js_trim
 
 __all__ = [
@@ -124,12 +125,18 @@ def _contains(scorer: ScorerSpec, target: str) -> tuple[bool, str | None]:
     return False, f"target does not contain {quoted[:80] + '…' if len(quoted) > 80 else quoted}"
 
 
-def _regex(scorer: ScorerSpec, target: str) -> tuple[bool, str | None]:
+def _regex(
+    scorer: ScorerSpec, target: str, budget_s: float | None = None, offload: bool = False
+) -> tuple[bool, str | None]:
     pattern = _text_field(scorer, "pattern")
     compiled = compile_js_regex(pattern)
     if compiled.regex is None:
         return False, compiled.error
-    matched = compiled.regex.search(target) is not None
+    budget = default_budget() if budget_s is None else budget_s
+    try:
+        matched = search_within(compiled.regex, target, budget, offload=offload)
+    except TimeoutError:  # docs/trust.md §3: the match is cut at its budget
+        return False, timeout_detail(pattern, budget)
     if _js_truthy(scorer.get("negate")):
         return (True, None) if not matched else (False, f"/{pattern}/ matched (negated)")
     return (True, None) if matched else (False, f"/{pattern}/ did not match")
@@ -202,8 +209,20 @@ _CHECKS = {
 }
 
 
-def evaluate_scorer(scorer: JSONValue, index: int, target: str) -> ScorerResult:
-    """Run one pure scorer on `target`; never raises."""
+def regex_timed_out(result: ScorerResult, scorer: JSONValue, budget_s: float) -> bool:
+    """Whether `result` is a `regex` scorer that ran out of a `budget_s` budget."""
+    if result.type != "regex" or result.passed or not isinstance(scorer, Mapping):
+        return False
+    return result.detail == timeout_detail(_text_field(scorer, "pattern"), budget_s)
+
+
+def evaluate_scorer(
+    scorer: JSONValue, index: int, target: str, *, regex_budget_s: float | None = None, offload: bool = False
+) -> ScorerResult:
+    """Run one pure scorer on `target`; never raises.
+
+    A `regex` match gets `regex_budget_s` (default: `tftui.lang.jsregex.default_budget()`);
+    `offload` says the call runs in a worker thread (the match then releases the GIL)."""
     if type(scorer) is not dict and not isinstance(scorer, Mapping):  # (the abc check is slow)
         return ScorerResult(
             f"undefined-{index}", "undefined", False, 0, "scorer must be an object with a 'type'"
@@ -220,7 +239,10 @@ def evaluate_scorer(scorer: JSONValue, index: int, target: str) -> ScorerResult:
     try:
         if type(target) is not str:
             target = js_string(target)
-        passed, detail = check(scorer, target)
+        if type_ == "regex":
+            passed, detail = _regex(scorer, target, regex_budget_s, offload)
+        else:
+            passed, detail = check(scorer, target)
     except Exception as exc:  # scorers never raise (docs/gates.md §4)
         return ScorerResult(name, type_, False, 0, f"scorer error: {exc}")
     return ScorerResult(name, type_, passed, 1 if passed else 0, detail)
