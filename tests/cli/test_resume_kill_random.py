@@ -1,0 +1,213 @@
+"""kill -9 at 20 seeded random points for each runner kind (issue 17): scripted replies, a loopback
+OpenAI-compatible HTTP server, and a CLI agent. Each killed run is resumed with
+`tftui run --resume`; the result equals the uninterrupted run's in statuses, outputs and
+attempt counts, and its trace counts each attempt once.
+
+The runs are forked from the test process (tftui is imported once), so 60 kills take seconds,
+not minutes. The kill point is a number of journal lines, drawn from a fixed seed: a failure
+names its seed and line and reproduces.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+# What `tftui run` imports lazily, imported once here so every forked run starts warm.
+import tftui.agents.command  # noqa: E402, F401
+import tftui.agents.openai  # noqa: E402, F401
+import tftui.commands.run_exec  # noqa: E402, F401
+import tftui.commands.runner_select  # noqa: E402, F401
+import tftui.engine.run  # noqa: E402, F401
+import tftui.run_service  # noqa: E402, F401
+import tftui.trace.record  # noqa: E402, F401
+from tftui.cli import main as _main  # noqa: E402, F401
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or sys.platform != "linux", reason="forks (Linux)")
+
+TRIALS = 20
+SEED = 17
+
+
+def _flow(kind: str) -> dict[str, Any]:
+    phases: list[dict[str, Any]] = [
+        {"id": "plan", "task": "plan the work"},
+        {"id": "left", "task": "left of {steps.plan.output}", "dependsOn": ["plan"]},
+        {"id": "right", "task": "right of {steps.plan.output}", "dependsOn": ["plan"]},
+        {"id": "each", "type": "map", "over": "{args.items}", "task": "item {item}", "dependsOn": ["left"]},
+        {"id": "merge", "task": "merge {steps.each.output} and {steps.right.output}", "dependsOn": ["each", "right"],
+         "final": True},
+    ]
+    if kind == "replies":  # one phase fails twice before it answers: attempts must not count twice
+        phases[2]["retry"] = {"max": 3, "backoffMs": 5, "factor": 1}
+    return {"name": f"kill-{kind}", "args": {"items": {"default": ["x", "y", "z"]}}, "concurrency": 2,
+            "phases": phases}
+
+
+def _replies() -> dict[str, Any]:
+    slow = {"delayMs": 15}
+    return {
+        "plan": [{"output": "P", **slow}],
+        "left": [{"output": "L", **slow}],
+        "right": [{"error": "503 service unavailable", **slow}, {"error": "503 service unavailable", **slow},
+                  {"output": "R", **slow}],
+        **{f"each#item-{i}": [{"output": f"I{i}", **slow}] for i in range(3)},
+        "merge": [{"output": "M", **slow}],
+    }
+
+
+class _Echo(BaseHTTPRequestHandler):
+    """An OpenAI-compatible chat completions endpoint answering `echo: <last message>`."""
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        pass
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
+        time.sleep(0.015)
+        content = "echo: " + str(body["messages"][-1]["content"])[:40]
+        payload = json.dumps({
+            "id": "x", "object": "chat.completion", "model": "tiny",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
+        }).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+
+@pytest.fixture(scope="module")
+def echo_server() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Echo)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _project(tmp_path: Path, kind: str, url: str) -> tuple[Path, list[str]]:
+    """The flow file and the runner flags for `kind`."""
+    flow = tmp_path / f"{kind}.json"
+    flow.write_text(json.dumps(_flow(kind)))
+    if kind == "replies":
+        (tmp_path / f"{kind}.replies.json").write_text(json.dumps(_replies()))
+        return flow, ["--no-wait"]
+    if kind == "http":
+        (tmp_path / "tftui.toml").write_text(
+            f'[providers.local]\nbase_url = "{url}"\nmodel = "tiny"\napi_key_env = "KILL_TEST_KEY"\nstream = false\n')
+        return flow, ["--provider", "local", "--no-wait"]
+    return flow, ["--agent-cmd", "sh -c 'sleep 0.015; printf \"cli: \"; head -c 40'", "--no-wait"]
+
+
+def _fork_cli(argv: list[str], out: Path, cwd: Path, env: dict[str, str]) -> int:
+    """Run `tftui.cli.main(argv)` in a forked child (stdout to `out`); returns the child's pid."""
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into pytest
+        code = 70
+        try:
+            os.chdir(cwd)
+            os.environ.clear()
+            os.environ.update(env)
+            fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            os.dup2(fd, 1)
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, 2)
+            sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115 - the child's whole life
+            sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
+            from tftui.cli import main
+
+            code = main(argv)
+            sys.stdout.flush()
+        finally:
+            os._exit(code)
+    return pid
+
+
+def _wait(pid: int) -> int:
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+def _lines(path: Path) -> int:
+    try:
+        return path.read_bytes().count(b"\n")
+    except OSError:
+        return 0
+
+
+def _comparable(doc: dict[str, Any]) -> dict[str, Any]:
+    return {pid: (p["status"], p["output"], p["attempts"]) for pid, p in doc["phases"].items()}
+
+
+def _trace_attempts(run_dir: Path) -> list[tuple[str, int | None]]:
+    from tftui.trace.record import trace_of_run_dir
+
+    trace, _ = trace_of_run_dir(run_dir)
+    assert trace is not None
+    return sorted((s.name, s.attempt) for s in trace.steps if s.kind == "model")
+
+
+@pytest.mark.parametrize("kind", ["replies", "http", "cli"])
+def test_kill9_at_random_points_then_resume_equals_the_uninterrupted_run(kind: str, tmp_path: Path,
+                                                                          echo_server: str) -> None:
+    flow, flags = _project(tmp_path, kind, echo_server)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TFTUI_")}
+    env.update(XDG_CONFIG_HOME=str(tmp_path / "xdg"), HOME=str(tmp_path / "home"), KILL_TEST_KEY="sk-test-kill")
+    env.pop("NO_COLOR", None)
+
+    reference_root = tmp_path / "reference"
+    out = tmp_path / "reference.json"
+    code = _wait(_fork_cli(["run", str(flow), "--json", "--runs-dir", str(reference_root), *flags], out, tmp_path, env))
+    assert code == 0, out.read_text()
+    reference = json.loads(out.read_text())
+    assert reference["status"] == "completed"
+    (reference_dir,) = reference_root.iterdir()
+    total = _lines(reference_dir / "events.jsonl")
+    reference_trace = _trace_attempts(reference_dir)
+
+    rng = random.Random(f"{SEED}-{kind}")
+    for trial in range(TRIALS):
+        kill_at = rng.randint(1, total - 1)  # journal lines written before the kill
+        root = tmp_path / f"runs-{trial}"
+        pid = _fork_cli(["run", str(flow), "--json", "--runs-dir", str(root), *flags], tmp_path / "killed.json",
+                        tmp_path, env)
+        deadline = time.monotonic() + 60  # a safety net against a hung child, not a timing assertion
+        journal: Path | None = None
+        while time.monotonic() < deadline:
+            dirs = list(root.iterdir()) if root.exists() else []
+            journal = dirs[0] / "events.jsonl" if dirs else None
+            if journal is not None and _lines(journal) >= kill_at:
+                break
+            if os.waitpid(pid, os.WNOHANG) != (0, 0):
+                pytest.fail(f"{kind} trial {trial}: the run ended before line {kill_at} of {total}")
+            time.sleep(0.002)
+        os.kill(pid, signal.SIGKILL)
+        assert _wait(pid) == -signal.SIGKILL
+        assert journal is not None
+        where = f"{kind} trial {trial} (seed {SEED}, killed after journal line {kill_at} of {total})"
+
+        resumed_out = tmp_path / "resumed.json"
+        code = _wait(_fork_cli(["run", str(flow), "--json", "--runs-dir", str(root), "--resume", journal.parent.name,
+                                *flags], resumed_out, tmp_path, env))
+        assert code == 0, (where, resumed_out.read_text())
+        resumed = json.loads(resumed_out.read_text())
+        assert resumed["status"] == "completed", where
+        assert _comparable(resumed) == _comparable(reference), where
+        assert resumed["final_output"] == reference["final_output"], where
+        assert _trace_attempts(journal.parent) == reference_trace, where
