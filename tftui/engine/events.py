@@ -21,7 +21,6 @@ Conventions (stable contract):
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
@@ -348,69 +347,47 @@ EVENT_TYPES: dict[str, type[Event]] = {
 _FIELDS: dict[type, tuple[str, ...]] = {cls: tuple(f.name for f in fields(cls)) for cls in EVENT_TYPES.values()}
 
 
-def _is_str_list(value: Any) -> bool:
-    return type(value) is list and all(type(item) is str for item in value)
-
-
-def _is_str_dict(value: Any) -> bool:
-    return type(value) is dict and all(type(item) is str for item in value.values())
-
-
-def _is_number(value: Any) -> bool:
-    return type(value) is int or type(value) is float
-
-
-def _is_str(value: Any) -> bool:
-    return type(value) is str
-
-
-def _is_bool(value: Any) -> bool:
-    return type(value) is bool
-
-
-def _is_dict(value: Any) -> bool:
-    return type(value) is dict
-
-
-def _is_list(value: Any) -> bool:
-    return type(value) is list
-
-
-# A field's annotation -> (the check a decoded value must pass, what it must be). Fields with
-# another annotation (`Any`, the `json` value) take any JSON value.
-_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "int": (_is_number, "a number"),  # an integral float from another writer reads as the same number
-    "list[str]": (_is_str_list, "an array of strings"),
-    "dict[str,str]": (_is_str_dict, "an object of strings"),
-    "float": (_is_number, "a number"),
-    "str": (_is_str, "a string"),
-    "bool": (_is_bool, "true or false"),
-    "dict": (_is_dict, "an object"),
-    "list": (_is_list, "an array"),
+_NONE = type(None)
+# A field's annotation -> (the JSON types a decoded value may have, what it must be). Fields with
+# another annotation (`Any`, the `json` value) take any JSON value; `list[str]` and
+# `dict[str, str]` are checked item by item, the statuses against their closed vocabularies.
+_TYPES: dict[str, tuple[frozenset[type], str]] = {
+    "int": (frozenset({int, float}), "a number"),  # an integral float from another writer is the same number
+    "float": (frozenset({int, float}), "a number"),
+    "str": (frozenset({str}), "a string"),
+    "bool": (frozenset({bool}), "true or false"),
+    "dict": (frozenset({dict}), "an object"),
+    "list": (frozenset({list}), "an array"),
 }
-# The closed vocabularies a front end looks up (a status nobody knows would crash the fold).
 _WORDS: dict[tuple[str, str], frozenset[str]] = {
     ("phase_finished", "status"): frozenset({"done", "failed"}),
     ("run_finished", "status"): frozenset({"completed", "failed", "blocked", "paused"}),
 }
 
 
-def _field_checks(cls: type) -> tuple[tuple[str, Callable[[Any], bool], str, bool], ...]:
-    """(name, check, what, nullable) for each field whose annotation names a JSON type."""
-    out = []
+def _field_types(cls: type) -> dict[str, tuple[frozenset[type], str]]:
+    out: dict[str, tuple[frozenset[type], str]] = {}
     for f in fields(cls):
         annotation = str(f.type).replace(" ", "")
         nullable = annotation.endswith("|None")
-        exact = annotation.removesuffix("|None")
-        base = exact if exact in _CHECKS else exact.split("[", 1)[0]
-        if base in _CHECKS:
-            check, what = _CHECKS[base]
-            out.append((f.name, check, what, nullable))
-    return tuple(out)
+        base = annotation.removesuffix("|None").split("[", 1)[0]
+        if base in _TYPES:
+            types, what = _TYPES[base]
+            out[f.name] = (types | {_NONE}, what) if nullable else (types, what)
+    return out
 
 
-_TYPED: dict[type, tuple[tuple[str, Callable[[Any], bool], str, bool], ...]] = {
-    cls: _field_checks(cls) for cls in EVENT_TYPES.values()
+def _item_checks(cls: type) -> tuple[tuple[str, str], ...]:
+    """(field, what) for the `list[str]` / `dict[str, str]` fields, whose items are checked too."""
+    kinds = {"list[str]": "an array of strings", "dict[str,str]": "an object of strings"}
+    return tuple((f.name, kinds[t]) for f in fields(cls) if (t := str(f.type).replace(" ", "")) in kinds)
+
+
+_TYPED: dict[type, dict[str, tuple[frozenset[type], str]]] = {cls: _field_types(cls) for cls in EVENT_TYPES.values()}
+_ITEMS: dict[type, tuple[tuple[str, str], ...]] = {cls: _item_checks(cls) for cls in EVENT_TYPES.values()}
+_WORDS_OF: dict[type, tuple[tuple[str, frozenset[str]], ...]] = {
+    cls: tuple((name, words) for (kind, name), words in _WORDS.items() if kind == cls.kind)
+    for cls in EVENT_TYPES.values()
 }
 
 
@@ -465,18 +442,23 @@ def event_from_json(data: dict[str, Any]) -> Event:
     kwargs = {k: v for k, v in data.items() if k in names}
     # A journal or bundle is input: a field of the wrong JSON type ("seq": "x", an object as a
     # phase id) or an unknown status is refused here, never met later by the fold or a front end.
-    for name, check, what, nullable in _TYPED[cls]:
-        value = kwargs.get(name, _ABSENT)
-        if value is _ABSENT or (value is None and nullable) or check(value):
+    typed = _TYPED[cls]
+    for name, value in kwargs.items():
+        expected = typed.get(name)
+        if expected is not None and type(value) not in expected[0]:
+            raise ValueError(f"field '{name}' must be {expected[1]}, got {_shown(value)}")
+    for name, what in _ITEMS[cls]:
+        value = kwargs.get(name)
+        if value is None:
             continue
-        raise ValueError(f"field '{name}' must be {what}, got {_shown(value)}")
-    for (word_kind, name), words in _WORDS.items():
-        if word_kind == kind and name in kwargs and kwargs[name] not in words:
+        items = value.values() if type(value) is dict else value
+        if not all(type(item) is str for item in items):
+            raise ValueError(f"field '{name}' must be {what}, got {_shown(value)}")
+    for name, words in _WORDS_OF[cls]:
+        if name in kwargs and kwargs[name] not in words:
             raise ValueError(f"unknown {name} {_shown(kwargs[name])} (known: {', '.join(sorted(words))})")
     return cls(**kwargs)
 
-
-_ABSENT = object()
 
 
 def _shown(value: Any) -> str:
