@@ -43,12 +43,20 @@ def stream_events(pieces: list[str], *, usage: tuple[int, int] | None = (7, 3), 
 class FakeProvider:
     def __init__(self) -> None:
         self.script: deque[dict[str, Any]] = deque()
+        self.routes: dict[str, dict[str, Any]] = {}  # marker in the request body -> response, never consumed
         self.requests: list[dict[str, Any]] = []
         self.stop = threading.Event()
         self.url = ""
 
     def add(self, kind: str = "json", **spec: Any) -> FakeProvider:
         self.script.append({"kind": kind, **spec})
+        return self
+
+    def route(self, marker: str, kind: str = "json", **spec: Any) -> FakeProvider:
+        """Answer every request whose body contains `marker` this way, whatever the queue holds: for
+        a call the client may abandon before the server reads it (a timeout on a loaded machine),
+        which would otherwise leave its queued answer to the next call."""
+        self.routes[marker] = {"kind": kind, **spec}
         return self
 
     # Body builders, reachable from tests without importing conftest.
@@ -74,7 +82,8 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             parsed = None
         fake.requests.append({"path": self.path, "headers": dict(self.headers.items()), "json": parsed})
-        spec = fake.next_spec()
+        routed = [spec for marker, spec in fake.routes.items() if marker.encode() in raw]
+        spec = routed[0] if routed else fake.next_spec()
         if spec.get("echo_auth"):  # a provider that quotes the key it was sent (many do, in 401s)
             spec = {**spec, "body": {"error": {"message": f"Incorrect API key provided: "
                                                           f"{self.headers.get('Authorization')}"}}}

@@ -164,10 +164,10 @@ async def test_400_is_a_hard_failure_with_provider_text(fake_provider):
 
 
 async def test_hanging_response_cut_by_per_call_timeout(fake_provider):
-    fake_provider.add("hang")
+    fake_provider.route("HANG-HERE", "hang")
     fake_provider.add(body=fake_provider.completion("alive"))
     async with runner(fake_provider.url) as r:
-        result = await r.run(req(timeout_ms=200))
+        result = await r.run(req("HANG-HERE", timeout_ms=200))
         after = await r.run(req())
     assert result.timed_out and result.failed
     assert result.error == "Phase timed out after 200ms (subagent aborted)"
