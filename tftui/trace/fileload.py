@@ -23,7 +23,6 @@ import json
 import math
 from dataclasses import dataclass
 from itertools import chain
-from operator import methodcaller
 from typing import Any, cast
 
 from tftui.trace.integrity import schema_error, schema_problems
@@ -84,16 +83,15 @@ def conforming_columns(decoded: Any) -> TraceColumns | None:
     if steps and set(map(type, steps)) != {dict}:
         return None
 
-    def required(key: str) -> list[Any]:
-        return list(map(methodcaller("get", key, _ABSENT), steps))
-
-    def optional(key: str) -> list[Any]:
-        return list(map(methodcaller("get", key), steps))  # absent and null are the same to the columns
-
-    ids, parents, sequences, names = required("id"), required("parentId"), required("sequence"), required("name")
-    kinds, statuses = required("kind"), required("status")
-    attempts, inputs, outputs = optional("attempt"), optional("inputTokens"), optional("outputTokens")
-    durations, metadata = optional("durationMs"), optional("metadata")
+    # List comprehensions: the cheapest way CPython has to pull one field out of a million dicts.
+    try:
+        ids, parents, sequences = [s["id"] for s in steps], [s["parentId"] for s in steps], [s["sequence"] for s in steps]
+        names, kinds, statuses = [s["name"] for s in steps], [s["kind"] for s in steps], [s["status"] for s in steps]
+    except KeyError:
+        return None  # a required field is missing: the schema check says where
+    attempts, inputs = [s.get("attempt") for s in steps], [s.get("inputTokens") for s in steps]
+    outputs, durations = [s.get("outputTokens") for s in steps], [s.get("durationMs") for s in steps]
+    metadata = [s.get("metadata") for s in steps]  # absent and null are the same to the columns
     number_types = [set(map(type, column)) for column in (inputs, outputs, durations)]
     if steps and not (
         set(map(type, ids)) == {str}
