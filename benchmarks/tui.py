@@ -5,8 +5,8 @@
 2. Reload latency on a 200-phase flow: from the file write to the updated tree
    (the edited phase marked stale), p50 over N edits. Target p50 < 150 ms.
 3. Input latency while a 1,000-item map finishes instantly: keys are posted every
-   ~5 ms during five back-to-back runs; each key's wait is from posting to its
-   action running. Target < 100 ms. Measured twice: keys posted from the UI loop
+   ~5 ms during five back-to-back runs; each key's wait is from posting to the first
+   frame written after its action changed the screen (BenchApp). Target < 100 ms. Measured twice: keys posted from the UI loop
    (a stall of that loop also stops the sender, so it under-counts stalls), then
    from a thread, like a terminal's input thread (every stall is seen).
 
@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from textual import events  # noqa: E402
 from textual.binding import Binding  # noqa: E402
+from textual.widgets import Static  # noqa: E402
 
 from tftui.agents.scripted import MarkerRunner  # noqa: E402
 from tftui.engine.clock import InstantClock  # noqa: E402
@@ -50,15 +51,35 @@ def flow_500() -> dict:
 
 
 class BenchApp(TftuiApp):
+    """F12 changes a one-line counter on screen; a key's wait ends when Textual next writes a
+    frame after that change (`App._display`, the call that sends a frame to the terminal; in a
+    headless run it is made all the same), not when the key's action runs: what a user waits
+    for is the changed screen."""
+
     BINDINGS = [*TftuiApp.BINDINGS, Binding("f12", "bench_ping", show=False)]
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.sent: list[float] = []
+        self.acted = 0  # keys whose action ran (their change is waiting for the next frame)
         self.waits: list[float] = []
+        self._ping: Static | None = None
 
     def action_bench_ping(self) -> None:
-        self.waits.append(time.perf_counter() - self.sent[len(self.waits)])
+        self.acted += 1
+        if self._ping is None:
+            self._ping = Static("", id="bench-ping")
+            self._ping.styles.dock = "bottom"
+            self._ping.styles.height = 1
+            self.screen.mount(self._ping)
+        self._ping.update(f"ping {self.acted}")
+
+    def _display(self, screen, renderable) -> None:  # noqa: ANN001 - Textual's signature
+        super()._display(screen, renderable)
+        if renderable is not None and not self._batch_count:
+            now = time.perf_counter()
+            while len(self.waits) < self.acted:
+                self.waits.append(now - self.sent[len(self.waits)])
 
 
 def make_app(path: Path, runner, *, watch: bool, cls=TftuiApp) -> TftuiApp:
