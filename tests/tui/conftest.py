@@ -98,3 +98,17 @@ def pane_lines(app: TftuiApp, widget) -> list[str]:
     region = widget.scrollable_content_region
     rows = screen_lines(app)[region.y : region.y + region.height]
     return [row[region.x : region.x + region.width] for row in rows]
+
+
+_KEY_NAMES = {"/": "slash", " ": "space", ":": "colon", ".": "full_stop", ",": "comma", "=": "equals_sign",
+              "-": "minus", "\r": "enter", "\b": "backspace"}
+
+
+def type_fast(app: TftuiApp, text: str) -> None:
+    """Queue `text` as key presses all at once, as a paste, a fast typist or `tmux send-keys`
+    delivers them (Pilot's press waits for the app between keys, which hides lost keys)."""
+    from textual import events
+
+    for char in text:
+        name = _KEY_NAMES.get(char, char)
+        app.post_message(events.Key(name, None if name in ("enter", "backspace") else char))

@@ -74,7 +74,9 @@ def full_text(screen: MainScreen) -> None:
         return
     where = detail.phase_id if tab != "trace" else "run"
     title = f"{where or 'tftui'} · {LABELS.get(tab, tab)}"
-    screen.app.push_screen(FullTextScreen(title, screen.session.glyphs.show(text)))
+    flow_path = screen.session.flow_path
+    folder = (Path(flow_path).parent if flow_path else Path.cwd()) / ".tftui"  # beside the flow, as its runs
+    screen.app.push_screen(FullTextScreen(title, screen.session.glyphs.show(text), copy_folder=folder))
 
 
 def help_screen(screen: MainScreen) -> None:

@@ -5,16 +5,26 @@ Static re-lays-out every line on each update and a 1,000-item map's output or ra
 (thousands of lines) would stall the keyboard while the run streams in. This viewer is
 for reading all of it: a TextArea draws only the visible lines, so a 500 KB output scrolls
 smoothly, and text can be selected and copied. Opened on demand, never refreshed live.
+
+Reading a long text: `/` searches (case-insensitive; `n`/`N` the next/previous match, the match
+selected), `g`/`G` (and ctrl+home/ctrl+end) go to the start/end, `w` wraps long lines (off at
+first: wrapping a 500 KB text is laid out up front), PgUp/PgDn page. `y` copies through
+`tui.clipboard`, which says whether the copy was confirmed or saved to a file.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import TextArea
+from textual.widgets import Input, TextArea
+from textual.widgets.text_area import Selection
 
+from tftui.tui.clipboard import copy_text
 from tftui.tui.widgets.folded import Folded
 
 FULL_TEXT_CSS = """
@@ -25,19 +35,31 @@ FullTextScreen > Vertical {
 }
 FullTextScreen .modal-title { text-style: bold; color: $primary; height: 1; }
 FullTextScreen TextArea { height: 1fr; border: none; padding: 0; }
+FullTextScreen #full-text-search { display: none; height: 1; border: none; padding: 0; }
+FullTextScreen #full-text-search.-visible { display: block; }
 FullTextScreen .modal-hint { color: $text-muted; height: 1; }
 """
+# Fits 80 columns: the viewer is for SSH sessions too.
+HINT = "/ find · n/N next/prev · g/G start/end · w wrap · y copy · esc/q close"
 
 
 class FullTextScreen(ModalScreen[None]):
     CSS = FULL_TEXT_CSS
     BINDINGS = [
-        Binding("escape,q", "dismiss", "Close"),
+        Binding("escape,q", "close", "Close"),
         # ctrl+c is the app's quit (priority), so copying gets a key of its own.
         Binding("y", "copy", "Copy"),
+        # priority: run as the key arrives, before the keys after it are handed to the focused
+        # widget (else `/abc` typed fast went to the viewer's own keys, `n` among them)
+        Binding("slash", "find", "Find", priority=True),
+        Binding("n", "next_match(1)", "Next match"),
+        Binding("N", "next_match(-1)", "Previous match"),
+        Binding("g,ctrl+home", "to_start", "Start"),
+        Binding("G,ctrl+end", "to_end", "End"),
+        Binding("w", "toggle_wrap", "Wrap"),
     ]
 
-    def __init__(self, title: str, text: str) -> None:
+    def __init__(self, title: str, text: str, *, copy_folder: Path | None = None) -> None:
         super().__init__()
         self.title_text = title
         # A TextArea shows a text's final newline as one more, empty, numbered line: the
@@ -47,24 +69,126 @@ class FullTextScreen(ModalScreen[None]):
                 text = text[: -len(end)]
                 break
         self.text = text
+        self.copy_folder = copy_folder or Path(".tftui")  # where `y` saves when no clipboard confirms
+        self.query_text = ""
+        self._matches: list[tuple[int, int]] | None = None  # (row, column) of each match
 
     def compose(self) -> ComposeResult:
-        # soft_wrap off: wrapping a long text is laid out up front; left/right scroll instead.
+        # soft_wrap off at first: wrapping a long text is laid out up front (`w` turns it on).
         area = TextArea(self.text, read_only=True, soft_wrap=False, show_line_numbers=True, id="full-text")
         lines = area.document.line_count  # counted as the TextArea numbers them (\r\n, \r too)
         with Vertical():
             yield Folded(f"{self.title_text} — {lines:,} line{'s' if lines != 1 else ''}", classes="modal-title")
             yield area
-            # Fits 80 columns: the viewer is for SSH sessions too.
-            yield Folded("arrows/PgUp/PgDn move · shift+arrows select · y copy · esc/q close", classes="modal-hint")
+            yield Input(placeholder="find (enter: first match after the cursor · esc: back)", id="full-text-search")
+            yield Folded(HINT, classes="modal-hint", id="full-text-hint")
+
+    @property
+    def area(self) -> TextArea:
+        return self.query_one("#full-text", TextArea)
+
+    @property
+    def search_box(self) -> Input:
+        return self.query_one("#full-text-search", Input)
 
     def on_mount(self) -> None:
-        self.query_one(TextArea).focus()
+        self.area.focus()
+
+    def _say(self, text: str) -> None:
+        self.query_one("#full-text-hint", Folded).update(text)
+
+    # -- moving ------------------------------------------------------------------------
+    def action_to_start(self) -> None:
+        self.area.move_cursor((0, 0), center=False)
+        self.area.scroll_home(animate=False)
+
+    def action_to_end(self) -> None:
+        last = self.area.document.line_count - 1
+        self.area.move_cursor((last, 0))
+        self.area.scroll_end(animate=False, x_axis=False)
+
+    def action_toggle_wrap(self) -> None:
+        area = self.area
+        area.soft_wrap = not area.soft_wrap
+        self._say(f"wrap {'on' if area.soft_wrap else 'off'} · {HINT}")
+
+    # -- finding -----------------------------------------------------------------------
+    def action_find(self) -> None:
+        box = self.search_box
+        if self.focused is box:  # a `/` in what is being searched for: behind the keys already queued for the box
+            box.post_message(events.Key("slash", "/"))
+            return
+        box.add_class("-visible")
+        box.value = self.query_text
+        # Focus now, not after the next refresh (Widget.focus): the keys typed right after `/`
+        # (a paste, a fast typist, tmux send-keys) must reach the box, not the viewer's n/g/q.
+        self.set_focus(box)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.query_text = event.value
+        self._matches = None
+        self._hide_search()
+        self.action_next_match(1, from_cursor=True)
+
+    def _hide_search(self) -> None:
+        self.search_box.remove_class("-visible")
+        self.set_focus(self.area)
+
+    def matches(self) -> list[tuple[int, int]]:
+        """Where the query occurs, line by line (case-insensitive), as (row, column)."""
+        if self._matches is None:
+            needle = self.query_text.casefold()
+            found: list[tuple[int, int]] = []
+            if needle:
+                for row, line in enumerate(self.area.document.lines):
+                    folded = line.casefold()
+                    if len(folded) != len(line):  # casefold changed the length (ß): search as typed
+                        folded, wanted = line, self.query_text
+                    else:
+                        wanted = needle
+                    col = folded.find(wanted)
+                    while col >= 0:
+                        found.append((row, col))
+                        col = folded.find(wanted, col + 1)
+            self._matches = found
+        return self._matches
+
+    def action_next_match(self, step: int = 1, *, from_cursor: bool = False) -> None:
+        if not self.query_text:
+            self._say(f"/ first: nothing to find yet · {HINT}")
+            return
+        found = self.matches()
+        if not found:
+            self._say(f"{self.query_text!r}: no match · {HINT}")
+            return
+        area = self.area
+        here = area.selection.start if from_cursor else area.cursor_location
+        if step > 0:
+            after = [i for i, at in enumerate(found) if (at >= here if from_cursor else at > here)]
+            index = after[0] if after else 0
+        else:
+            before = [i for i, at in enumerate(found) if at < area.selection.start]
+            index = before[-1] if before else len(found) - 1
+        row, col = found[index]
+        area.selection = Selection((row, col), (row, col + len(self.query_text)))
+        area.scroll_cursor_visible(center=True, animate=False)
+        self._say(f"{self.query_text!r}: match {index + 1:,} of {len(found):,} · n/N next/prev · esc/q close")
+
+    # -- closing and copying -----------------------------------------------------------
+    def action_close(self) -> None:
+        if self.search_box.has_class("-visible"):
+            self._hide_search()
+            return
+        self.dismiss(None)
 
     def action_copy(self) -> None:
-        """To the terminal's clipboard (OSC 52: works over SSH where the terminal allows it)."""
-        area = self.query_one(TextArea)
+        """To a clipboard program that confirms it, else to a file (and OSC 52): the toast says which."""
+        area = self.area
         chosen = area.selected_text or area.text
-        self.app.copy_to_clipboard(chosen)
         what = "selection" if area.selected_text else "whole text"
-        self.app.notify(f"Copied the {what} ({len(chosen):,} characters) to the clipboard")
+        copied = copy_text(chosen, self.copy_folder, osc52=self.app.copy_to_clipboard)
+        # a path to read off the screen: shown twice as long as a toast's 5 s
+        self.app.notify(copied.message(f"{what} ({len(chosen):,} characters)"),
+                        severity="information" if copied.tool or copied.path else "error",
+                        timeout=None if copied.tool else 10)

@@ -37,26 +37,36 @@ GATE_SIDE_BY_SIDE = 110  # detail width from which the gate tab shows scorers an
 
 
 def capped(text: Text, open_key: str = "o") -> Text:
-    """`text` cut to BODY_MAX_LINES lines / BODY_MAX_CHARS characters, with a note saying how
-    much is left and which key shows it all; unchanged when it fits."""
+    """`text` cut to its first BODY_MAX_LINES lines, or fewer whole lines when those pass
+    BODY_MAX_CHARS characters, with a note saying exactly which lines are drawn, why, and which
+    key shows it all; unchanged when it fits."""
     plain = text.plain
     end = min(len(plain), BODY_MAX_CHARS)
     newline = -1
     for _ in range(BODY_MAX_LINES):
-        newline = plain.find("\n", newline + 1, end)
-        if newline < 0:
+        found = plain.find("\n", newline + 1, end)
+        if found < 0:
             break
+        newline = found
     else:
         end = newline + 1
     if end >= len(plain):
         return text
-    rest = plain.count("\n", end) + (0 if plain.endswith("\n") else 1)
+    if newline >= 0:
+        end = newline + 1  # whole lines: a line cut by the character budget is left out whole
+    total = plain.count("\n") + (0 if plain.endswith("\n") else 1)
+    drawn = plain.count("\n", 0, end)
     head = text[:end]
     if not head.plain.endswith("\n"):
         head.append("\n")
-    lines = f"{rest:,} more line{'s' if rest != 1 else ''}"
-    head.append(f"… {lines} ({len(plain) - end:,} characters) not drawn here — {open_key} shows the whole text\n",
-                style="dim italic")
+    rest = total - drawn
+    if drawn:
+        left, shown = f"{rest:,} more line{'s' if rest != 1 else ''}", f"lines 1–{drawn:,} of {total:,}"
+    else:  # one huge line (minified JSON)
+        left, shown = f"{len(plain) - end:,} more characters", f"the start of line 1 of {total:,}"
+    why = f"{BODY_MAX_LINES} lines" if drawn == BODY_MAX_LINES else f"{BODY_MAX_CHARS:,} characters"
+    head.append(f"… {left} not drawn here: the panel shows {shown} (it draws at most {why})"
+                f" — {open_key} shows the whole text\n", style="dim italic")
     return head
 
 
