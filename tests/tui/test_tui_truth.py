@@ -116,3 +116,57 @@ async def test_run_keys_after_the_end_ask_before_replacing_the_view(h, size, asc
         else:
             await h.run_to_end(pilot, app)
             assert app.state.status == "completed"
+
+
+# -- item 11: what will stop the run is always on screen; B checks names ----------------------
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("ascii", LOOKS)
+async def test_header_always_says_what_will_stop_the_run(h, size, ascii):
+    from textual.widgets import Input
+
+    app = h.make_app(h.FIXTURES / "review.json", ascii=ascii)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        assert "no b" in h.screen_lines(app)[0]  # `no breakpoints` / `no bp`
+        await pilot.press("f")
+        app.main.dag.select_phase("review")
+        await pilot.press("b")
+        await pilot.press("B")
+        await pilot.pause()
+        app.screen.query_one(Input).value = "{phase.attempt} >= 2"
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("c")
+        await h.settle(pilot, lambda: app.state.paused is not None)
+        await pilot.press("F")
+        await pilot.pause()
+        header = h.screen_lines(app)[0]
+        assert "RUNNING" in header or "PAUSED" in header, header
+        if size[0] >= 120:
+            assert "on failure" in header
+        stop = header[header.index("stop"):]
+        for mark in ("b1", "f", "B1", "F") if "stop b1" in stop else ("breakpoint", "on failure", "data", "backoff"):
+            assert mark in stop, (mark, header)
+        assert len(header.rstrip()) <= size[0]
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("ascii", LOOKS)
+async def test_data_breakpoint_with_a_misspelt_field_is_refused_with_a_hint(h, size, ascii):
+    from textual.widgets import Input
+
+    from tftui.tui.screens.databreak import DataBreakpointScreen
+
+    app = h.make_app(h.FIXTURES / "review.json", ascii=ascii)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("B")
+        await pilot.pause()
+        app.screen.query_one(Input).value = "{phase.atempt} >= 2"
+        await pilot.pause()
+        shown = h.screen_text(app)
+        assert "syntax OK" not in shown
+        assert "has no field 'atempt'" in shown and "did you mean" in shown and "{phase.attempt}?" in shown, shown
+        await pilot.press("enter")  # refused: the dialog stays
+        await pilot.pause()
+        assert isinstance(app.screen, DataBreakpointScreen) and app.ctl.data_breakpoints == []
+        assert app.ctl.add_data_breakpoint("{run.cost} > 1") is not None  # the same check behind the verb

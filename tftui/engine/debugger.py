@@ -7,7 +7,7 @@ whether to pause (step mode, a breakpoint on the phase, a pending failure/block 
 break-on-failure/block, a data breakpoint, or a `pause()` request) and, if so, emits
 `Paused`, calls `on_pause`, waits for `step()` / `continue_()`, then emits `Resumed`.
 
-Data breakpoints are condition-language expressions over `{phase.id}`, `{phase.attempt}`
+Data breakpoints are condition-language expressions over the names of tftui.engine.databreak: `{phase.id}`, `{phase.attempt}`
 (1-based; 0 before the first attempt), `{phase.round}`, `{gate.verdict}`, `{gate.combined}`,
 `{run.costUSD}` and `{run.tokens}`. A data breakpoint stops once each time it turns true.
 
@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from tftui.engine import events as ev
+from tftui.engine.databreak import scope_values
 from tftui.engine.state import PhaseState, PhaseStatus
 
 if TYPE_CHECKING:
@@ -157,23 +158,7 @@ class Debugger:
 
     @staticmethod
     def data_scope(run: Run, phase_id: str | None, info: dict[str, Any]) -> dict[str, Any]:
-        attempt = info.get("attempt")
-        state: PhaseState | None = run.state.phases.get(phase_id) if phase_id else None
-        gate: dict[str, Any] = {}
-        if state is not None and state.gate_history:
-            last = state.gate_history[-1]
-            gate = {"verdict": last.verdict, "combined": last.combined, "round": last.round}
-        usage = run.state.usage
-        return {
-            "phase": {
-                "id": phase_id,
-                "attempt": attempt + 1 if isinstance(attempt, int) else 0,
-                "round": info.get("round") or 0,
-                "status": str(state.status) if state is not None else "pending",
-            },
-            "gate": gate,
-            "run": {"costUSD": usage["cost"], "tokens": usage["input"] + usage["output"]},
-        }
+        return scope_values(run.state, phase_id, info.get("attempt"), info.get("round"))
 
     # ---- commands -----------------------------------------------------------------------
     def step(self) -> None:

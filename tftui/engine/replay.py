@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tftui.engine import events as ev
+from tftui.engine.databreak import scope_values
 from tftui.engine.state import RunState, apply
 
 CHECKPOINT_EVERY = 200
@@ -191,27 +192,12 @@ class Replay:
 
 
 def data_scope(state: RunState, event: ev.Event | None) -> dict[str, Any]:
-    """The names a data breakpoint reads (the same as tftui.engine.debugger.Debugger.data_scope):
-    `{phase.id}`, `{phase.attempt}` (1-based, 0 before the first), `{phase.round}`,
-    `{phase.status}`, `{gate.verdict}`, `{gate.combined}`, `{gate.round}`, `{run.costUSD}`,
-    `{run.tokens}` — for the phase of the event that produced `state`."""
+    """The names a data breakpoint reads (tftui.engine.databreak) for the phase of the event
+    that produced `state`."""
     phase_id = getattr(event, "phase_id", None) if event is not None else None
     st = state.phases.get(phase_id) if isinstance(phase_id, str) else None
     attempt = getattr(event, "attempt", None)
     if not isinstance(attempt, int) and st is not None and st.attempt_log:
         attempt = st.attempt_log[-1].attempt
-    gate: dict[str, Any] = {}
-    if st is not None and st.gate_history:
-        last = st.gate_history[-1]
-        gate = {"verdict": last.verdict, "combined": last.combined, "round": last.round}
-    usage = state.usage
-    return {
-        "phase": {
-            "id": phase_id,
-            "attempt": attempt + 1 if isinstance(attempt, int) else 0,
-            "round": getattr(event, "round", None) or (st.round if st is not None else 0),
-            "status": str(st.status) if st is not None else "pending",
-        },
-        "gate": gate,
-        "run": {"costUSD": usage["cost"], "tokens": usage["input"] + usage["output"]},
-    }
+    round_ = getattr(event, "round", None) or (st.round if st is not None else 0)
+    return scope_values(state, phase_id if isinstance(phase_id, str) else None, attempt, round_)

@@ -5,7 +5,7 @@ One table per fact, shared by the debugger and the headless commands (`tftui run
 package may use rich, never textual, and it decides no semantics (it reads engine values).
 """
 
-from tftui.present.header import HeaderPart, cut, fit_header, pause_text, pause_variants
+from tftui.present.header import HeaderPart, cut, fit_header, pause_text, pause_variants, stop_variants
 from tftui.present.numbers import (
     cost_json,
     cost_known,
@@ -85,6 +85,7 @@ __all__ = [
     "spend_tokens_count",
     "spend_tokens_text",
     "status_word",
+    "stop_variants",
     "tokens_text",
     "unpriced_calls",
     "untracked_calls",

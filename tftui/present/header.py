@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,6 +61,37 @@ def pause_variants(paused: object, phase: PhaseState | None = None, spec: Any = 
     return tuple(dict.fromkeys(forms))
 
 
+def stop_variants(
+    breakpoints: Sequence[str], on_failure: bool, data: Sequence[str], fast_forward: bool
+) -> tuple[str, ...]:
+    """What will stop the run (README "Debugging a flow"), fullest first, down to the keys that
+    set each (`stop b2 f B1 F`): breakpoints (`b`), break on failure (`f`), data breakpoints
+    (`B`), and whether backoff waits are skipped (`F`, which never stops the run but changes when)."""
+    bps = sorted(breakpoints)
+    if not (bps or on_failure or data or fast_forward):
+        return ("no breakpoints (b f B)", "no breakpoints", "no bp")
+    full, medium, short = [], [], []
+    if bps:
+        full.append("break at " + (", ".join(bps) if len(bps) <= 3 else f"{len(bps)} phases"))
+        medium.append(f"{len(bps)} breakpoint{'s' if len(bps) != 1 else ''}")
+        short.append(f"b{len(bps)}")
+    if on_failure:
+        full.append("on failure")
+        medium.append("on failure")
+        short.append("f")
+    if data:
+        full.append(f"when {data[0]}" if len(data) == 1 else f"{len(data)} data breakpoints")
+        medium.append(f"{len(data)} data (B)")
+        short.append(f"B{len(data)}")
+    if fast_forward:
+        full.append("backoffs skipped")
+        medium.append("no backoff")
+        short.append("F")
+    first = f"stop {full[0]}" if len(full) == 1 and full[0].startswith("when ") else "stop: " + ", ".join(full)
+    forms = (first, "stop: " + ", ".join(medium), "stop " + " ".join(short))
+    return tuple(dict.fromkeys(forms))
+
+
 def cut(text: str, width: int) -> str:
     """`text`, or its first `width - 1` characters and `…`."""
     return text if len(text) <= width else text[: max(0, width - 1)] + "…"
@@ -73,6 +105,7 @@ class HeaderPart:
 
     variants: tuple[str, ...]
     drop: int | None = None
+    required: bool = False  # shortened in `drop` order, but never dropped (what will stop the run)
 
     @classmethod
     def keep(cls, text: str) -> HeaderPart:
@@ -84,7 +117,7 @@ def fit_header(parts: list[HeaderPart], width: int, sep: str = "·", *, shorten_
     rank order until the line fits; what must stay is never cut here (the widget may clip
     it on a terminal too narrow even for that)."""
     joiner = f" {sep} "
-    steps = [list(p.variants) + ([""] if p.drop is not None else []) for p in parts]
+    steps = [list(p.variants) + ([""] if p.drop is not None and not p.required else []) for p in parts]
     choice = [0] * len(parts)
 
     def line() -> str:

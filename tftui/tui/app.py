@@ -31,7 +31,6 @@ from tftui.flow.diagnostics import Diagnostic
 from tftui.flow.model import Flow
 from tftui.tui import ascii_mode
 from tftui.tui.commands import VerbCommands
-from tftui.tui.gatetools import data_breakpoint_header
 from tftui.tui.keymap import configured_theme, keymap_from_config, read_config, save_theme
 from tftui.tui.main_screen import MainScreen
 from tftui.tui.messages import EngineEvents, EventBatcher
@@ -144,9 +143,6 @@ class TftuiApp(App[int]):
         for diag in diagnostics:
             if diag.phase_id and not diag.is_error:
                 self.file_warnings.setdefault(diag.phase_id, []).append(diag.message)
-
-    def data_breakpoint_header(self) -> str | None:
-        return data_breakpoint_header(list(self.ctl.data_breakpoints))
 
     def on_mount(self) -> None:
         self.batcher.loop = asyncio.get_running_loop()

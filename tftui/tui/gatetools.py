@@ -67,11 +67,3 @@ class GateTools:
     def calls_text(self, pid: str) -> Text:
         return timeline_text.calls(self._timeline.get(pid), diff=self.calls_diff)
 
-
-def data_breakpoint_header(exprs: list[str]) -> str | None:
-    """`stop when {phase.attempt} >= 2` (or `3 data breakpoints (B)`) for the header."""
-    if not exprs:
-        return None
-    if len(exprs) == 1:
-        return f"stop when {exprs[0]}"
-    return f"{len(exprs)} data breakpoints (B)"

@@ -448,15 +448,18 @@ class MainScreen(Screen[None]):
         tree.breakpoints = self.session.ctl.breakpoints
         tree.refresh_phases([pid])
         self.show_selected()
+        self.refresh_header()  # the header says what will stop the run
         self.app.notify(f"Breakpoint {'set on' if on_now else 'cleared from'} {pid}")
 
     def action_toggle_break_on_failure(self) -> None:
         ctl = self.session.ctl
         ctl.set_break_on_failure(not ctl.break_on_failure)
+        self.refresh_header()
         self.app.notify(f"Break on failure/block: {'on' if ctl.break_on_failure else 'off'}")
 
     def action_fast_forward(self) -> None:
         woken = self.session.ctl.fast_forward()
+        self.refresh_header()
         self.app.notify(f"Fast-forward: backoff waits skipped ({woken} cut short)")
 
     # Toggling `display` on one widget restyles only that widget (a screen class would

@@ -19,11 +19,11 @@ from typing import Any
 
 from tftui import run_service
 from tftui.agents.base import AgentRunner
+from tftui.engine import databreak
 from tftui.engine.clock import Clock
 from tftui.engine.debugger import Debugger
 from tftui.engine.events import Event
 from tftui.engine.run import RunResult
-from tftui.lang.condition import syntax_error
 
 GIL_SWITCH_INTERVAL_S = 0.0005
 
@@ -153,10 +153,11 @@ class RunController:
         self._send(lambda dbg: dbg.set_guard(pid, expr))
 
     def add_data_breakpoint(self, expr: str) -> str | None:
-        """Add a data breakpoint (this run and later ones); the syntax error message if it does not parse."""
-        error = syntax_error(expr)
-        if error is not None:
-            return f"{error.message} (at column {error.position + 1})"
+        """Add a data breakpoint (this run and later ones); why not, when it does not parse or
+        names a field a data breakpoint cannot read (tftui.engine.databreak)."""
+        problems = databreak.problems(expr)
+        if problems:
+            return "; ".join(problems)
         if expr not in self.data_breakpoints:
             self.data_breakpoints.append(expr)
             self._send(lambda dbg: dbg.add_data_breakpoint(expr))
@@ -170,6 +171,7 @@ class RunController:
     def fast_forward(self) -> int:
         """Skip the backoff wait in progress and every later one in this run. Returns waits cut short."""
         sleeping = self.clock.sleeping
+        self.clock.skip_all = True  # at once for the header (a plain write; the engine's loop wakes sleepers)
         if not self._send(lambda dbg: dbg.fast_forward(always=True)):
             self._post(lambda: self.clock.fast_forward(skip_all=True))
         return sleeping

@@ -12,24 +12,30 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from tftui.engine import databreak
 from tftui.lang.condition import syntax_error
 from tftui.tui.screens.modals import MODAL_CSS
 from tftui.tui.widgets.folded import Folded
 
+KNOWN = " ".join(f"{{{head}.{name}}}" for head, names in databreak.NAMES.items() for name in names)
 EXAMPLES = "{phase.attempt} >= 2 · {gate.verdict} == block · {run.costUSD} > 0.2 · {phase.id} == review"
 
 
 def feedback(expr: str, current: list[str]) -> str:
-    """One or two lines: syntax OK / the error with a caret under the input."""
+    """One or two lines: OK / the syntax error with a caret under the input / each name a data
+    breakpoint cannot read, with a did-you-mean (the flow linter's checks, tftui.engine.databreak)."""
     if not expr.strip():
         return "type a condition (the flow's `when` language)"
     if expr in current:
         return "already set — enter removes it"
     error = syntax_error(expr)
-    if error is None:
-        return "✓ syntax OK — enter adds it"
-    caret = " " * max(0, min(error.position, len(expr))) + "^"
-    return f"{expr}\n{caret}\n✗ {error.message} (column {error.position + 1})"
+    if error is not None:
+        caret = " " * max(0, min(error.position, len(expr))) + "^"
+        return f"{expr}\n{caret}\n✗ {error.message} (column {error.position + 1})"
+    problems = databreak.problems(expr)
+    if problems:
+        return "\n".join(f"✗ {p}" for p in problems) + f"\n  known: {KNOWN}"
+    return "✓ syntax OK, names known — enter adds it"
 
 
 class DataBreakpointScreen(ModalScreen[str | None]):
@@ -62,7 +68,7 @@ class DataBreakpointScreen(ModalScreen[str | None]):
         expr = event.value.strip()
         if not expr:
             self.dismiss(None)
-        elif expr in self.current or syntax_error(expr) is None:
+        elif expr in self.current or not databreak.problems(expr):
             self.dismiss(expr)
         else:
             self.query_one("#databreak-feedback", Static).update(feedback(event.value, self.current))

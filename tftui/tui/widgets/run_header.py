@@ -1,15 +1,17 @@
 """The run header: one line, fitted to its width by dropping the least important parts first.
 
-`flow · STATUS · paused at X: attempt 2 (breakpoint) · 1/3 · 4.6s · 489 tok $0.002 / 10k tok`.
-Status and progress are always shown whole; at 80 columns the rest gives way in this order:
-cassette counts, spend, elapsed time, stale count, data breakpoint, flow name (shortened, then
-gone), pause point (shortened). The parts are kept so a resize re-fits the same line.
+`flow · STATUS · paused at X: attempt 2 (breakpoint) · 1/3 · 4.6s · 489 tok $0.002 / 10k tok ·
+stop: break at review, on failure`. Status, progress and what will stop the run (shortened to
+`stop b1 f`) are always shown; at 80 columns the rest gives way in this order: cassette counts,
+spend, elapsed time, stale count, flow name (shortened, then gone), what will stop the run
+(shortened), pause point (shortened). The parts are kept so a resize re-fits the same line.
 Progress n/m counts what `tftui run` counts: the flow's phases and, once they exist, the
 phases a graft-mode expand added (`fanout-draft`); a sub-flow's own phases are not counted.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from tftui import present
@@ -19,7 +21,7 @@ from tftui.tui.subtree import parent_of, state_at
 from tftui.tui.widgets.folded import Folded
 
 # Lower ranks give way first (see present.fit_header).
-DROP_CASSETTE, DROP_SPEND, DROP_TIME, DROP_STALE, DROP_DATA_BP, DROP_NAME, DROP_PAUSE = range(7)
+DROP_CASSETTE, DROP_SPEND, DROP_TIME, DROP_STALE, DROP_DATA_BP, DROP_NAME, DROP_STOPS, DROP_PAUSE = range(8)
 
 
 def counted_phase_ids(state: RunState, flow: Any) -> list[str]:
@@ -68,11 +70,11 @@ def header_parts(app: Any) -> list[HeaderPart]:
     runner = app.ctl.runner
     if hasattr(runner, "replayed") and hasattr(runner, "live"):  # cassette mode (--from)
         parts.append(HeaderPart((f"cassette {runner.replayed} replayed/{runner.live} live",), DROP_CASSETTE))
-    data_bp = app.data_breakpoint_header()
-    if data_bp:
-        count = len(app.ctl.data_breakpoints)
-        short = f"{count} data breakpoint{'s' if count != 1 else ''} (B)"
-        parts.append(HeaderPart(tuple(dict.fromkeys((data_bp, short))), DROP_DATA_BP))
+    ctl = app.ctl
+    if ctl.runner is not None:  # what will stop the run: always shown, shortened, never dropped
+        ff = bool(ctl.running and ctl.clock.skip_all)
+        stops = present.stop_variants(sorted(ctl.breakpoints), ctl.break_on_failure, list(ctl.data_breakpoints), ff)
+        parts.append(HeaderPart(stops, DROP_STOPS, required=True))
     return parts
 
 
@@ -84,7 +86,7 @@ class RunHeader(Folded):
     def show(self, parts: list[HeaderPart]) -> None:
         glyphs = present.glyphs_for(self.app)
         # folded before fitting: an ASCII `...` is wider than the `…` it replaces
-        self.parts = [HeaderPart(tuple(glyphs.show(v) for v in p.variants), p.drop) for p in parts]
+        self.parts = [replace(p, variants=tuple(glyphs.show(v) for v in p.variants)) for p in parts]
         self._fit()
 
     def on_resize(self, _event: object) -> None:
