@@ -227,3 +227,18 @@ async def test_failed_variant_error_text_stays_out_of_the_judge_prompt():
     assert "fixture hard failure" not in judge
     assert "### Variant 1 (failed — ineligible)\n\n\n\n---\n\n### Variant 2\n\ntwo" in judge
     assert result.phases["t"].output == "two"
+
+
+# ── a failed sub-flow names the failing phase's error (issue 16) ────────────────────
+
+
+async def test_failed_subflow_error_quotes_the_failing_phase():
+    f = flow({"id": "sub", "type": "flow", "def": {"name": "inner", "phases": [
+        {"id": "a", "task": "a"}, {"id": "b", "task": "b {steps.a.output}", "dependsOn": ["a"]},
+        {"id": "c", "task": "last", "final": True}]}})
+    replies = {"sub/a": "fine", "sub/b": {"error": "503 upstream exploded", "exitCode": 1}, "sub/c": "the last output"}
+    result, _ = await scripted(f, replies)
+    st = result.phases["sub"]
+    assert st.status == "failed"
+    assert st.error == "sub-flow 'inner' failed: 503 upstream exploded"
+    assert "the last output" not in st.error
