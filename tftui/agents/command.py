@@ -11,10 +11,11 @@ and system prompt reach the process as `TFTUI_*` environment variables (and, wit
 from __future__ import annotations
 
 import asyncio
+import codecs
 import os
 import signal
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from tftui.agent_types import AgentRequest, AgentResult
 from tftui.agents.definitions import AgentLibrary
@@ -27,6 +28,27 @@ PHASE_TIMEOUT = "Phase timed out after {ms}ms (subagent aborted)"  # docs/retry.
 MAX_OUTPUT_BYTES = 1_000_000
 MAX_STDERR_BYTES = 64_000
 STDERR_IN_ERROR = 500  # bytes of stderr quoted in the error message (as scripts do, docs/language.md §6.7)
+
+
+class _LiveCapped(_Capped):
+    """stdout, with every piece also handed to the live-text callback as it arrives (UTF-8
+    decoded incrementally, so a character split across reads is never garbled)."""
+
+    def __init__(self, cap: int, node_path: str, on_chunk: Callable[[str, str], object]) -> None:
+        super().__init__(cap)
+        self.node_path = node_path
+        self.on_chunk = on_chunk
+        self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def add(self, chunk: bytes) -> None:
+        kept = len(self.data)
+        super().add(chunk)
+        piece = self.decoder.decode(bytes(self.data[kept:]))
+        if piece:
+            try:
+                self.on_chunk(self.node_path, piece)
+            except Exception:
+                pass  # a display callback must never fail the call
 
 
 class CommandRunner:
@@ -46,6 +68,7 @@ class CommandRunner:
         kill_grace_s: float = 5.0,
         max_output_bytes: int = MAX_OUTPUT_BYTES,
         max_stderr_bytes: int = MAX_STDERR_BYTES,
+        on_chunk: Callable[[str, str], object] | None = None,
     ) -> None:
         if not argv:
             raise ValueError("CommandRunner needs a non-empty argv")
@@ -61,6 +84,7 @@ class CommandRunner:
         self.kill_grace_s = kill_grace_s
         self.max_output_bytes = max_output_bytes
         self.max_stderr_bytes = max_stderr_bytes
+        self.on_chunk = on_chunk  # the live-text callback: (node path, text) as stdout arrives
         self.last_pid: int | None = None  # for tests and diagnostics: the most recent process (= its group id)
 
     def __repr__(self) -> str:
@@ -96,7 +120,8 @@ class CommandRunner:
             "TFTUI_MODEL": model or "",
             "TFTUI_SYSTEM_PROMPT": system or "",
         }
-        stdout = _Capped(self.max_output_bytes)
+        stdout = (_Capped(self.max_output_bytes) if self.on_chunk is None
+                  else _LiveCapped(self.max_output_bytes, request.node_path, self.on_chunk))
         stderr = _Capped(self.max_stderr_bytes)
         loop = asyncio.get_running_loop()
         try:

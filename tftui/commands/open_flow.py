@@ -141,10 +141,12 @@ def run(args: argparse.Namespace) -> int:
     from tftui.commands.runner_args import runner_choice
     from tftui.commands.runner_select import build_runner
     from tftui.config import ConfigError, apply_limits
+    from tftui.present.live import LiveText
 
     apply_limits(cfg)
+    live = LiveText()  # streamed answers, shown as they arrive (the runner's live-text callback)
     try:
-        runner = build_runner(cfg, **runner_choice(args), flow_path=flow_path, allow_human=True)
+        runner = build_runner(cfg, **runner_choice(args), flow_path=flow_path, allow_human=True, on_chunk=live.add)
     except ConfigError as exc:  # includes bad replies files and provider settings
         print(f"tftui: {exc}", file=sys.stderr)
         return 2
@@ -177,6 +179,7 @@ def run(args: argparse.Namespace) -> int:
         settings={"ui": ui, "keys": cfg.get("keys") or {}},
         initial_diagnostics=result.warnings,
         runs_root=None if args.no_journal else runs_root(flow_path, args.runs_dir),
+        live_text=live,
     )
     # shown in the event log; the app goes on
     app.config_problems = [*cfg.ignored, *cfg.warnings, *names.warnings]

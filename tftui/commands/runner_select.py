@@ -67,7 +67,7 @@ def build_runner(
     if replies:
         return _scripted(Path(replies))
     if agent_cmd:
-        return _command_runner(config, agent_cmd, library, env, check)
+        return _command_runner(config, agent_cmd, library, env, check, on_chunk)
 
     default = config.default_provider
     try:
@@ -80,7 +80,7 @@ def build_runner(
     if default:
         return _provider_runner(config, default, library, on_chunk, env, check)
     if command is not None:
-        return _command_from_config(command, library, env, check)
+        return _command_from_config(command, library, env, check, on_chunk)
 
     if flow_path is not None:
         candidate = replies_next_to(flow_path)
@@ -141,11 +141,11 @@ def _check_program(argv: list[str], setting: str, env: Mapping[str, str] | None)
 
 
 def _command_runner(config: Config, agent_cmd: str | list[str], library: AgentLibrary,
-                    env: Mapping[str, str] | None, check: bool = True) -> AgentRunner:
+                    env: Mapping[str, str] | None, check: bool = True, on_chunk: Any = None) -> AgentRunner:
     if isinstance(agent_cmd, str) and agent_cmd in (config.get("commands") or {}):
         named = config.command(agent_cmd)
         if named is not None:
-            return _command_from_config(named, library, env, check)
+            return _command_from_config(named, library, env, check, on_chunk)
     if isinstance(agent_cmd, str):
         try:
             argv = shlex.split(agent_cmd)
@@ -161,11 +161,11 @@ def _command_runner(config: Config, agent_cmd: str | list[str], library: AgentLi
     timeout_s = base.timeout_s if base is not None else None
     from tftui.agents.command import CommandRunner
 
-    return CommandRunner(argv, timeout_s=timeout_s, library=library, env=env)
+    return CommandRunner(argv, timeout_s=timeout_s, library=library, env=env, on_chunk=on_chunk)
 
 
 def _command_from_config(command: CommandConfig, library: AgentLibrary, env: Mapping[str, str] | None,
-                         check: bool = True) -> AgentRunner:
+                         check: bool = True, on_chunk: Any = None) -> AgentRunner:
     from tftui.agents.command import CommandRunner
 
     if check:
@@ -177,7 +177,7 @@ def _command_from_config(command: CommandConfig, library: AgentLibrary, env: Map
     for value in command.secret_values(base):  # `secret_env`: masked wherever they appear
         register_secret(value)
     return CommandRunner(command.argv, timeout_s=command.timeout_s, library=library,
-                         env={**base, **command.env}, prepend_system=command.prepend_system)
+                         env={**base, **command.env}, prepend_system=command.prepend_system, on_chunk=on_chunk)
 
 
 def _scripted(path: Path) -> AgentRunner:

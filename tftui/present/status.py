@@ -157,6 +157,7 @@ class Glyphs:
     nested: str = "⤷"
     sep: str = "·"  # between the items of one line (run header, summaries)
     mark: str = "·"  # before a UI note in the event log
+    live: str = "┆"  # before the tree's live sub-line (an answer streaming in)
     ascii: bool = False  # everything else shown is folded to ASCII too (asciifold)
 
     def fold(self, text: str) -> str:
@@ -199,6 +200,7 @@ ASCII = Glyphs(
     nested="\\_",
     sep="|",
     mark="*",
+    live=":",
     ascii=True,
 )
 

@@ -29,6 +29,7 @@ from tftui.engine.run import RunResult
 from tftui.engine.state import RunState
 from tftui.flow.diagnostics import Diagnostic
 from tftui.flow.model import Flow
+from tftui.present.live import LiveText
 from tftui.tui import ascii_mode
 from tftui.tui.commands import VerbCommands
 from tftui.tui.keymap import configured_theme, keymap_from_config, read_config, save_theme
@@ -68,6 +69,7 @@ class TftuiApp(App[int]):
         settings: dict[str, Any] | None = None,
         initial_diagnostics: list[Diagnostic] | None = None,
         runs_root: Path | None = None,
+        live_text: LiveText | None = None,
     ) -> None:
         self.ascii_filter = ascii_mode.AsciiFilter(enabled=False)  # before Textual's constructor: it may draw
         self.control_filter = ControlFilter()  # no control character reaches the terminal (tui/term_filter.py)
@@ -93,6 +95,8 @@ class TftuiApp(App[int]):
         self.runs_root = runs_root  # where runs are journaled (None: not journaled; see journaling.py)
         self.run_dir: Path | None = None  # the current/last run's journal directory
         self.initial_diagnostics = initial_diagnostics or []
+        # streamed answers (the runner's live-text callback writes, the main screen reads ~10x/s)
+        self.live_text = live_text if live_text is not None else LiveText()
         self.file_warnings: dict[str, list[str]] = {}
         self.requested_theme = theme
         self.keymap: dict[str, str] = {}

@@ -193,9 +193,14 @@ def prompt(spec: PhaseBase | None, state: PhaseState | None, *, max_calls: int |
     return out
 
 
-def output(spec: PhaseBase | None, state: PhaseState | None) -> Text:
+def output(spec: PhaseBase | None, state: PhaseState | None, live: str = "") -> Text:
+    """The phase's output; while its call streams (`live`: README "Real agents"), the text so far."""
     out = Text()
     if state is None or (state.output is None and not state.error):
+        if live:
+            out.append(f"(streaming: {len(live):,} characters so far)\n", style="italic dim")
+            out.append(live)
+            return out
         out.append("(no output yet)", style="italic")
         return out
     if state.error:

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from tftui.tui.app import TftuiApp
 
 EVENT_CHUNK = 250  # engine events applied per UI step
+LIVE_TICK_S = 0.1  # streamed text is drawn at most this often (~10 repaints/s, however fast it arrives)
 DETAIL_REFRESH_S = 0.2  # while a run goes: the selected phase's detail is redrawn at most this often
 RUN_WORKERS = "run"  # the worker group of runs (see on_worker_state_changed)
 
@@ -137,6 +138,7 @@ class MainScreen(Screen[None]):
             self.set_interval(1.0, self._tick_clock)
         if session.watch_enabled:
             self.reloader.start_watcher()
+        self.set_interval(LIVE_TICK_S, self._tick_live)
 
     def note(self, text: str) -> None:
         """A line in the event log that is not an engine event (never raises while closing)."""
@@ -173,11 +175,14 @@ class MainScreen(Screen[None]):
         state = self.session.state
         touched: set[str] = set()
         tree = self.dag
+        live = self.session.live_text
         for event in events:
             apply(state, event)
             pid = getattr(event, "phase_id", None)
             if pid:
                 touched.add(pid)
+            if isinstance(event, (ev.AgentReturned, ev.AttemptStarted)):  # its answer is in the state now
+                live.clear(event.node_path)
             if isinstance(event, (ev.RunStarted, ev.PhasesReset)):
                 touched.update(event.phase_ids)
         paused = state.paused
@@ -308,6 +313,24 @@ class MainScreen(Screen[None]):
             tree.spin += 1
             tree.refresh_phases(running)
 
+    def _tick_live(self) -> None:
+        """Streamed text that arrived since the last tick: the tree's live sub-lines and, for the
+        selected phase, the Output tab (README "Real agents")."""
+        if not self.is_attached or not self.query(DagTree):
+            return
+        changed = self.session.live_text.take_changed()
+        if not changed:
+            return
+        tree = self.dag
+        for pid in changed:
+            tree.set_live(pid, self.session.live_text.tail(pid))
+        selected = tree.selected_phase()
+        if selected in changed and self.detail.active == "output":
+            self.show_selected()
+
+    def live_output(self, pid: str) -> str:
+        return self.session.live_text.phase_text(pid)
+
     def _tick_clock(self) -> None:
         if self.session.state.status == "running":
             self.refresh_header()
@@ -326,6 +349,7 @@ class MainScreen(Screen[None]):
         session = self.session
         if session.ctl.running:
             return
+        session.live_text.reset()
         if rerun is None:
             self.set_state(RunState(flow_name=session.flow.name))
             self.event_log.reset()

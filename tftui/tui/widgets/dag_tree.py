@@ -51,6 +51,7 @@ class DagTree(Tree[str]):
         self._ref_ids: set[int] = set()  # nodes that are `↪ id` references to a phase shown elsewhere
         self._phase_types: dict[str, str] = {}
         self._specs: dict[str, PhaseBase] = {}  # flow.phase() scans the list: one lookup per label
+        self._live_nodes: dict[str, TreeNode[str]] = {}  # phase -> its live sub-line (streamed text)
 
     # -- building -------------------------------------------------------------
     def load(self, flow: Flow) -> None:
@@ -61,6 +62,7 @@ class DagTree(Tree[str]):
         self._specs = {p.id: p for p in flow.phases}
         self.clear()
         self._phase_nodes = {}
+        self._live_nodes = {}
         self._ref_ids.clear()
         for item in build_tree(flow):
             self._add(self.root, item)
@@ -184,6 +186,37 @@ class DagTree(Tree[str]):
             parent.allow_expand = True
             parent.expand()
         return node
+
+    # -- the live sub-line: the last words of an answer as it streams in --------
+    def set_live(self, phase_id: str, tail: str) -> None:
+        """Show `tail` on a line under the phase while its call streams; '' removes the line."""
+        node = self._live_nodes.get(phase_id)
+        if not tail:
+            if node is not None:
+                del self._live_nodes[phase_id]
+                node.remove()
+            return
+        label = Text(no_wrap=True, overflow="ellipsis")
+        label.append(f"{self.glyphs.live} ", style="dim")
+        room = max(10, (self.size.width or 40) - 8)  # the tree's width less its guides: the newest words show
+        shown = tail if len(tail) <= room else "…" + tail[-(room - 1):]
+        label.append(self.glyphs.show(shown), style="italic dim")
+        if node is None:
+            parent = self._ensure_node(phase_id) if (phase_id in self._phase_nodes or
+                                                     state_at(self.state, phase_id) is not None) else None
+            if parent is None:
+                return
+            first = parent.children[0] if parent.children else None
+            node = parent.add_leaf(label, data=phase_id, before=first)
+            if not parent.is_expanded:
+                parent.expand()
+            self._live_nodes[phase_id] = node
+        else:
+            node.set_label(label)
+
+    def live_line(self, phase_id: str) -> str | None:
+        node = self._live_nodes.get(phase_id)
+        return str(node.label) if node is not None else None
 
     # -- selection ------------------------------------------------------------
     def selected_phase(self) -> str | None:

@@ -91,6 +91,10 @@ class DetailSources(Protocol):
 
     def trace_tab_text(self, selected: str | None, width: int | None) -> Text: ...
 
+    def live_output(self, pid: str) -> str:
+        """The answer streaming in for the phase's call in flight ('' when none)."""
+        ...
+
 
 class PhaseDetail(Vertical):
     DEFAULT_CSS = """
@@ -184,7 +188,9 @@ class PhaseDetail(Vertical):
         if tab == "prompt":
             return detail_text.prompt(s.spec, s.state, max_calls=None if full else PANEL_MAX_CALLS)
         if tab == "output":
-            return detail_text.output(s.spec, s.state)
+            sources = self.sources  # the text streaming in, while the call runs (main screen)
+            live = sources.live_output(s.pid) if sources is not None else ""
+            return detail_text.output(s.spec, s.state, live)
         if tab == "attempts":
             sources = self.sources  # the attempts timeline (gatetools)
             return sources.calls_tab_text(s.pid) if sources is not None else detail_text.attempts(s.state)

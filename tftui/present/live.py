@@ -1,0 +1,86 @@
+"""Answers as they stream in: the live-text callback's buffer (README "Real agents").
+
+A streaming runner (`tftui.agents.openai`, `tftui.agents.command`) calls `LiveText.add(node_path,
+text)` for every piece of an answer as it arrives, from the engine's thread. A front end reads
+the buffer at its own pace (the debugger: at most ~10 times a second, `take_changed`), so a
+100 KB answer in thousands of pieces costs one repaint per tick, not one per piece. A call's
+live text is dropped once its answer is in the run state (`clear`, on AgentReturned).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+TAIL_CHARS = 200  # what a one-line view (the tree's live sub-line) looks at
+
+
+def phase_of(node_path: str) -> str:
+    """The tree's phase of a call: `map#item-2` -> `map`; `research/summarize#item-1` -> `research/summarize`."""
+    return node_path.split("#", 1)[0]
+
+
+class LiveText:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._parts: dict[str, list[str]] = {}
+        self._changed: set[str] = set()
+        self.first_arrival: dict[str, float] = {}  # node path -> perf_counter() of its first piece
+
+    def add(self, node_path: str, text: str) -> None:
+        """The live-text callback (any thread): one more piece of `node_path`'s answer."""
+        if not text:
+            return
+        with self._lock:
+            parts = self._parts.get(node_path)
+            if parts is None:
+                self._parts[node_path] = [text]
+                self.first_arrival.setdefault(node_path, time.perf_counter())
+            else:
+                parts.append(text)
+            self._changed.add(phase_of(node_path))
+
+    def take_changed(self) -> set[str]:
+        """The phases whose live text grew since the last call."""
+        with self._lock:
+            changed, self._changed = self._changed, set()
+        return changed
+
+    def text(self, node_path: str) -> str:
+        with self._lock:
+            parts = self._parts.get(node_path)
+            if not parts:
+                return ""
+            if len(parts) > 1:  # joined once per read, kept joined
+                parts[:] = ["".join(parts)]
+            return parts[0]
+
+    def node_paths(self, phase_id: str) -> list[str]:
+        with self._lock:
+            return [node for node in self._parts if phase_of(node) == phase_id]
+
+    def phase_text(self, phase_id: str) -> str:
+        """The live text of the phase's calls in flight (several for a map: one after another)."""
+        nodes = self.node_paths(phase_id)
+        if len(nodes) == 1:
+            return self.text(nodes[0])
+        return "\n".join(f"[{node}] {self.text(node)}" for node in nodes)
+
+    def tail(self, phase_id: str) -> str:
+        """The last words that arrived for the phase, on one line ('' when nothing streams)."""
+        nodes = self.node_paths(phase_id)
+        if not nodes:
+            return ""
+        text = self.text(nodes[-1])[-TAIL_CHARS:]
+        return " ".join(text.split())
+
+    def clear(self, node_path: str) -> None:
+        with self._lock:
+            if self._parts.pop(node_path, None) is not None:
+                self._changed.add(phase_of(node_path))
+
+    def reset(self) -> None:
+        with self._lock:
+            self._changed.update(phase_of(n) for n in self._parts)
+            self._parts.clear()
+            self.first_arrival.clear()
