@@ -11,6 +11,8 @@ and the table, never copied from either: a front end that formats on its own fai
 
 from __future__ import annotations
 
+import functools
+
 import io
 import re
 from pathlib import Path
@@ -107,6 +109,19 @@ def test_tftui_run_lines_read_from_the_table(recorded, encoding: str) -> None:
                 assert present.tokens_text(present.usage_tokens(phase.usage)) in line
 
 
+def test_tftui_run_ascii_flag_reads_from_the_table(tftui, runs_dir: Path) -> None:
+    """`tftui run --ascii` on a UTF-8 stream prints the ASCII variant of the same table."""
+    done = tftui("run", str(SAMPLES / "gate_block.json"), "--no-wait", "--ascii")
+    assert done.code == 1, done.stderr
+    done.stderr.encode("ascii")
+    (entry,) = [e for e in list_runs(runs_dir) if e.meta.get("flowPath", "").endswith("gate_block.json")]
+    rows, _meta, _warnings = read_journal(entry.run_dir)
+    state = fold(decode_events(rows)[0])
+    for pid, status in _displays(state).items():
+        (line,) = [line for line in done.stderr.splitlines() if line.split()[1:2] == [pid]]
+        assert line.split()[0] == present.glyph(status, ascii=True), line
+
+
 def test_tftui_run_summary_numbers(recorded) -> None:
     for _run_dir, stderr, state, _events in recorded.values():
         summary = stderr.strip().splitlines()[-1].split(" · ")
@@ -146,18 +161,20 @@ def _table(stdout: str) -> list[list[str]]:
     return [[line[a:b].strip() for a, b in zip(starts, [*starts[1:], None], strict=True)] for line in lines[1:]]
 
 
-def test_tftui_runs_reads_from_the_table(tftui, recorded) -> None:
-    done = tftui("runs")
+@pytest.mark.parametrize("ascii_flag", [False, True], ids=["unicode", "ascii"])
+def test_tftui_runs_reads_from_the_table(tftui, recorded, ascii_flag: bool) -> None:
+    done = tftui("runs", *(["--ascii"] if ascii_flag else []))
     assert done.code == 0, done.stderr
+    glyph = functools.partial(present.glyph, ascii=ascii_flag)
     rows = {row[1]: row for row in _table(done.stdout)}
     listed = {e["flow"]: e for e in tftui("runs", "--json").json()}
     for _run_dir, _stderr, state, _events in recorded.values():
         row = rows[state.flow_name]
         status = listed[state.flow_name]["status"]
-        assert row[3] == f"{present.glyph(status)} {present.status_word(status)}"
+        assert row[3] == f"{glyph(status)} {present.status_word(status)}"
         displays = list(_displays(state).values())
         finished = sum(1 for s in displays if s in ("done", "blocked"))
-        others = [f"{present.glyph(s)}{displays.count(s)}" for s in present.DISPLAY_STATUSES
+        others = [f"{glyph(s)}{displays.count(s)}" for s in present.DISPLAY_STATUSES
                   if s != "done" and s in displays]
         assert row[4] == " ".join([f"{finished}/{len(displays)}", *others])
         assert row[5] == present.format_tokens(present.usage_tokens(state.usage))

@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tftui.commands.ascii_choice import add_ascii_argument, ascii_wanted
+
 HELP = "open the terminal debugger on a flow (the default: `tftui FLOW`)"
 
 DESCRIPTION = """\
@@ -54,7 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME=VALUE",
         help="flow argument (repeatable), as `tftui run` takes it; NAME:=JSON for a typed value",
     )
-    parser.add_argument("--ascii", action="store_true", help="plain ASCII glyphs instead of Unicode symbols")
+    add_ascii_argument(parser)
     parser.add_argument("--no-animations", action="store_true", help="no spinners or animations")
     parser.add_argument(
         "--theme", metavar="NAME", help="colour theme (tftui-dark, tftui-light, or a Textual theme)"
@@ -172,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
         flow_text=result.source_text,
         runner=runner,
         args=flow_args,
-        ascii=args.ascii or bool(ui.get("ascii", False)),
+        ascii=ascii_wanted(args.ascii, ui=ui),
         animations=not args.no_animations and bool(ui.get("animations", True)),
         theme=args.theme,
         watch=not args.no_watch,

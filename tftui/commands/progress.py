@@ -75,6 +75,7 @@ class Progress:
         quiet: bool = False,
         live: bool | None = None,
         color: bool | None = None,
+        glyphs: present.Glyphs | None = None,
     ) -> None:
         self.stream = stream or sys.stderr
         # the lines carry tftui's own colours and status-line codes: the text in them is
@@ -84,7 +85,7 @@ class Progress:
         self.live = is_tty if live is None else live
         no_color = "NO_COLOR" in os.environ or os.environ.get("TERM") == "dumb"
         self.color = (is_tty and not no_color) if color is None else color
-        self.glyphs = present.glyphs_for_stream(self.stream)
+        self.glyphs = glyphs or present.glyphs_for_stream(self.stream)
         self.quiet = quiet
         self.phase_types = dict(phase_types or {})
         self.id_width = max((len(pid) for pid in self.phase_types), default=8)

@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from tftui.commands.ascii_choice import add_ascii_argument, ascii_wanted
+
 HELP = "open a recorded run (run directory or .tftui.zip bundle) read-only and step through it"
 DESCRIPTION = """\
 Open a recorded run read-only and move through its events: every view shows the
@@ -43,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("source", metavar="RUN_DIR|BUNDLE", help="a run directory, run id, or .tftui.zip bundle")
     parser.add_argument("--print", dest="print_", action="store_true", help="step through the events headless")
     parser.add_argument("--export", metavar="FILE", help="write a repro bundle of RUN_DIR to FILE and exit")
-    parser.add_argument("--ascii", action="store_true", help="plain ASCII glyphs instead of Unicode symbols (as `tftui FLOW --ascii`)")
+    add_ascii_argument(parser)
 
 
 def _resolve(source: str) -> Path | None:
@@ -135,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
 
         ui = load_config().get("ui") or {}  # ui.ascii / ui.animations apply to the replay screen too
         result = run_replay(
-            source, ascii=bool(args.ascii or ui.get("ascii", False)), animations=bool(ui.get("animations", True))
+            source, ascii=ascii_wanted(args.ascii, ui=ui), animations=bool(ui.get("animations", True))
         )
         return result if isinstance(result, int) else 0
-    return print_replay(source, ascii=bool(args.ascii))
+    return print_replay(source, ascii=ascii_wanted(args.ascii))

@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from tftui.commands.ascii_choice import add_ascii_argument
+
 if TYPE_CHECKING:
     from tftui.flow.model import Flow
 
@@ -75,6 +77,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="cassette mode: calls with an unchanged prompt get the recorded answer (zero tokens)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object with the result on stdout")
+    add_ascii_argument(parser)
     parser.add_argument(
         "--approve", action="store_true", help="approve approval phases (headless default: reject)"
     )

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tftui import run_service
+from tftui import present, run_service
+from tftui.commands.ascii_choice import output_glyphs
 from tftui.commands.progress import Progress
 from tftui.commands.run import UsageProblem, check_cli_arg_names, parse_arg_pairs
 from tftui.commands.run_report import EXIT_INTERRUPTED, EXIT_USAGE, exit_code_for, run_json, summary_line
@@ -56,8 +57,9 @@ class Plan:
         return info.prior_calls if info is not None else 0
 
 
-def _err(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
+def _err(message: str, glyphs: present.Glyphs | None = None) -> None:
+    """A line on stderr; with `glyphs` (the run's choice, see commands/ascii_choice.py) folded to them."""
+    print(glyphs.fold(message) if glyphs is not None else message, file=sys.stderr, flush=True)
 
 
 def _load_checked(flow_path: Path, args: dict[str, Any], cli: argparse.Namespace) -> tuple[Any, str] | None:
@@ -70,6 +72,7 @@ def _load_checked(flow_path: Path, args: dict[str, Any], cli: argparse.Namespace
     from tftui.config import cwd_bridge_allowed, load_config
     from tftui.flow.load import load_flow
 
+    glyphs = output_glyphs(sys.stderr, bool(getattr(cli, "ascii", False)), flow_path)
     bridge = cwd_bridge_allowed(load_config(flow_path), bool(getattr(cli, "allow_cwd_bridge", False)))
     cli.allow_cwd_bridge = bridge  # what the run is given (tftui.engine.cwd_bridge)
     result = load_flow(
@@ -81,11 +84,12 @@ def _load_checked(flow_path: Path, args: dict[str, Any], cli: argparse.Namespace
     )
     for diag in result.diagnostics:
         if diag.is_error or result.flow is None or not cli.quiet:
-            _err(diag.format(str(flow_path)))
+            _err(diag.format(str(flow_path)), glyphs)
     if result.flow is None:
         count = len(result.errors) or 1
         _err(
-            f"tftui run: {flow_path} is not a valid flow ({count} error{'s' if count != 1 else ''}); not run"
+            f"tftui run: {flow_path} is not a valid flow ({count} error{'s' if count != 1 else ''}); not run",
+            glyphs,
         )
         if cli.json:
             import json
@@ -225,7 +229,10 @@ def _report(
             write_raw(sys.stdout, text)
         sys.stdout.flush()
     if not args.quiet:
-        _err(summary_line(state, status=status, run_dir=plan.run_dir, calls=calls, duration_ms=duration_ms))
+        _err(
+            summary_line(state, status=status, run_dir=plan.run_dir, calls=calls, duration_ms=duration_ms),
+            output_glyphs(sys.stderr, args.ascii, plan.flow_path),
+        )
 
 
 async def _drive(
@@ -337,7 +344,11 @@ def execute(args: argparse.Namespace) -> int:
             return EXIT_USAGE
     runner = session.runner_for(runner)
 
-    progress = Progress(phase_types={p.id: p.type for p in plan.flow.phases}, quiet=args.quiet or args.json)
+    progress = Progress(
+        phase_types={p.id: p.type for p in plan.flow.phases},
+        quiet=args.quiet or args.json,
+        glyphs=output_glyphs(sys.stderr, args.ascii, plan.flow_path),
+    )
     if plan.resume_state is not None:
         progress.seed(copy.deepcopy(plan.resume_state))
     for note in plan.notes:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from tftui import present
+from tftui.commands.ascii_choice import add_ascii_argument, output_glyphs
 from tftui.present.terminal import term_line, write_raw
 
 HELP = "list recorded runs (id, flow, start, status, phases, tokens, cost)"
@@ -51,6 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--runs-dir", metavar="DIR", help="the runs directory itself (env TFTUI_RUNS_DIR)")
     parser.add_argument("--json", action="store_true", help="print a JSON array")
+    add_ascii_argument(parser)
 
 
 def _pid_alive(meta: dict[str, Any]) -> bool:
@@ -204,7 +206,7 @@ def run(args: argparse.Namespace) -> int:
         if not damaged:
             print(f"no runs recorded under {', '.join(str(r) for r in roots)}", file=sys.stderr)
         return code
-    header, *rows = table_rows(entries, present.glyphs_for_stream(sys.stdout))
+    header, *rows = table_rows(entries, output_glyphs(sys.stdout, args.ascii))
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for row in [header, *rows]:
         print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
