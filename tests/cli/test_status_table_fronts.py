@@ -12,7 +12,6 @@ and the table, never copied from either: a front end that formats on its own fai
 from __future__ import annotations
 
 import functools
-
 import io
 import re
 from pathlib import Path
