@@ -10,7 +10,13 @@
    (a stall of that loop also stops the sender, so it under-counts stalls), then
    from a thread, like a terminal's input thread (every stall is seen).
 
-Usage: .venv/bin/python benchmarks/tui.py [--edits 20]
+4. Streaming (issue 15): a 100 KB answer streamed by a loopback OpenAI-compatible server in
+   small pieces with a pause between them (a slowed stream), into the debugger with the
+   Output tab open. Figures: from the first piece's arrival (the runner's live-text callback)
+   to the frame that shows it (target < 100 ms); key wait p50/max while it streams in, keys
+   posted from a thread (target < 50 ms); repaints of the live text per second (target <= ~10).
+
+Usage: .venv/bin/python benchmarks/tui.py [--edits 20] [--only stream]
 """
 
 from __future__ import annotations
@@ -206,6 +212,146 @@ async def input_latency_threaded(runs: int = 5, *, journal: bool = False, tab: s
             return app.waits, first_run_keys
 
 
+class SlowStream:
+    """A chat-completions server on 127.0.0.1 streaming `total` bytes in `piece`-byte deltas,
+    sleeping `pause_s` between them (a slow provider)."""
+
+    def __init__(self, total: int = 100_000, piece: int = 40, pause_s: float = 0.001) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        words = ("lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor " * 40)
+        text = (words * (total // len(words) + 1))[:total]
+        pieces = [text[i : i + piece] for i in range(0, total, piece)]
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                try:
+                    for part in pieces:
+                        self._event(json.dumps({"choices": [{"index": 0, "delta": {"content": part}}]}))
+                        time.sleep(pause_s)
+                    self._event(json.dumps({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+                                            "usage": {"prompt_tokens": 5, "completion_tokens": total // 4}}))
+                    self._event("[DONE]")
+                    self.wfile.write(b"0\r\n\r\n")
+                    self.wfile.flush()
+                except OSError:
+                    pass
+
+            def _event(self, data: str) -> None:
+                raw = f"data: {data}\n\n".encode()
+                self.wfile.write(f"{len(raw):x}\r\n".encode() + raw + b"\r\n")
+                self.wfile.flush()
+
+        self.pieces = len(pieces)
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+async def streaming(total: int = 100_000, *, live_display: bool = True) -> dict[str, float]:
+    """The streamed answer's figures (see the module docstring, 4). `live_display=False`: the
+    same stream with no live-text callback (this machine's floor for the key wait)."""
+    from tftui.agents.openai import OpenAIRunner
+    from tftui.config import ProviderConfig
+    from tftui.present.live import LiveText
+
+    server = SlowStream(total)
+    live = LiveText()
+    runner = OpenAIRunner(ProviderConfig(name="loop", base_url=server.url, model="m", stream=True),
+                          env={}, on_chunk=live.add if live_display else None)
+    try:
+        with tempfile.TemporaryDirectory() as d:
+            path = Path(d) / "stream.json"
+            path.write_text(json.dumps({"name": "stream", "phases": [{"id": "write", "task": "Write."}]}))
+            app = make_app(path, runner, watch=False, cls=BenchApp)
+            app.live_text = live
+            shown_at: list[float] = []
+            paints: list[float] = []
+            async with app.run_test(size=(120, 40)) as pilot:
+                main = app.main
+                main.detail.active = "output"
+                await pilot.pause()
+                tick = main._tick_live
+
+                def timed_tick() -> None:
+                    before = main.dag.live_line("write")
+                    tick()
+                    if main.dag.live_line("write") != before:
+                        app.call_after_refresh(lambda: paints.append(time.perf_counter()))
+                        if not shown_at:
+                            app.call_after_refresh(lambda: shown_at.append(time.perf_counter()))
+
+                main._tick_live = timed_tick  # type: ignore[method-assign]
+                for timer in list(main._timers):  # the interval was bound before: re-point it
+                    if getattr(timer, "_callback", None) == tick:
+                        timer._callback = timed_tick
+                loop = asyncio.get_running_loop()
+                done = threading.Event()
+
+                def send() -> None:
+                    while not done.is_set():
+                        if live.first_arrival or (not live_display and app.ctl.running):  # while it streams
+                            app.sent.append(time.perf_counter())
+                            loop.call_soon_threadsafe(app.post_message, events.Key("f12", None))
+                        time.sleep(0.01)
+
+                sender = threading.Thread(target=send)
+                sender.start()
+                started = time.perf_counter()
+                main.action_run_continue()
+                while app.last_result is None:
+                    await asyncio.sleep(0.01)
+                elapsed = time.perf_counter() - started
+                done.set()
+                await asyncio.to_thread(sender.join)
+                while len(app.waits) < len(app.sent):
+                    await asyncio.sleep(0.01)
+                first = next(iter(live.first_arrival.values()), None) if live.first_arrival else None
+                output = app.state.phases["write"].output or ""
+    finally:
+        server.close()
+    streamed = [p for p in paints if first is not None and p >= first]
+    span = (streamed[-1] - streamed[0]) if len(streamed) > 1 else 0.0
+    return {
+        "bytes": float(len(output)),
+        "pieces": float(server.pieces),
+        "seconds": elapsed,
+        "first_ms": ((shown_at[0] - first) * 1000) if shown_at and first is not None else float("nan"),
+        "key_p50_ms": statistics.median(app.waits) * 1000 if app.waits else float("nan"),
+        "key_max_ms": max(app.waits) * 1000 if app.waits else float("nan"),
+        "keys": float(len(app.waits)),
+        "repaints_per_s": (len(streamed) - 1) / span if span else 0.0,
+    }
+
+
+def print_streaming() -> None:
+    floor = asyncio.run(streaming(live_display=False))
+    print(f"streamed answer without live display (floor): key wait p50 {floor['key_p50_ms']:.1f} ms, "
+          f"max {floor['key_max_ms']:.0f} ms over {floor['keys']:.0f} keys, {floor['seconds']:.1f} s")
+    s = asyncio.run(streaming())
+    print(
+        f"streamed answer, {s['bytes'] / 1000:.0f} KB in {s['pieces']:.0f} pieces over {s['seconds']:.1f} s: "
+        f"first text on screen {s['first_ms']:.0f} ms after it arrived (target < 100 ms); "
+        f"key wait p50 {s['key_p50_ms']:.1f} ms, max {s['key_max_ms']:.0f} ms over {s['keys']:.0f} keys "
+        f"(target < 50 ms); live text repainted {s['repaints_per_s']:.1f}/s (target <= ~10)"
+    )
+
+
 async def baseline_paint() -> float:
     """A bare Textual app (a tree of 5 nodes and a footer): this machine's floor for first paint."""
     from textual.app import App, ComposeResult
@@ -245,7 +391,11 @@ async def idle_key_wait() -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--edits", type=int, default=20)
+    parser.add_argument("--only", choices=["stream"], help="run just this benchmark")
     opts = parser.parse_args()
+    if opts.only == "stream":
+        print_streaming()
+        return 0
     print(f"machine floor: bare Textual app first paint {asyncio.run(baseline_paint()) * 1000:.0f} ms, "
           f"idle key wait p50 {asyncio.run(idle_key_wait()) * 1000:.1f} ms")
     with tempfile.TemporaryDirectory() as d:
@@ -282,6 +432,7 @@ def main() -> int:
         key_waits, _ = asyncio.run(input_latency_threaded(runs=3, journal=True, tab=tab))
         worst.append(f"{tab} p50 {statistics.median(key_waits) * 1000:.0f}/max {max(key_waits) * 1000:.0f}")
     print("  the map selected, journaled, with its tab open (ms): " + ", ".join(worst) + "   (target < 100 ms)")
+    print_streaming()
     return 0
 
 

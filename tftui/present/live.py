@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 
 TAIL_CHARS = 200  # what a one-line view (the tree's live sub-line) looks at
 
@@ -26,6 +27,9 @@ class LiveText:
         self._parts: dict[str, list[str]] = {}
         self._changed: set[str] = set()
         self.first_arrival: dict[str, float] = {}  # node path -> perf_counter() of its first piece
+        # called (from the adding thread) when a call's first piece arrives: a front end draws
+        # the start of an answer at once instead of at its next tick
+        self.on_first: Callable[[], object] | None = None
 
     def add(self, node_path: str, text: str) -> None:
         """The live-text callback (any thread): one more piece of `node_path`'s answer."""
@@ -33,12 +37,18 @@ class LiveText:
             return
         with self._lock:
             parts = self._parts.get(node_path)
+            first = parts is None
             if parts is None:
                 self._parts[node_path] = [text]
                 self.first_arrival.setdefault(node_path, time.perf_counter())
             else:
                 parts.append(text)
             self._changed.add(phase_of(node_path))
+        if first and self.on_first is not None:
+            try:
+                self.on_first()
+            except Exception:
+                pass  # a display hook must never fail the model call
 
     def take_changed(self) -> set[str]:
         """The phases whose live text grew since the last call."""

@@ -18,6 +18,8 @@ from tftui.engine.state import PhaseState
 from tftui.flow.model import PhaseBase
 from tftui.lang.values import MISSING
 
+LIVE_PANEL_CHARS = 2000  # of an answer streaming in, the panel shows the newest this many characters
+
 
 def _plain(value: Any) -> Any:
     if value is MISSING:
@@ -198,8 +200,11 @@ def output(spec: PhaseBase | None, state: PhaseState | None, live: str = "") -> 
     out = Text()
     if state is None or (state.output is None and not state.error):
         if live:
-            out.append(f"(streaming: {len(live):,} characters so far)\n", style="italic dim")
-            out.append(live)
+            # the newest text only: re-wrapping a 100 KB answer ten times a second would hold the keys
+            shown = live if len(live) <= LIVE_PANEL_CHARS else "…" + live[-LIVE_PANEL_CHARS:]
+            more = f"; the last {LIVE_PANEL_CHARS:,} shown" if shown is not live else ""
+            out.append(f"(streaming: {len(live):,} characters so far{more})\n", style="italic dim")
+            out.append(shown)
             return out
         out.append("(no output yet)", style="italic")
         return out

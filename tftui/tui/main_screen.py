@@ -14,6 +14,7 @@ by folding events.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import time
 from collections import deque
 from typing import TYPE_CHECKING, ClassVar
@@ -139,6 +140,10 @@ class MainScreen(Screen[None]):
         if session.watch_enabled:
             self.reloader.start_watcher()
         self.set_interval(LIVE_TICK_S, self._tick_live)
+        loop = asyncio.get_running_loop()
+        ui_context = contextvars.copy_context()  # the app's context: widgets need the active app
+        # a new answer is drawn at once, not at the next tick
+        session.live_text.on_first = lambda: loop.call_soon_threadsafe(self._tick_live, context=ui_context)
 
     def note(self, text: str) -> None:
         """A line in the event log that is not an engine event (never raises while closing)."""
@@ -326,7 +331,7 @@ class MainScreen(Screen[None]):
             tree.set_live(pid, self.session.live_text.tail(pid))
         selected = tree.selected_phase()
         if selected in changed and self.detail.active == "output":
-            self.show_selected()
+            self._show_selected_soon()  # the panel: at most every DETAIL_REFRESH_S
 
     def live_output(self, pid: str) -> str:
         return self.session.live_text.phase_text(pid)
