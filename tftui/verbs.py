@@ -22,11 +22,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Screen = Literal["debugger", "replay"]
-SCREENS: tuple[Screen, ...] = ("debugger", "replay")
-BOTH: tuple[Screen, ...] = SCREENS
+Screen = Literal["debugger", "replay", "approval"]
+SCREENS: tuple[Screen, ...] = ("debugger", "replay", "approval")  # approval: the approval dialog
+BOTH: tuple[Screen, ...] = ("debugger", "replay")
 DEBUGGER_ONLY: tuple[Screen, ...] = ("debugger",)
 REPLAY_ONLY: tuple[Screen, ...] = ("replay",)
+APPROVAL_ONLY: tuple[Screen, ...] = ("approval",)
 
 # Groups, in the order the help screen and the palette list them.
 GROUPS: dict[str, str] = {
@@ -34,6 +35,7 @@ GROUPS: dict[str, str] = {
     "inspect": "Inspect",
     "view": "View",
     "replay": "Replay",
+    "approval": "Approval dialog",
     "app": "App",
 }
 
@@ -125,6 +127,15 @@ VERBS: tuple[Verb, ...] = (
          "replay_seek", "replay", footer=False, screens=REPLAY_ONLY),
     Verb("replay_export", "x", "Export", "Replay: export this run directory as a repro bundle.", "replay_export",
          "replay", footer=False, screens=REPLAY_ONLY),
+    # the approval dialog (an approval phase in the debugger). Chords, as its note box takes
+    # typing; none is a terminal multiplexer's prefix (screen's ctrl+a) or the box's own key
+    # (ctrl+y is its redo).
+    Verb("approve", "ctrl+o", "Approve", "Approval dialog: approve (the note, if any, is the phase's output).",
+         "decide('approve')", "approval", priority=True, screens=APPROVAL_ONLY),
+    Verb("reject", "ctrl+r", "Reject", "Approval dialog: reject (blocks the run; the note is the reason).",
+         "decide('reject')", "approval", priority=True, screens=APPROVAL_ONLY),
+    Verb("edit_approval", "ctrl+e", "Edit", "Approval dialog: edit the text the phase passes on; the approve key confirms the edit, esc goes back.",
+         "edit", "approval", priority=True, screens=APPROVAL_ONLY),
     Verb("help", "question_mark", "Help", "Show every key and what it does.", "help", "app"),
     # not priority: a modal's own q (close) comes first
     Verb("quit", "q", "Quit", "Quit tftui (the terminal is restored).", "quit", "app"),

@@ -133,7 +133,7 @@ async def test_human_answer_and_approval_modals_are_ascii(h, tmp_path):
         await h.settle(pilot, lambda: isinstance(app.screen, ApprovalScreen))
         await pilot.pause()
         assert any('Ship "teal"?' in line for line in assert_ascii(app, "approval"))
-        await pilot.press("ctrl+a")
+        await pilot.press("ctrl+o")
         await h.run_to_end(pilot, app)
         assert_ascii(app, "after the approval")
 

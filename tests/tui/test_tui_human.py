@@ -25,7 +25,7 @@ async def test_human_answers_and_approves(h):
         await h.settle(pilot, lambda: isinstance(app.screen, ApprovalScreen))
         assert app.state.phases["idea"].output == "teal\nnot red"
         assert "Ship the colour teal" in app.screen.message
-        await pilot.press("ctrl+a")
+        await pilot.press("ctrl+o")
         await h.settle(pilot, lambda: isinstance(app.screen, AnswerScreen))
         assert app.screen.node_path == "ship"
         app.screen.query_one(TextArea).insert("shipped")
@@ -98,7 +98,7 @@ async def test_approval_buttons_fit_at_80x24_with_a_long_output(h, tmp_path):
             assert region.height > 0 and region.bottom <= 24, selector
             hit, _ = screen.get_widget_at(region.x + 1, region.y + region.height // 2)
             assert hit is widget or widget in hit.ancestors, selector
-        await pilot.press("ctrl+a")
+        await pilot.press("ctrl+o")
         await h.run_to_end(pilot, app)
         assert app.state.status == "completed"
 

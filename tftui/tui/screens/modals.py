@@ -10,8 +10,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, TextArea
 
-from tftui.tui.actions import VERBS, key_for
+from tftui.tui.actions import VERBS, VERBS_BY_ID, key_for
 from tftui.tui.widgets.folded import Folded
+from tftui.verbs import verbs_for
 
 MODAL_CSS = """
 .modal-box {
@@ -50,6 +51,10 @@ class HelpScreen(ModalScreen[None]):
         for verb in VERBS:
             if verb.action in self.hidden:
                 continue
+            help_text = Text(verb.help)
+            help_text.append(f"  ({verb.id})", style="dim")
+            table.add_row(key_for(verb, self.keymap), help_text)
+        for verb in verbs_for("approval"):
             help_text = Text(verb.help)
             help_text.append(f"  ({verb.id})", style="dim")
             table.add_row(key_for(verb, self.keymap), help_text)
@@ -113,22 +118,41 @@ class AnswerScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
+def _verb_binding(verb_id: str, action: str) -> Binding:
+    """A dialog key from the verb registry (its id, so `[keys]` remaps it like any verb)."""
+    verb = VERBS_BY_ID[verb_id]
+    return Binding(verb.key, action, verb.label, id=verb.binding_id, priority=verb.priority)
+
+
 class ApprovalScreen(ModalScreen[tuple[str, str | None] | None]):
-    """Approve / reject / edit an approval phase. Result: (decision, note)."""
+    """Approve / reject / edit an approval phase. Result: (decision, note).
+
+    Edit opens the text the phase passes on (the upstream output, else the note typed so far)
+    in the box for editing; only the approve key (or Save edit) completes the approval, with
+    the edited text as the note (docs/language.md §6.6: an edit's output is its note); esc goes
+    back to the decision without deciding."""
 
     CSS = MODAL_CSS + """
     ApprovalScreen TextArea { height: 4; }
+    ApprovalScreen.-editing TextArea { height: 1fr; min-height: 4; }
+    ApprovalScreen.-editing .modal-box { height: 90%; }
+    ApprovalScreen.-editing #approval-previous, ApprovalScreen.-editing #approval-previous-label,
+    ApprovalScreen.-editing #approval-message { display: none; }
+    ApprovalScreen #approval-edit-buttons { display: none; }
+    ApprovalScreen.-editing #approval-edit-buttons { display: block; }
+    ApprovalScreen.-editing #approval-buttons { display: none; }
     /* the note, hint and buttons stay on screen at 80x24; a long message/output scrolls above */
     ApprovalScreen #approval-foot { dock: bottom; height: auto; }
     ApprovalScreen .modal-box { overflow-y: auto; }
     ApprovalScreen .modal-title { dock: top; }
     ApprovalScreen.-short .modal-scroll { max-height: 6; }
+    ApprovalScreen.-editing #approval-foot { dock: none; height: 1fr; }
     """
     BINDINGS = [
-        Binding("ctrl+a", "decide('approve')", "Approve", priority=True),
-        Binding("ctrl+r", "decide('reject')", "Reject", priority=True),
-        Binding("ctrl+e", "decide('edit')", "Edit", priority=True),
-        Binding("escape", "decide('reject')", "Reject"),
+        _verb_binding("approve", "approve"),
+        _verb_binding("reject", "decide('reject')"),
+        _verb_binding("edit_approval", "edit"),
+        Binding("escape", "escape", "Reject / back"),
     ]
 
     def __init__(self, phase_id: str, message: str, previous_output: str | None) -> None:
@@ -136,33 +160,79 @@ class ApprovalScreen(ModalScreen[tuple[str, str | None] | None]):
         self.phase_id = phase_id
         self.message = message
         self.previous_output = previous_output
+        self.editing = False
+        self._note = ""  # the note typed before an edit, back when the edit is left
+
+    def _key(self, verb_id: str) -> str:
+        return key_for(VERBS_BY_ID[verb_id], getattr(self.app, "keymap", None))
+
+    def _hint(self) -> str:
+        if self.editing:
+            return f"{self._key('approve')} saves the edit and continues · esc back (nothing decided)"
+        return (f"note (optional) · {self._key('approve')} approve · {self._key('reject')} reject"
+                f" · {self._key('edit_approval')} edit")
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="modal-box"):
-            yield Folded(f"Approval — {self.phase_id}", classes="modal-title", markup=False)
-            yield Folded(self.message, markup=False)
+            yield Folded(f"Approval — {self.phase_id}", classes="modal-title", markup=False, id="approval-title")
+            yield Folded(self.message, markup=False, id="approval-message")
             # The message usually quotes the upstream output ({steps.x.output}): do not show it twice.
             if self.previous_output and self.previous_output.strip() not in self.message:
-                yield Folded("Previous output:", classes="modal-hint", markup=False)
+                yield Folded("Previous output:", classes="modal-hint", markup=False, id="approval-previous-label")
                 with VerticalScroll(classes="modal-scroll", id="approval-previous"):
                     yield Folded(self.previous_output, markup=False)
             with Vertical(id="approval-foot"):
                 yield TextArea(id="approval-note")
-                yield Folded("note (optional) · ctrl+a approve · ctrl+r reject · ctrl+e edit", classes="modal-hint")
-                with Horizontal(classes="modal-buttons"):
+                yield Folded("", classes="modal-hint", id="approval-hint")
+                with Horizontal(classes="modal-buttons", id="approval-buttons"):
                     yield Button("Approve", id="approve", variant="success")
                     yield Button("Edit", id="edit")
                     yield Button("Reject", id="reject", variant="error")
+                with Horizontal(classes="modal-buttons", id="approval-edit-buttons"):
+                    yield Button("Save edit", id="save-edit", variant="success")
+                    yield Button("Back", id="back")
 
     def on_mount(self) -> None:
+        self.query_one("#approval-hint", Folded).update(self._hint())
         self.query_one(TextArea).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.action_decide(event.button.id or "reject")
+        actions = {"approve": self.action_approve, "edit": self.action_edit, "save-edit": self.action_approve,
+                   "back": self.action_escape, "reject": lambda: self.action_decide("reject")}
+        actions.get(event.button.id or "reject", lambda: self.action_decide("reject"))()
+
+    def _set_editing(self, editing: bool) -> None:
+        self.editing = editing
+        self.set_class(editing, "-editing")
+        title = f"Edit the output {self.phase_id} passes on" if editing else f"Approval — {self.phase_id}"
+        self.query_one("#approval-title", Folded).update(title)
+        self.query_one("#approval-hint", Folded).update(self._hint())
+
+    def action_edit(self) -> None:
+        if self.editing:
+            return
+        area = self.query_one(TextArea)
+        self._note = area.text
+        area.text = self.previous_output or area.text or ""
+        self._set_editing(True)
+        area.focus()
+
+    def action_approve(self) -> None:
+        if self.editing:
+            self.dismiss(("edit", self.query_one(TextArea).text))  # the edited text, as written
+            return
+        self.action_decide("approve")
+
+    def action_escape(self) -> None:
+        if self.editing:  # back to the decision: nothing is decided by leaving the editor
+            self.query_one(TextArea).text = self._note
+            self._set_editing(False)
+            return
+        self.action_decide("reject")
 
     def action_decide(self, decision: str) -> None:
-        note = self.query_one(TextArea).text.strip() or None
-        self.dismiss((decision, note))
+        text = self._note if self.editing else self.query_one(TextArea).text  # a reject while editing: the note
+        self.dismiss((decision, text.strip() or None))
 
 
 class LineInputScreen(ModalScreen[str | None]):
