@@ -334,3 +334,15 @@ async def test_resume_after_a_graft_keeps_the_grafted_outputs():
     again, runner = await scripted(f, {"after": "ok"}, resume_state=state)
     assert [r.node_path for r in runner.calls] == ["after"]  # the grafted child is not re-run
     assert [r.task for r in runner.calls] == ["after A"]
+
+
+async def test_a_saved_flow_over_the_size_limit_fails_the_phase_cleanly(tmp_path, monkeypatch):
+    """Issue 17, fault 7: `use` reads a saved flow as every flow is read (a regular file, bounded)."""
+    import tftui.flow.load as load
+
+    _save(tmp_path / "flows", "big", [{"id": "s", "task": "x" * 4000}])
+    monkeypatch.setattr(load, "MAX_FLOW_BYTES", 1024)
+    f = flow({"id": "a", "type": "flow", "use": "big"})
+    result, _ = await scripted(f, {}, flow_path=str(tmp_path / "main.json"))
+    assert str(result.phases["a"].status) == "failed"
+    assert "saved flow 'big' is invalid: cannot read file: the file is larger than" in result.phases["a"].error

@@ -55,6 +55,7 @@ from tftui.flow.model import ExpandPhase, Flow, FlowPhase
 from tftui.lang.interpolate import interpolate, interpolate_value
 from tftui.lang.jsonish import lenient_parse
 from tftui.lang.values import MISSING
+from tftui.paths import read_regular_file
 
 if TYPE_CHECKING:
     from tftui.engine.run import Run
@@ -94,16 +95,14 @@ def _stack(run: PhaseHost) -> list[StackEntry]:
 
 def _load_saved(path: Path) -> Flow | None:
     """A saved flow as `use` reads it (without its args: only its phases are looked at)."""
-    from tftui.flow.load import load_flow_text
+    from tftui.flow.load import MAX_FLOW_BYTES, load_flow_text
 
-    try:
-        return load_flow_text(path.read_bytes(), str(path), check=False).model
-    except OSError:
-        return None
+    raw, _ = read_regular_file(path, MAX_FLOW_BYTES)  # a regular file, bounded (docs/inputs.md §2)
+    return None if raw is None else load_flow_text(raw, str(path), check=False).model
 
 
 async def execute(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
-    from tftui.flow.load import load_flow_text
+    from tftui.flow.load import load_flow, load_flow_text
 
     phase = pr.phase
     if not isinstance(phase, (FlowPhase, ExpandPhase)):
@@ -126,7 +125,7 @@ async def execute(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
         cycle = cycle_text(stack, key, use)
         if cycle is not None:
             return _failed(f"Phase '{phase.id}': recursive use of flow '{use}' refused: {cycle}")
-        loaded = load_flow_text(path.read_bytes(), str(path), args=args)
+        loaded = load_flow(path, args=args)  # unreadable, not regular or too big: an error, not a crash
         if loaded.flow is None:
             first = next((d.message for d in loaded.errors), "invalid flow")
             return _failed(f"Phase '{phase.id}': saved flow '{use}' is invalid: {first}")
