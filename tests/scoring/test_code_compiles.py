@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import stat
@@ -244,3 +245,26 @@ async def test_a_hostile_pythonstartup_and_sitecustomize_never_run(
     assert ok.passed, ok.detail
     assert not bad.passed and "SyntaxError" in bad.detail
     assert not marker.exists()
+
+
+async def test_a_compiler_whose_child_leaves_its_group_ends_at_the_timeout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_compilers_trusted: None
+) -> None:
+    import secrets
+    import subprocess
+
+    token = f"tftui-test-{secrets.token_hex(6)}"
+    write_script(tmp_path / "bin" / "node", f"setsid sh -c 'sleep 300; : {token}' &\nsleep 300")
+    monkeypatch.setenv("PATH", str(tmp_path / "bin") + os.pathsep + "/usr/bin" + os.pathsep + "/bin")
+    result = await asyncio.wait_for(run_code_compiles(scorer("javascript"), 0, "1", timeout_s=1), 60)
+    assert result.detail == "compiler timed out after 1000ms"
+
+    def left() -> list[str]:
+        listing = subprocess.run(["ps", "-eo", "pid=,stat=,args="], capture_output=True, text=True).stdout
+        return [row for row in listing.splitlines() if token in row and not row.split()[1].startswith("Z")]
+
+    for _ in range(50):
+        if not left():
+            break
+        await asyncio.sleep(0.1)
+    assert left() == []
