@@ -84,7 +84,7 @@ def _plural(n: int, word: str) -> str:
 def run(args: argparse.Namespace) -> int:
     from tftui.agents.definitions import known_agent_names
     from tftui.commands.flow_args import parse_arg_list
-    from tftui.config import cwd_bridge_allowed, load_config
+    from tftui.config import apply_limits, cwd_bridge_allowed, load_config
     from tftui.flow.load import load_flow
 
     parsed = parse_arg_list(args.arg)
@@ -99,7 +99,9 @@ def run(args: argparse.Namespace) -> int:
     report: list[dict[str, Any]] = []
     flows = [p for p in args.flows if not p.endswith(REPLIES_SUFFIX)]
     for path in flows:
-        bridge = cwd_bridge_allowed(load_config(path), args.allow_cwd_bridge)
+        config = load_config(path)
+        apply_limits(config)  # the regex budget the nested-quantifier warning names (docs/linter.md §2.4)
+        bridge = cwd_bridge_allowed(config, args.allow_cwd_bridge)
         result = load_flow(
             path,
             args=flow_args,
