@@ -26,6 +26,7 @@ from textual.widgets.text_area import Selection
 
 from tftui.tui.clipboard import copy_text
 from tftui.tui.widgets.folded import Folded
+from tftui.tui.widgets.ordered_input import OrderedInput
 
 FULL_TEXT_CSS = """
 FullTextScreen { align: center middle; }
@@ -80,7 +81,7 @@ class FullTextScreen(ModalScreen[None]):
         with Vertical():
             yield Folded(f"{self.title_text} — {lines:,} line{'s' if lines != 1 else ''}", classes="modal-title")
             yield area
-            yield Input(placeholder="find (enter: first match after the cursor · esc: back)", id="full-text-search")
+            yield OrderedInput(placeholder="find (enter: first match after the cursor · esc: back)", id="full-text-search")
             yield Folded(HINT, classes="modal-hint", id="full-text-hint")
 
     @property

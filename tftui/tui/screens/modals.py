@@ -12,6 +12,7 @@ from textual.widgets import Button, Input, TextArea
 
 from tftui.tui.actions import VERBS, VERBS_BY_ID, key_for
 from tftui.tui.widgets.folded import Folded
+from tftui.tui.widgets.ordered_input import OrderedInput
 from tftui.verbs import verbs_for
 
 MODAL_CSS = """
@@ -250,7 +251,7 @@ class LineInputScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="modal-box"):
             yield Folded(self.title_text, classes="modal-title", markup=False)
-            yield Input(value=self.value, id="line-input")
+            yield OrderedInput(value=self.value, id="line-input")
             yield Folded(self.hint, classes="modal-hint", markup=False)
 
     def on_mount(self) -> None:

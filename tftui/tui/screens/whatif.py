@@ -23,6 +23,7 @@ from tftui.lang.values import js_number_str, js_to_number
 from tftui.present import whatif_text
 from tftui.tui.screens.modals import MODAL_CSS
 from tftui.tui.widgets.folded import Folded
+from tftui.tui.widgets.ordered_input import OrderedInput
 
 # The scorer fields the form offers, by scorer type (strings vs numbers).
 TEXT_FIELDS = {"contains": ("value",), "exact-match": ("value",), "regex": ("pattern",)}
@@ -154,6 +155,10 @@ class WhatIfScreen(ModalScreen[None]):
     WhatIfScreen #whatif-foot { dock: bottom; height: auto; }
     WhatIfScreen .modal-box { overflow-y: auto; }
     WhatIfScreen .modal-title { dock: top; }
+    /* 80x24: the form scrolls in fewer rows and the buttons take one row, so the whole verdict
+       (down to the estimate line the README's walkthrough reads) shows above them */
+    WhatIfScreen.-short #whatif-form { max-height: 5; }
+    WhatIfScreen.-short #whatif-foot .modal-buttons Button { height: 1; border: none; min-width: 8; }
     """
     BINDINGS = [
         Binding("ctrl+w", "write", "Write to file", priority=True),
@@ -182,7 +187,7 @@ class WhatIfScreen(ModalScreen[None]):
                 for key, label, text in form_fields(self.score) if self.score else []:
                     with Horizontal(classes="whatif-row"):
                         yield Label(label, markup=False)
-                        yield Input(value=text, id=f"wi-{key}")
+                        yield OrderedInput(value=text, id=f"wi-{key}")
             yield Folded(id="whatif-result", markup=False)
             yield Folded(id="whatif-status", markup=False)
             with Vertical(id="whatif-foot"):
