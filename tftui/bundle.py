@@ -27,6 +27,7 @@ from pathlib import Path
 
 from tftui.engine.events import Event
 from tftui.engine.replay import Recording, Replay, ReplayError, load_run_dir
+from tftui.lang import strict_json
 from tftui.lang.values import JSONObject, JSONValue
 
 BUNDLE_FORMAT = "tftui-bundle"
@@ -200,6 +201,6 @@ def _json(text: str | None) -> JSONValue:
     if text is None:
         return None
     try:
-        return json.loads(text)
+        return strict_json.loads(text)
     except (ValueError, RecursionError):  # nested too deep to be anything a bundle holds
         return None

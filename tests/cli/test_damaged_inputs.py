@@ -51,10 +51,15 @@ def _object_phase_id(rows: list[dict]) -> None:
     rows[1]["phase_id"] = {"a": 1}
 
 
+def _infinite_duration(rows: list[dict]) -> None:
+    next(r for r in rows if "duration_ms" in r)["duration_ms"] = float("inf")  # json.dumps writes Infinity
+
+
 CORRUPTIONS: dict[str, tuple[Callable[[list[dict]], None] | None, str | None, str]] = {
     "seq is a string": (_seq_x, None, "field 'seq' must be a number, got 'x'"),
     "unknown status": (_unknown_status, None, "unknown status 'weird'"),
     "object as phase id": (_object_phase_id, None, "field 'phase_id' must be a string"),
+    "Infinity as a number": (_infinite_duration, None, "not a JSON object"),
     "deep JSON line": (None, "[" * 100_000 + "]" * 100_000, ":4: not a JSON object"),
 }
 

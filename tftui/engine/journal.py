@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from tftui.engine.jsonl import encode_line
+from tftui.lang import strict_json
 from tftui.redaction import redact
 
 __all__ = [
@@ -396,8 +397,8 @@ def _torn_tail_length(path: Path) -> int:
 
 def _parse_line(raw: bytes) -> dict[str, Any] | None:
     try:
-        value = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):  # a line nested too deep is not an event
+        value = strict_json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):  # bad UTF-8 or JSON, NaN/Infinity, nested too deep: not an event
         return None
     return value if isinstance(value, dict) else None
 

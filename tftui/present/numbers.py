@@ -11,14 +11,15 @@ tokens of untracked calls read `? tok` (or `≥ N tok`); JSON gives null (`cost_
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 TOKENS_UNIT = "tok"  # `12.3k tok`; the tree's narrow labels write `12.3kt`
 
 
 def format_duration(ms: float | None) -> str:
-    """`340ms`, `1.5s`, `2m05s`, `1h02m`; '' when unknown or under a millisecond."""
-    if ms is None or ms < 1:
+    """`340ms`, `1.5s`, `2m05s`, `1h02m`; '' when unknown, not finite or under a millisecond."""
+    if ms is None or not math.isfinite(ms) or ms < 1:
         return ""
     if ms < 1000:
         return f"{int(ms)}ms"

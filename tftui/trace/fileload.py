@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any, cast
 
+from tftui.lang import strict_json
 from tftui.trace.integrity import schema_error, schema_problems
 from tftui.trace.model import STEP_KINDS, STEP_STATUSES, ColumnsLoad, StepStatus, TraceColumns, load_columns
 
@@ -49,16 +50,12 @@ class FileLoad:
     nonconforming: tuple[str, str] | None = None
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"JSON does not allow {name}")
-
-
 def _parse(data: bytes) -> Any:
     """`json.loads(data)` with collections paused; raises as json does."""
     paused = gc.isenabled()
     gc.disable()
     try:
-        return json.loads(data, parse_constant=_reject_constant)
+        return strict_json.loads(data)
     finally:
         if paused:
             gc.enable()
