@@ -125,3 +125,19 @@ def test_plain_lines_yaml_refuses_still_load_with_a_warning():
     assert (d.description, d.tools, d.system) == ("Writes copy: headlines, taglines.", ["read"], "Body")
     assert problems == ["agents/copy.md: line 3: not valid YAML (mapping values are not allowed here); "
                         "read as plain 'key: value' lines — quote the value to silence this"]
+
+
+def test_front_matter_aliases_are_refused_not_expanded():
+    """`&a`/`*a` nest exponentially (a few hundred bytes become gigabytes when read as text)."""
+    level = "[x, x, x, x, x, x, x, x, x]"
+    lines = [f"a0: &a0 {level}"] + [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 9)]
+    fm = parse_front_matter("---\nname: bomb\n" + "\n".join(lines) + "\n---\nbody\n")
+    assert fm.errors == ["line 3: YAML anchors and aliases are not read in agent files"]
+    assert fm.meta == {} and fm.body.strip() == "body"
+
+
+def test_front_matter_nested_too_deep_is_an_error_not_a_crash():
+    fm = parse_front_matter("---\nx: " + "[" * 5000 + "]" * 5000 + "\n---\nbody\n")
+    assert fm.errors == ["line 2: the front matter nests [ or { more than 32 deep"]
+    fm = parse_front_matter("---\nx: [[a, b], {c: [d]}]\n---\nbody\n")
+    assert fm.errors == [] and fm.meta["x"]

@@ -89,6 +89,11 @@ def parse_front_matter(text: str) -> FrontMatter:
 
 def _yaml_mapping(source: str, *, first_line: int) -> tuple[dict[str, MetaValue], list[str], list[str]]:
     """The YAML mapping in `source` (its line 1 is the file's line `first_line`): (meta, errors, warnings)."""
+    if _flow_depth(source) > MAX_FLOW_DEPTH:  # PyYAML's scanner is slow and recursive on deep [[[…]]]
+        return {}, [f"line {first_line}: the front matter nests [ or {{ more than {MAX_FLOW_DEPTH} deep"], []
+    alias = _first_alias(source)
+    if alias is not None:  # `&a [*b, *b, …]` nests exponentially: a few hundred bytes become gigabytes
+        return {}, [f"line {first_line + alias}: YAML anchors and aliases are not read in agent files"], []
     loader = yaml.SafeLoader(source)
     try:
         node = loader.get_single_node()
@@ -99,6 +104,8 @@ def _yaml_mapping(source: str, *, first_line: int) -> tuple[dict[str, MetaValue]
             shown = source.strip().splitlines()[0] if source.strip() else ""
             return {}, [f"line {line}: expected 'key: value', got {shown!r}"], []
         data = loader.construct_document(node)
+    except RecursionError:
+        return {}, [f"line {first_line}: the front matter is nested too deeply to read"], []
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {first_line + mark.line}: " if mark is not None else ""
@@ -166,6 +173,32 @@ def _strip_comment(line: str) -> str:
         elif ch == "#" and not quote and (i == 0 or line[i - 1].isspace()):
             return line[:i]
     return line
+
+
+MAX_FLOW_DEPTH = 32  # front matter holds names, descriptions and lists of tools: a few levels at most
+
+
+def _flow_depth(source: str) -> int:
+    """How deep `[`/`{` nest in `source`, quotes ignored (an over-estimate is fine: it only refuses)."""
+    depth = deepest = 0
+    for ch in source:
+        if ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}" and depth:
+            depth -= 1
+    return deepest
+
+
+def _first_alias(source: str) -> int | None:
+    """The line (0-based) of the first YAML anchor or alias in `source`, else None."""
+    try:
+        for token in yaml.scan(source, Loader=yaml.SafeLoader):
+            if isinstance(token, (yaml.AnchorToken, yaml.AliasToken)):
+                return int(token.start_mark.line)
+    except (yaml.YAMLError, RecursionError):  # reported by the real parse
+        return None
+    return None
 
 
 def _unquote(value: str) -> str:
