@@ -13,6 +13,8 @@ import threading
 import time
 from collections.abc import Callable
 
+from tftui.redaction import redact_known
+
 TAIL_CHARS = 200  # what a one-line view (the tree's live sub-line) looks at
 
 
@@ -57,13 +59,16 @@ class LiveText:
         return changed
 
     def text(self, node_path: str) -> str:
+        """The call's answer so far, with every known secret masked: the runners mask only the
+        final answer, and a secret split across pieces is whole only in the joined text."""
         with self._lock:
             parts = self._parts.get(node_path)
             if not parts:
                 return ""
             if len(parts) > 1:  # joined once per read, kept joined
                 parts[:] = ["".join(parts)]
-            return parts[0]
+            joined = parts[0]
+        return redact_known(joined)
 
     def node_paths(self, phase_id: str) -> list[str]:
         with self._lock:
