@@ -94,3 +94,14 @@ class AgentResult:
 @runtime_checkable
 class AgentRunner(Protocol):
     async def run(self, request: AgentRequest) -> AgentResult: ...
+
+
+# What a runner's usage records can be trusted for (docs/scheduling.md §6). A runner says so with
+# `reports_usage` / `reports_cost` attributes; one that says nothing is metered. A runner that
+# wraps another (a cassette, a node-path prefix) reports what the wrapped one does.
+def reports_usage(runner: object) -> bool:
+    return getattr(runner, "reports_usage", True) is not False
+
+
+def reports_cost(runner: object) -> bool:
+    return getattr(runner, "reports_cost", True) is not False

@@ -75,3 +75,20 @@ def test_formatters_never_print_zero_for_unknown() -> None:
     assert present.usage_text(partial) == f"{present.format_tokens(42)}t ≥{present.format_cost(0.5)}"
     assert present.cost_json(known) == 0.5
     assert present.spend_cost_text(known) == present.format_cost(0.5)
+
+
+def test_cassette_with_a_cli_agent_for_the_new_calls_reads_unknown(tmp_path: Path, tftui) -> None:
+    """`--from` replays the recorded calls; the calls whose prompt changed go to the CLI agent,
+    whose usage is unknown: the run must not count them as a known 0 tok / $0.00."""
+    flow = write_flow(tmp_path, {"a": ["A"], "b": ["B"]})
+    first = tftui("run", str(flow), "--json")
+    assert first.code == 0, first.stderr
+    recorded = Path(first.json()["run_dir"])
+    changed = dict(FLOW, phases=[FLOW["phases"][0], dict(FLOW["phases"][1], task="changed {steps.a.output}")])
+    flow.write_text(json.dumps(changed))
+    cat = f"{sys.executable} -c \"import sys; print(sys.stdin.read()[:5])\""
+    done = tftui("run", str(flow), "--from", str(recorded), "--agent-cmd", cat, "--json")
+    assert done.code == 0, done.stderr
+    out = done.json()
+    assert out["phases"]["b"]["usage"] == {"input": None, "output": None, "costUSD": None}
+    assert out["totals"]["costUSD"] is None

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tftui.agent_types import AgentRequest, AgentResult, AgentRunner, Usage
+from tftui.agent_types import AgentRequest, AgentResult, AgentRunner, Usage, reports_cost, reports_usage
 
 
 @dataclass
@@ -71,6 +71,16 @@ class CassetteRunner:
         self.live = 0
         self.log: list[tuple[str, str]] = []  # (node path, "replay" | "live" | "missing")
         self.saved_usage = Usage()
+
+    # Live calls go to `live_runner`, so the run's usage is as trustworthy as its (a replayed call
+    # spends nothing, which is known); without one every call is replayed.
+    @property
+    def reports_usage(self) -> bool:
+        return self.live_runner is None or reports_usage(self.live_runner)
+
+    @property
+    def reports_cost(self) -> bool:
+        return self.live_runner is None or reports_cost(self.live_runner)
 
     @property
     def recorded(self) -> int:

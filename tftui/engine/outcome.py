@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from tftui.agent_types import reports_cost, reports_usage
 from tftui.engine import events as ev
 from tftui.engine.context import step_view
 from tftui.engine.state import PhaseState, PhaseStatus
@@ -33,12 +34,12 @@ def refusal(flow: Any, runner: Any) -> str | None:
     """docs/scheduling.md §6: a budget needs usage accounting from the runner (`reports_usage` / `reports_cost`)."""
     if flow.budget is None:
         return None
-    if getattr(runner, "reports_usage", True) is False:
+    if not reports_usage(runner):
         return (
             "Usage accounting is unavailable for this host; refusing budgeted flow "
             f"'{flow.name}' because its token/USD ceiling cannot be enforced"
         )
-    if flow.budget.max_usd is not None and getattr(runner, "reports_cost", True) is False:
+    if flow.budget.max_usd is not None and not reports_cost(runner):
         return (
             "This host reports tokens but not cost, so budget.maxUSD cannot be enforced. "
             "Use budget.maxTokens or a host with cost accounting."

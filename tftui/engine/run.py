@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tftui.agent_types import AgentRunner
+from tftui.agent_types import AgentRunner, reports_cost, reports_usage
 from tftui.engine import cwd_bridge, outcome
 from tftui.engine import events as ev
 from tftui.engine.admission import Admission, admit, check_guard, satisfied
@@ -96,8 +96,8 @@ class Run:
         self.flow = flow
         self.runner = runner
         self.metering = Metering(  # docs/scheduling.md §6: what the runner's usage records can be trusted for
-            usage=getattr(runner, "reports_usage", True) is not False,
-            cost=getattr(runner, "reports_cost", True) is not False,
+            usage=reports_usage(runner),
+            cost=reports_cost(runner),
         )
         self.debugger = debugger
         self.journal = journal

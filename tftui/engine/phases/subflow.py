@@ -31,7 +31,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tftui.agent_types import AgentRequest, AgentResult, AgentRunner
+from tftui.agent_types import AgentRequest, AgentResult, AgentRunner, reports_cost, reports_usage
 from tftui.engine import events as ev
 from tftui.engine.context import build_context, step_view
 from tftui.engine.phases.base import PhaseHost, PhaseOutcome, PhaseRun
@@ -69,8 +69,8 @@ class PrefixRunner:
     def __init__(self, runner: AgentRunner, prefix: str) -> None:
         self.runner = runner
         self.prefix = prefix
-        self.reports_usage = getattr(runner, "reports_usage", True)
-        self.reports_cost = getattr(runner, "reports_cost", True)
+        self.reports_usage = reports_usage(runner)
+        self.reports_cost = reports_cost(runner)
 
     async def run(self, request: AgentRequest) -> AgentResult:
         return await self.runner.run(dataclasses.replace(request, node_path=self.prefix + request.node_path))
