@@ -52,3 +52,23 @@ def test_a_trace_whose_text_looks_secret_is_the_redacted_one(tmp_path: Path) -> 
     written = (run_dir / "trace.json").read_text(encoding="utf-8")
     assert secret not in json.loads(written)["steps"][0]["name"]  # the root step came through the journal's redaction
     assert written == _disk_trace(run_dir, tmp_path)
+
+
+def test_a_live_trace_read_mid_run_equals_the_trace_of_the_events_so_far() -> None:
+    """The debugger's Trace tab reads a LiveTrace while the run goes (tftui/tui/trace_tab.py)."""
+    from tftui.engine.run import run_flow
+    from tftui.trace.model import dump_columns
+    from tftui.trace.record import LiveTrace, trace_columns_from_events
+
+    path = SAMPLES / "subflow_race.json"
+    flow = load_flow(path).flow
+    assert flow is not None
+    replies = ScriptedRunner.from_file(path.with_name(path.stem + ".replies.json"))
+    result = asyncio.run(run_flow(flow, runner=replies, clock=InstantClock(), keep_events=True))
+    assert result.events is not None
+    live = LiveTrace()
+    for n, event in enumerate(result.events, start=1):
+        live.feed(event)
+        if n % 3 == 0 or n == len(result.events):
+            expected = trace_columns_from_events(result.events[:n], "tab")
+            assert dump_columns(live.columns({}, fixture="tab")) == dump_columns(expected), n

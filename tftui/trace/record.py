@@ -327,9 +327,10 @@ class LiveTrace:
 
     __call__ = feed
 
-    def columns(self, meta: JSONObject) -> TraceColumns:
-        """The normalized trace so far; the fixture is named as `trace_run_dir` names it."""
-        self._recorder.fixture = _fixture_name(meta, [self._started] if self._started is not None else [])
+    def columns(self, meta: JSONObject, *, fixture: str | None = None) -> TraceColumns:
+        """The normalized trace so far (callable again as more events come); the fixture is
+        `fixture`, else named as `trace_run_dir` names it."""
+        self._recorder.fixture = fixture or _fixture_name(meta, [self._started] if self._started is not None else [])
         return self._recorder.trace()
 
     def write(self, run_dir: str | Path, meta: JSONObject) -> tuple[Path | None, list[str]]:

@@ -5,8 +5,11 @@ Events are kept from the first `RunStarted` of a fresh run (not `resumed`) on, s
 partial re-run (`u`, `r`) the tab shows the whole run like the journal that run writes
 (which starts with the previous run's events; see tftui.run_service).
 
-Cost: the trace is rebuilt only when the tab is shown and the event count changed since
-the last build, and at most every `REFRESH_S` while the run goes.
+Cost: events are folded into the trace as they arrive (tftui.trace.record.LiveTrace, the
+recorder `tftui run` writes trace.json with), so showing the tab only turns the steps so far
+into the tab's trace, never re-reads the whole run; that happens only when the tab is shown
+and the event count changed since the last build, and at most every `REFRESH_S` while the
+run goes.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from rich.text import Text
 
 from tftui.engine import events as ev
 from tftui.trace.model import AgentTrace
+from tftui.trace.record import LiveTrace
 from tftui.trace.report import GateReport
 from tftui.tui import trace_text
 
@@ -43,6 +47,7 @@ class TraceTab:
         self.flow_name = flow_name
         self.runs_root = runs_root  # where this flow's runs are journaled: the sparklines read them
         self.events: list[ev.Event] = []
+        self._live = LiveTrace()  # the trace of `events`, folded as they come
         self._built: _Built | None = None
         self._built_at = 0.0
         self._rules: trace_text.RulesCache | None = None
@@ -65,11 +70,14 @@ class TraceTab:
         for event in events:
             if isinstance(event, ev.RunStarted) and not event.resumed:
                 self.events = []  # a fresh run (a sub-flow's RunStarted arrives wrapped)
+                self._live = LiveTrace()
             self.events.append(event)
+            self._live.feed(event)
 
     def restart(self, events: Iterable[ev.Event]) -> None:
         """Start over from these events (time travel back in a replay)."""
         self.events = []
+        self._live = LiveTrace()
         self.feed(events)
 
     def due(self) -> None:
@@ -105,9 +113,10 @@ class TraceTab:
         )
         if built is None or (built.key != key and not fresh_enough):
             self._built_at = now
-            from tftui.trace.record import trace_from_events
+            from tftui.trace.normalize import columns_to_trace
 
-            trace = trace_from_events(events, trace_text.fixture_name(self.flow_path, self.flow_name))
+            fixture = trace_text.fixture_name(self.flow_path, self.flow_name)
+            trace = columns_to_trace(self._live.columns({}, fixture=fixture))
             history = None if running else self._history()
             built = self._built = _Built(key, trace, trace_text.evaluate(trace, rules), {}, history)
         narrow = width is not None and width < trace_text.NARROW
