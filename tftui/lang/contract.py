@@ -169,25 +169,44 @@ def _compile(schema: JSONValue) -> Check:
     return check
 
 
-# Cache of compiled contracts keyed by the schema's repr: equal schemas written out in many
-# phases (1,000 score gates with one json-schema scorer) compile once, and an in-place edit
-# changes the key. repr tells 1 from 1.0 from True, so equal keys mean the same contract.
-_CACHE: dict[str, Check] = {}
+# Compiled contracts, cached twice: by the schema object (id, confirmed by equality with a
+# private snapshot, so a hot path passing the same object pays a dict lookup and a compare),
+# and by the schema's repr, so equal schemas written out in many phases (1,000 score gates
+# with one json-schema scorer) compile once. repr tells 1 from 1.0 from True, so equal keys
+# mean the same contract; an in-place edit fails the snapshot compare and changes the repr.
+_BY_ID: dict[int, tuple[JSONValue, JSONValue, Check]] = {}
+_BY_TEXT: dict[str, Check] = {}
 _CACHE_MAX = 4096
 
 
 def compile_contract(schema: JSONValue) -> Check:
+    entry = _BY_ID.get(id(schema))
+    if entry is not None and entry[0] is schema and entry[1] == schema:
+        return entry[2]
     try:
-        key = repr(schema)
-    except (RecursionError, ValueError):  # too deep to print: compile it, uncached
-        return _compile(schema)
-    compiled = _CACHE.get(key)
+        key: str | None = repr(schema)
+    except (RecursionError, ValueError):  # too deep to print: compile it, cached by object only
+        key = None
+    compiled = _BY_TEXT.get(key) if key is not None else None
     if compiled is None:
         compiled = _compile(schema)
-        if len(_CACHE) >= _CACHE_MAX:
-            _CACHE.clear()
-        _CACHE[key] = compiled
+        if key is not None:
+            if len(_BY_TEXT) >= _CACHE_MAX:
+                _BY_TEXT.clear()
+            _BY_TEXT[key] = compiled
+    if len(_BY_ID) >= _CACHE_MAX:
+        _BY_ID.clear()
+    # Keep the object alive (so its id is not reused) and a snapshot to detect in-place edits.
+    _BY_ID[id(schema)] = (schema, _snapshot(schema), compiled)
     return compiled
+
+
+def _snapshot(value: JSONValue) -> JSONValue:
+    if isinstance(value, Mapping):
+        return {k: _snapshot(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_snapshot(v) for v in value]
+    return value
 
 
 def contract_violations(value: JSONValue, schema: JSONValue) -> list[str]:
