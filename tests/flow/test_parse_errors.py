@@ -66,3 +66,9 @@ def test_every_entry_prints_the_clear_message_and_runs_nothing(entry: str, tmp_p
     assert code == (1 if entry == "check" else 2)
     assert f"{flow}:1:1: error: Invalid JSON: this looks like YAML; tftui reads JSON flows" in captured.out + captured.err
     assert not (tmp_path / ".tftui").exists()
+
+
+@pytest.mark.parametrize("text", ['{"name": "x",', '{"name": "x",\n  \n'])
+def test_a_file_cut_short_after_a_comma_says_it_ends_early(text: str):
+    d = _only(text)
+    assert "the file ends here" in d.message and "remove the comma" not in d.message

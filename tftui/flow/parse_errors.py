@@ -69,9 +69,11 @@ def json_error(text: str, exc: json.JSONDecodeError) -> Diagnostic:
         return Diagnostic("error", f"Invalid JSON: missing comma after line {line}? (expected ','{after})", line, col)
     if msg == "Expecting property name enclosed in double quotes":
         found = text[pos : pos + 1]
-        if found == "'":
+        if not text[pos:].strip():
+            fix = "the file ends here: is the end of the flow missing?"
+        elif found == "'":
             fix = "JSON strings use double quotes: write \"key\", not 'key'"
-        elif found in "}]":
+        elif found and found in "}]":
             fix = "a trailing comma before it? remove the comma"
         else:
             fix = f"found {_next_word(text, pos)}; keys are strings in double quotes"
