@@ -256,7 +256,7 @@ async def test_data_breakpoint_stops_at_the_right_attempt(h):
         box.value = "{phase.attempt} >="
         await pilot.pause()
         feedback = str(app.screen.query_one("#databreak-feedback").render())
-        assert "✗ unexpected end (column 19)" in feedback
+        assert "✗ unexpected end (at column 19)" in feedback
         await pilot.press("enter")  # refused: the modal stays
         assert isinstance(app.screen, DataBreakpointScreen)
         box.value = "{phase.attempt} >= 2"

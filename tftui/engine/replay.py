@@ -164,10 +164,11 @@ class Replay:
     def seek(self, expr: str, *, backward: bool = False) -> RunState | None:
         """Move to the next (or previous) position where the data breakpoint `expr` turns
         true (false just before, true there), like the live debugger's data breakpoints.
-        None — and the cursor stays put — when it never does, or `expr` does not parse."""
-        from tftui.lang.condition import syntax_error
+        None — and the cursor stays put — when it never does, or `expr` is no data breakpoint
+        the live debugger would take (`databreak.problems`: bad syntax, a name it cannot read)."""
+        from tftui.engine.databreak import problems
 
-        if syntax_error(expr) is not None:
+        if problems(expr):
             return None
         start = self._position
         positions = range(start - 1, 0, -1) if backward else range(start + 1, len(self.events) + 1)

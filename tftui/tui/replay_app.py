@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 from textual.binding import BindingType
 
+from tftui.engine import databreak
 from tftui.engine.replay import Replay
 from tftui.flow.model import Flow
 from tftui.present import HeaderPart
@@ -160,9 +161,13 @@ class ReplayScreen(MainScreen, inherit_bindings=False):
             if not expr:
                 return
             self.last_seek = expr
+            problems = databreak.problems(expr)  # the live debugger's check, word for word
+            if problems:
+                self.app.notify("; ".join(problems), severity="warning")
+                return
             self.replay.state_at(self.position)
             if self.replay.seek(expr) is None:
-                self.app.notify(f"`{expr}` does not turn true after event {self.position} (or does not parse).")
+                self.app.notify(f"`{expr}` does not turn true after event {self.position}.")
                 return
             self.move_to(self.replay.position)
 

@@ -28,11 +28,11 @@ def feedback(expr: str, current: list[str]) -> str:
         return "type a condition (the flow's `when` language)"
     if expr in current:
         return "already set — enter removes it"
-    error = syntax_error(expr)
-    if error is not None:
+    problems = databreak.problems(expr)  # the words the refusal uses too
+    error = syntax_error(expr)  # only for where the caret goes
+    if error is not None and problems:
         caret = " " * max(0, min(error.position, len(expr))) + "^"
-        return f"{expr}\n{caret}\n✗ {error.message} (column {error.position + 1})"
-    problems = databreak.problems(expr)
+        return f"{expr}\n{caret}\n✗ {problems[0]}"
     if problems:
         return "\n".join(f"✗ {p}" for p in problems) + f"\n  known: {KNOWN}"
     return "✓ syntax OK, names known — enter adds it"
