@@ -29,6 +29,7 @@ def test_cli_agent_without_usage_reads_unknown(tmp_path: Path, tftui) -> None:
     out = done.json()
     assert out["totals"]["costUSD"] is None  # null, never 0.0
     assert out["totals"]["untrackedCalls"] == 2
+    assert out["totals"]["tokens"] is None and out["totals"]["inputTokens"] is None  # unknown, not 0
     assert out["phases"]["a"]["usage"] == {"input": None, "output": None, "costUSD": None}
     summary = tftui("run", str(flow), "--agent-cmd", cat).stderr.strip().splitlines()[-1]
     assert "? tok" in summary and "cost unknown" in summary
@@ -36,6 +37,8 @@ def test_cli_agent_without_usage_reads_unknown(tmp_path: Path, tftui) -> None:
     listing = tftui("runs", str(flow))
     row = next(line for line in listing.stdout.splitlines() if "spend" in line)
     assert "$0.00" not in row and row.split()[-2:] == ["?", "$?"]
+    (listed,) = tftui("runs", str(flow), "--json").json()[-1:]
+    assert listed["tokens"] is None and listed["cost_usd"] is None
 
 
 def test_some_calls_unpriced_total_is_a_lower_bound(tmp_path: Path, tftui) -> None:

@@ -102,7 +102,7 @@ def _load_checked(flow_path: Path, args: dict[str, Any], cli: argparse.Namespace
             write_raw(sys.stdout, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return None
     for warning in check_cli_arg_names(cli.args, result.flow):  # a typo'd name raises UsageProblem
-        _err(f"tftui run: warning: {warning}")
+        _err(f"tftui run: warning: {warning}", glyphs)
     return result.flow, result.source_text
 
 

@@ -43,9 +43,10 @@ def totals(state: RunState, *, calls: int | None = None, duration_ms: float | No
         "blocked": statuses.count("blocked"),
         "pending": sum(1 for s in statuses if s in ("pending", "running")),
         "attempts": count_calls(state) if calls is None else calls,
-        "inputTokens": int(usage.get("input", 0) or 0),
-        "outputTokens": int(usage.get("output", 0) or 0),
-        "tokens": int(usage.get("input", 0) or 0) + int(usage.get("output", 0) or 0),
+        # null when no call reported its tokens (unknown, not 0), as each phase's usage says
+        "inputTokens": int(usage.get("input", 0) or 0) if present.tokens_known(usage) else None,
+        "outputTokens": int(usage.get("output", 0) or 0) if present.tokens_known(usage) else None,
+        "tokens": present.usage_tokens(usage) if present.tokens_known(usage) else None,
         "costUSD": present.cost_json(usage),  # null: some call's cost is unknown
     }
     if not present.cost_known(usage):
@@ -60,7 +61,7 @@ def totals(state: RunState, *, calls: int | None = None, duration_ms: float | No
 
 def _usage_json(phase: PhaseState) -> dict[str, Any]:
     u = phase.usage
-    unknown = present.untracked_calls(u) > 0 and not present.usage_tokens(u)  # reported by no call
+    unknown = not present.tokens_known(u)  # reported by no call
     return {
         "input": None if unknown else int(u.get("input", 0) or 0),
         "output": None if unknown else int(u.get("output", 0) or 0),

@@ -112,12 +112,12 @@ def summarize(run_dir: Path) -> dict[str, Any]:
         "phases_done": sum(1 for s in statuses if s in ("done", "blocked")),
         "phases_total": len(statuses),
         "phase_statuses": {s: statuses.count(s) for s in present.DISPLAY_STATUSES if s in statuses},
-        "tokens": tokens,
+        "tokens": tokens if present.tokens_known(spend) else None,  # null: no call reported its tokens
         "cost_usd": present.cost_json(spend),  # null: some call's cost is unknown
         "tokens_text": present.spend_tokens_count(spend),
         "cost_text": present.spend_cost_variants(spend)[-1],
         "seeded_from": meta.get("seededFrom"),  # the earlier run this re-run continues (its tokens are not counted)
-        "tokens_with_seed": total_tokens,
+        "tokens_with_seed": total_tokens if present.tokens_known(usage) else None,
         "run_dir": str(run_dir),
         "warnings": warnings,
     }

@@ -98,12 +98,18 @@ def cost_json(usage: Mapping[str, object] | None) -> float | None:
     return round(usage_cost(usage), 6) if cost_known(usage) else None
 
 
+def tokens_known(usage: Mapping[str, object] | None) -> bool:
+    """False when calls were made and none of them reported its tokens (a CLI agent): the count
+    is unknown, not 0. One rule for the debugger, `tftui run`, `runs` and `--json`."""
+    return not (untracked_calls(usage) and not usage_tokens(usage))
+
+
 def spend_tokens_count(usage: Mapping[str, object] | None) -> str:
     """`489`; `?` when no call reported usage; `≥ 489` when some did not (a column: `tftui runs`)."""
     tokens = usage_tokens(usage)
     if not untracked_calls(usage):
         return format_tokens(tokens)
-    return f"≥ {format_tokens(tokens)}" if tokens else "?"
+    return f"≥ {format_tokens(tokens)}" if tokens_known(usage) else "?"
 
 
 def spend_tokens_text(usage: Mapping[str, object] | None) -> str:

@@ -122,7 +122,7 @@ def overview(
             if duration:
                 out.append(f"Duration: {duration}\n")
         u = state.usage or {}
-        if present.untracked_calls(u) and not present.usage_tokens(u):
+        if not present.tokens_known(u):
             out.append("Usage: unknown (the agent reported none)\n")
         elif u.get("input") or u.get("output") or u.get("cost") or not present.cost_known(u):
             cost = present.spend_cost_text(u) if (u.get("cost") or not present.cost_known(u)) else ""
