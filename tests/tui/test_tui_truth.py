@@ -273,3 +273,33 @@ async def test_streamed_answer_shows_while_it_arrives(h, tmp_path, size, ascii):
             assert "streaming" not in final and "The quick brown fox" in final
     finally:
         server.close()
+
+
+# -- item 12: clocks that agree: pauses are nobody's time; --no-animations still ticks ----------
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("ascii", LOOKS)
+async def test_paused_time_counts_in_no_clock_and_clocks_tick_without_animations(h, size, ascii):
+    from tftui.engine.clock import InstantClock
+
+    clock = InstantClock()
+    app = h.make_app(h.FIXTURES / "review.json", clock=clock, ascii=ascii)
+    app.show_times = True  # make_app turns times off for stable labels; this test is about them
+    async with app.run_test(size=size) as pilot:
+        app.main.dag.show_times = True
+        await pilot.press("n")  # a stepped run: paused before fetch
+        await h.settle(pilot, lambda: app.state.paused is not None)
+        await pilot.press("n")  # fetch has started, paused before its first attempt
+        await h.settle(pilot, lambda: app.state.paused is not None and app.state.paused.point == "before-attempt")
+        clock.now += 3600  # an hour spent reading while paused
+        app.main._tick_clock()  # the 1 s clock tick (animations are off: no spinner tick)
+        await pilot.pause()
+        row = next(line for line in h.screen_lines(app) if " fetch " in line)
+        header = h.screen_lines(app)[0]
+        assert "1h" not in row and "60m" not in row, row  # the pause is not the phase's time
+        assert "1h" not in header, header
+        clock.now += 2.5  # running time after the pause... is counted once it resumes
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        await pilot.pause()
+        header = h.screen_lines(app)[0]
+        assert "1h" not in header, header

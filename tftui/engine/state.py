@@ -158,6 +158,8 @@ class PhaseState:
     round: int = 0  # current onBlock round (gates) / re-run round (upstream phases)
     runs: int = 0  # how many times the phase started (onBlock re-runs, debugger re-runs)
     extra: dict[str, Any] = field(default_factory=dict)
+    paused_base: float = 0.0  # the run's paused_s when the phase started (its own pauses come after)
+    usage_base: dict[str, Any] = field(default_factory=empty_usage)  # its earlier rounds' usage (see _started)
     items_total: int | None = None  # map phases: the item count once `over` resolved (ItemsResolved)
     # flow / nested expand phases: the child run's state, folded from SubflowEvents
     # (child phase ids are local: `sub.phases["summarize"]` is `research/summarize`)
@@ -185,6 +187,11 @@ class RunState:
     last_seq: int = 0
     event_count: int = 0
     resumed: bool = False
+    # Time, as the engine counts a phase's duration (paused time left out): the pauses of this
+    # run so far, the one in progress, and the active time of the earlier runs a re-run continues.
+    paused_s: float = 0.0
+    paused_since: float | None = None
+    earlier_s: float = 0.0
     metering: Metering = METERED  # the runner's, from RunStarted (whether a missing usage is unknown)
     # Phases whose results a saved edit of the flow made out of date (PhasesStale); a phase
     # leaves the set when it starts again or is reset (a partial re-run brings it up to date).
@@ -213,6 +220,13 @@ def _run_started(state: RunState, e: ev.RunStarted) -> None:
     state.flow_path = e.flow_path
     state.args = dict(e.args)
     state.status = "running"
+    # A partial re-run continues this state: the run's time so far is the earlier runs' active
+    # time plus this one's (the time between them, spent reading, is nobody's).
+    if e.resumed and state.started_at is not None and state.ended_at is not None:
+        state.earlier_s += max(0.0, state.ended_at - state.started_at - state.paused_s)
+    elif not e.resumed:
+        state.earlier_s = 0.0
+    state.paused_s, state.paused_since = 0.0, None
     state.started_at = e.ts
     state.ended_at = None
     state.paused = None
@@ -250,13 +264,17 @@ def _started(state: RunState, e: ev.PhaseStarted) -> None:
     p.round = e.round
     p.runs += 1
     p.started_at = e.ts
+    p.paused_base = state.paused_s
     p.ended_at = None
     p.output = None
     p.json = MISSING
     p.error = None
     p.warnings = []
     p.attempts = 0
-    p.usage = empty_usage()
+    # One rule for tokens and cost (README "Cost and usage"): a phase's usage sums every call it
+    # made in the run, its onBlock rework rounds included, as the header's total does.
+    p.usage_base = dict(p.usage) if e.round > 0 else empty_usage()
+    p.usage = dict(p.usage_base)
     p.attempt_log = []
     p.timed_out = False
     p.budget_truncated = False
@@ -378,6 +396,9 @@ def _finished(state: RunState, e: ev.PhaseFinished) -> None:
     if e.usage is not None:
         usage = empty_usage()
         usage.update(e.usage)
+        for key, before in p.usage_base.items():  # the earlier rounds of this phase in the run
+            if isinstance(before, (int, float)) and isinstance(usage.get(key), (int, float)):
+                usage[key] += before
         p.usage = usage
     x = e.extra
     p.extra = x
@@ -431,10 +452,19 @@ def _phases_grafted(state: RunState, e: ev.PhasesGrafted) -> None:
 
 def _paused(state: RunState, e: ev.Paused) -> None:
     state.paused = e
+    if state.paused_since is None:
+        state.paused_since = e.ts
+
+
+def _end_pause(state: RunState, ts: float) -> None:
+    if state.paused_since is not None:
+        state.paused_s += max(0.0, ts - state.paused_since)
+        state.paused_since = None
 
 
 def _resumed(state: RunState, e: ev.Resumed) -> None:
     state.paused = None
+    _end_pause(state, e.ts)
 
 
 def _run_finished(state: RunState, e: ev.RunFinished) -> None:
@@ -443,6 +473,7 @@ def _run_finished(state: RunState, e: ev.RunFinished) -> None:
     state.error = e.error
     state.ended_at = e.ts
     state.paused = None
+    _end_pause(state, e.ts)
     if e.usage is not None:
         usage = empty_usage()
         usage.update(e.usage)

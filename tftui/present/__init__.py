@@ -25,7 +25,15 @@ from tftui.present.numbers import (
     usage_text,
     usage_tokens,
 )
-from tftui.present.phase import counters_text, loop_iterations, phase_duration_ms, plain_reason, progress
+from tftui.present.phase import (
+    counters_text,
+    loop_iterations,
+    paused_s_at,
+    phase_duration_ms,
+    plain_reason,
+    progress,
+    run_elapsed_ms,
+)
 from tftui.present.status import (
     ASCII,
     DISPLAY_STATUSES,
@@ -77,9 +85,11 @@ __all__ = [
     "mark",
     "pause_text",
     "pause_variants",
+    "paused_s_at",
     "phase_duration_ms",
     "plain_reason",
     "progress",
+    "run_elapsed_ms",
     "shown_status",
     "spend_cost_text",
     "spend_cost_variants",

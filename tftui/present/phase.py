@@ -146,7 +146,16 @@ def _summary(phase: PhaseState) -> _LogSummary:
     return summary
 
 
-def phase_duration_ms(phase: PhaseState | None, now: float | None) -> float | None:
+def paused_s_at(state: RunState, now: float | None) -> float:
+    """The run's paused time so far, the pause in progress included."""
+    since = state.paused_since
+    return state.paused_s + (max(0.0, now - since) if since is not None and now is not None else 0.0)
+
+
+def phase_duration_ms(phase: PhaseState | None, now: float | None, paused_s: float = 0.0) -> float | None:
+    """A phase's time as the engine counts it: its duration once finished; while it runs, the
+    time since it started less the run's pauses since then (`paused_s`: `paused_s_at(state, now)`),
+    so a phase's clock never counts paused time nor passes the run's."""
     if phase is None:
         return None
     if phase.duration_ms:
@@ -154,8 +163,19 @@ def phase_duration_ms(phase: PhaseState | None, now: float | None) -> float | No
     if phase.started_at is not None:
         end = phase.ended_at if phase.ended_at is not None else now
         if end is not None:
-            return max(0.0, (end - phase.started_at) * 1000)
+            paused = max(0.0, paused_s - phase.paused_base) if phase.ended_at is None else 0.0
+            return max(0.0, (end - phase.started_at - paused) * 1000)
     return None
+
+
+def run_elapsed_ms(state: RunState, now: float | None) -> float | None:
+    """The run's active time: earlier runs a partial re-run continues, plus this one, pauses left out."""
+    if state.started_at is None:
+        return None
+    end = state.ended_at if state.ended_at is not None else now
+    if end is None:
+        return None
+    return max(0.0, state.earlier_s + end - state.started_at - paused_s_at(state, end)) * 1000
 
 
 def progress(state: RunState, phase_ids: list[str]) -> tuple[int, int]:

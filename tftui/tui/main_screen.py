@@ -339,6 +339,10 @@ class MainScreen(Screen[None]):
     def _tick_clock(self) -> None:
         if self.session.state.status == "running":
             self.refresh_header()
+            if not self.session.animations and self.is_attached and self.query(DagTree):
+                # no spinner tick (--no-animations): the running phases' clocks still advance
+                running = [pid for pid, st in self.session.state.phases.items() if str(st.status) == "running"]
+                self.dag.refresh_phases(running)
 
     def set_state(self, state: RunState) -> None:
         """Show another run state (a fresh run; a replay going back in time)."""

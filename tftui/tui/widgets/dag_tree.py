@@ -131,7 +131,8 @@ class DagTree(Tree[str]):
         if counters:
             text.append(f" {counters}", style=colour)
         if self.show_times:
-            duration = present.format_duration(present.phase_duration_ms(phase, self.now()))
+            now = self.now()
+            duration = present.format_duration(present.phase_duration_ms(phase, now, present.paused_s_at(self.state, now)))
             if duration:
                 text.append(f" {duration}", style="dim")
         usage = present.usage_text(phase.usage if phase else None)

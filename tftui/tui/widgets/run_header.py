@@ -49,9 +49,9 @@ def header_parts(app: Any) -> list[HeaderPart]:
         spec = app.flow.phase(paused_id) if paused_id else None
         parts.append(HeaderPart(present.pause_variants(state.paused, state_at(state, paused_id) if paused_id else None, spec), DROP_PAUSE))
     parts.append(HeaderPart.keep(f"{done}/{total}"))
-    if app.show_times and state.started_at is not None:
-        end = state.ended_at if state.ended_at is not None else app.ctl.clock.time()
-        parts.append(HeaderPart((present.elapsed_text(max(0.0, end - state.started_at) * 1000),), DROP_TIME))
+    elapsed = present.run_elapsed_ms(state, app.ctl.clock.time()) if app.show_times else None
+    if elapsed is not None:  # pauses left out; a partial re-run adds to the run's time
+        parts.append(HeaderPart((present.elapsed_text(elapsed),), DROP_TIME))
     tokens = present.spend_tokens_text(state.usage)
     costs = present.spend_cost_variants(state.usage)
     known_zero = present.cost_known(state.usage) and not present.usage_cost(state.usage)
@@ -74,7 +74,10 @@ def header_parts(app: Any) -> list[HeaderPart]:
     if ctl.runner is not None:  # what will stop the run: always shown, shortened, never dropped
         ff = bool(ctl.running and ctl.clock.skip_all)
         stops = present.stop_variants(sorted(ctl.breakpoints), ctl.break_on_failure, list(ctl.data_breakpoints), ff)
-        parts.append(HeaderPart(stops, DROP_STOPS, required=True))
+        if ctl.breakpoints or ctl.break_on_failure or ctl.data_breakpoints or ff:
+            parts.append(HeaderPart(stops, DROP_STOPS, required=True))
+        else:  # nothing set: `no breakpoints` is the first words to give way
+            parts.append(HeaderPart(stops, DROP_CASSETTE))
     return parts
 
 
