@@ -219,8 +219,9 @@ async def test_paused_header_keeps_status_and_progress_at_80_columns(h, tmp_path
         await pilot.press("b", "c")  # to a breakpoint
         await h.settle(pilot, lambda: app.state.paused is not None)
         shown = await _fitted_header(pilot, app)
-        assert shown.startswith(f"RUNNING{sep}paused at ") and shown.endswith(f"{sep}1/3"), shown
-        assert "paused at review-the-draft-carefully: start (breakpoint)" in shown, shown
+        # issue 15 item 11: what will stop the run (`stop b1`) stays at 80 columns too, after the progress
+        assert shown.startswith(f"RUNNING{sep}paused at ") and shown.endswith(f"{sep}1/3{sep}stop b1"), shown
+        assert "paused at review-the-draft-carefully: start" in shown, shown
         assert "a-flow-with" not in shown  # the flow name gave way before the pause point
         stop = app.state.paused.seq
         await pilot.press("n")  # a step: the next pause point

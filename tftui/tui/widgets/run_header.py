@@ -2,9 +2,9 @@
 
 `flow · STATUS · paused at X: attempt 2 (breakpoint) · 1/3 · 4.6s · 489 tok $0.002 / 10k tok ·
 stop: break at review, on failure`. Status, progress and what will stop the run (shortened to
-`stop b1 f`) are always shown; at 80 columns the rest gives way in this order: cassette counts,
-spend, elapsed time, stale count, flow name (shortened, then gone), what will stop the run
-(shortened), pause point (shortened). The parts are kept so a resize re-fits the same line.
+`stop b1 f`, before anything else gives way) are always shown; at 80 columns the rest gives way
+in this order: cassette counts, spend, elapsed time, stale count, flow name (shortened, then
+gone), pause point (shortened). The parts are kept so a resize re-fits the same line.
 Progress n/m counts what `tftui run` counts: the flow's phases and, once they exist, the
 phases a graft-mode expand added (`fanout-draft`); a sub-flow's own phases are not counted.
 """
@@ -21,7 +21,8 @@ from tftui.tui.subtree import parent_of, state_at
 from tftui.tui.widgets.folded import Folded
 
 # Lower ranks give way first (see present.fit_header).
-DROP_CASSETTE, DROP_SPEND, DROP_TIME, DROP_STALE, DROP_DATA_BP, DROP_NAME, DROP_STOPS, DROP_PAUSE = range(8)
+# What will stop the run (when something is set) is shortened early and never dropped.
+DROP_CASSETTE, DROP_STOPS, DROP_SPEND, DROP_TIME, DROP_STALE, DROP_DATA_BP, DROP_NAME, DROP_PAUSE = range(8)
 
 
 def counted_phase_ids(state: RunState, flow: Any) -> list[str]:
@@ -74,9 +75,10 @@ def header_parts(app: Any) -> list[HeaderPart]:
     if ctl.runner is not None:  # what will stop the run: always shown, shortened, never dropped
         ff = bool(ctl.running and ctl.clock.skip_all)
         stops = present.stop_variants(sorted(ctl.breakpoints), ctl.break_on_failure, list(ctl.data_breakpoints), ff)
-        if ctl.breakpoints or ctl.break_on_failure or ctl.data_breakpoints or ff:
+        armed = ctl.breakpoints or ctl.break_on_failure or ctl.data_breakpoints or ff
+        if armed and (ctl.running or state.status == "pending"):
             parts.append(HeaderPart(stops, DROP_STOPS, required=True))
-        else:  # nothing set: `no breakpoints` is the first words to give way
+        else:  # nothing set, or the run has ended (the spend of the run read now comes first)
             parts.append(HeaderPart(stops, DROP_CASSETTE))
     return parts
 
