@@ -29,6 +29,10 @@ class LiveText:
         self._parts: dict[str, list[str]] = {}
         self._changed: set[str] = set()
         self.first_arrival: dict[str, float] = {}  # node path -> perf_counter() of its first piece
+        # attempt generations, told in the engine's own order (`begin`/`end`, from its thread), so a
+        # front end that folds events later never drops the text of a newer attempt (`clear_done`)
+        self._gen: dict[str, int] = {}
+        self._done: dict[str, int] = {}
         # called (from the adding thread) when a call's first piece arrives: a front end draws
         # the start of an answer at once instead of at its next tick
         self.on_first: Callable[[], object] | None = None
@@ -89,6 +93,26 @@ class LiveText:
         text = self.text(nodes[-1])[-TAIL_CHARS:]
         return " ".join(text.split())
 
+    def begin(self, node_path: str) -> None:
+        """A new attempt of `node_path` starts (engine thread, before its call): its text starts empty."""
+        with self._lock:
+            self._gen[node_path] = self._gen.get(node_path, 0) + 1
+            if self._parts.pop(node_path, None) is not None:
+                self._changed.add(phase_of(node_path))
+
+    def end(self, node_path: str) -> None:
+        """The attempt's answer is in (engine thread): `clear_done` may drop its text once shown."""
+        with self._lock:
+            self._done[node_path] = self._gen.get(node_path, 0)
+
+    def clear_done(self, node_path: str) -> None:
+        """The front end shows the answer now: drop its live text, unless a newer attempt streams."""
+        with self._lock:
+            if self._done.get(node_path) != self._gen.get(node_path, 0):
+                return
+            if self._parts.pop(node_path, None) is not None:
+                self._changed.add(phase_of(node_path))
+
     def clear(self, node_path: str) -> None:
         with self._lock:
             if self._parts.pop(node_path, None) is not None:
@@ -99,3 +123,5 @@ class LiveText:
             self._changed.update(phase_of(n) for n in self._parts)
             self._parts.clear()
             self.first_arrival.clear()
+            self._gen.clear()
+            self._done.clear()

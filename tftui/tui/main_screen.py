@@ -186,8 +186,8 @@ class MainScreen(Screen[None]):
             pid = getattr(event, "phase_id", None)
             if pid:
                 touched.add(pid)
-            if isinstance(event, (ev.AgentReturned, ev.AttemptStarted)):  # its answer is in the state now
-                live.clear(event.node_path)
+            if isinstance(event, ev.AgentReturned):  # its answer is in the state now
+                live.clear_done(event.node_path)
             if isinstance(event, (ev.RunStarted, ev.PhasesReset)):
                 touched.update(event.phase_ids)
         paused = state.paused
@@ -379,7 +379,7 @@ class MainScreen(Screen[None]):
             result = await journaled_run(
                 session.ctl,
                 flow,
-                session.batcher.add,
+                self._engine_event,
                 root=session.runs_root,
                 flow_text=session.flow_text,
                 previous_run_dir=session.run_dir,
@@ -392,6 +392,15 @@ class MainScreen(Screen[None]):
             self.post_message(RunEnded(None))
             return
         self.post_message(RunEnded(result))
+
+    def _engine_event(self, event: ev.Event) -> None:
+        """The run's event sink (engine thread): the live text learns where attempts begin and
+        end in the engine's order, then the event joins the next UI batch."""
+        if isinstance(event, ev.AttemptStarted):
+            self.session.live_text.begin(event.node_path)
+        elif isinstance(event, ev.AgentReturned):
+            self.session.live_text.end(event.node_path)
+        self.session.batcher.add(event)
 
     # -- workers: the one place their errors go (every worker of the app runs on this screen)
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
