@@ -466,7 +466,11 @@ def _validate(cfg: Config) -> None:
 
 def apply_limits(cfg: Config) -> None:
     """Make the `[limits]` settings take effect for this process (docs/trust.md §3)."""
-    from tftui.lang.jsregex import set_default_budget
+    from tftui.lang.jsregex import DEFAULT_BUDGET_S, set_default_budget
 
     ms = cfg.get("limits.regex_budget_ms")
-    set_default_budget(ms / 1000 if isinstance(ms, (int, float)) and not isinstance(ms, bool) else None)
+    seconds = ms / 1000 if isinstance(ms, (int, float)) and not isinstance(ms, bool) else None
+    source = cfg.source("limits.regex_budget_ms")
+    if seconds is not None and seconds > DEFAULT_BUDGET_S and (source is None or source.kind not in ("user", "env", "flag")):
+        seconds = None  # a project's tftui.toml may tighten the budget, never loosen it (as the cwd-bridge opt-in)
+    set_default_budget(seconds)
