@@ -40,8 +40,14 @@ def ascii_wanted(
     return bool(ui.get("ascii", False))
 
 
-def output_glyphs(stream: object, flag: bool, flow_path: str | os.PathLike[str] | None = None) -> Glyphs:
-    """The glyph set for status text written to `stream`."""
+def output_glyphs(
+    stream: object,
+    flag: bool,
+    flow_path: str | os.PathLike[str] | None = None,
+    *,
+    ui: Mapping[str, Any] | None = None,
+) -> Glyphs:
+    """The glyph set for status text written to `stream` (`ui`: settings already loaded)."""
     from tftui import present
 
-    return present.ASCII if ascii_wanted(flag, flow_path) else present.glyphs_for_stream(stream)
+    return present.ASCII if ascii_wanted(flag, flow_path, ui=ui) else present.glyphs_for_stream(stream)

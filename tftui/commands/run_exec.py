@@ -38,6 +38,7 @@ class Plan:
     root: Path | None
     session: run_service.RunSession | None = None  # resume: prepared from the journal
     notes: list[str] = field(default_factory=list)
+    glyphs: present.Glyphs = present.UNICODE  # chosen once per run (commands/ascii_choice.py)
 
     @property
     def run_dir(self) -> Path | None:
@@ -72,8 +73,9 @@ def _load_checked(flow_path: Path, args: dict[str, Any], cli: argparse.Namespace
     from tftui.config import cwd_bridge_allowed, load_config
     from tftui.flow.load import load_flow
 
-    glyphs = output_glyphs(sys.stderr, bool(getattr(cli, "ascii", False)), flow_path)
-    bridge = cwd_bridge_allowed(load_config(flow_path), bool(getattr(cli, "allow_cwd_bridge", False)))
+    config = load_config(flow_path)
+    glyphs = output_glyphs(sys.stderr, bool(getattr(cli, "ascii", False)), ui=config.get("ui") or {})
+    bridge = cwd_bridge_allowed(config, bool(getattr(cli, "allow_cwd_bridge", False)))
     cli.allow_cwd_bridge = bridge  # what the run is given (tftui.engine.cwd_bridge)
     result = load_flow(
         flow_path,
@@ -231,7 +233,7 @@ def _report(
     if not args.quiet:
         _err(
             summary_line(state, status=status, run_dir=plan.run_dir, calls=calls, duration_ms=duration_ms),
-            output_glyphs(sys.stderr, args.ascii, plan.flow_path),
+            plan.glyphs,
         )
 
 
@@ -286,6 +288,7 @@ def execute(args: argparse.Namespace) -> int:
     plan = _plan_resume(args, cli_args) if args.resume else _plan_fresh(args, cli_args)
     if isinstance(plan, int):
         return plan
+    plan.glyphs = output_glyphs(sys.stderr, args.ascii, plan.flow_path)
     done = _already_finished(plan, args)
     if done is not None:
         return done
@@ -347,7 +350,7 @@ def execute(args: argparse.Namespace) -> int:
     progress = Progress(
         phase_types={p.id: p.type for p in plan.flow.phases},
         quiet=args.quiet or args.json,
-        glyphs=output_glyphs(sys.stderr, args.ascii, plan.flow_path),
+        glyphs=plan.glyphs,
     )
     if plan.resume_state is not None:
         progress.seed(copy.deepcopy(plan.resume_state))
