@@ -14,6 +14,13 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"JSON does not allow {name}")
 
 
+# One decoder, made once: `json.loads(..., parse_constant=...)` builds a new decoder per call,
+# which a journal read pays per line.
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def loads(data: str | bytes) -> Any:
     """`json.loads` without the non-standard constants; raises ValueError/RecursionError as json does."""
-    return json.loads(data, parse_constant=_reject_constant)
+    if isinstance(data, bytes):
+        data = data.decode(json.detect_encoding(data), "surrogatepass")  # as json.loads does
+    return _DECODER.decode(data)
