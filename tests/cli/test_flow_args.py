@@ -16,7 +16,7 @@ FLOW = Path(__file__).resolve().parent / "flows" / "typed_args.json"
 @pytest.fixture
 def three(tftui, monkeypatch, tmp_path):
     """Run the same `--arg` items through each command; report (exit code, stderr, args it used)."""
-    import tftui.flow.load as load_module
+    import tftui.admit as load_module  # every command loads the flow through the one admission
     from tftui.tui.app import TftuiApp
 
     seen: list[Any] = []

@@ -82,10 +82,9 @@ def _plural(n: int, word: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tftui.agents.definitions import known_agent_names
+    from tftui.admit import admission_rules, admit
     from tftui.commands.flow_args import parse_arg_list
-    from tftui.config import apply_limits, cwd_bridge_allowed, load_config
-    from tftui.flow.load import load_flow
+    from tftui.config import load_config
 
     parsed = parse_arg_list(args.arg)
     if not parsed.ok:
@@ -99,18 +98,13 @@ def run(args: argparse.Namespace) -> int:
     report: list[dict[str, Any]] = []
     flows = [p for p in args.flows if not p.endswith(REPLIES_SUFFIX)]
     for path in flows:
-        config = load_config(path)
-        apply_limits(config)  # the regex budget the nested-quantifier warning names (docs/linter.md §2.4)
-        bridge = cwd_bridge_allowed(config, args.allow_cwd_bridge)
-        result = load_flow(
-            path,
-            args=flow_args,
-            lint=True,
-            agents=known_agent_names(path),
-            cwd_bridge_off=None if bridge else "warning",  # valid, but `tftui run` refuses it as it is
-        )
+        # the same admission as `tftui run`, the debugger and its hot reload (tftui/admit.py); an
+        # un-opted bridged cwd is valid here, so a warning (`tftui run` refuses it)
+        rules = admission_rules(load_config(path), args=flow_args, allow_cwd_bridge=args.allow_cwd_bridge,
+                                checking=True)
+        result = admit(path, rules)
         unreadable = unreadable or result.unreadable
-        diags = [*result.diagnostics, *_arg_name_diagnostics(parsed, result.flow or result.model)]
+        diags = [*result.diagnostics, *_arg_name_diagnostics(parsed, result.flow or result.loaded.model)]
         if args.strict:
             diags = [d if d.is_error else replace(d, severity="error") for d in diags]
         # In file order, as a reader scans the file (stable: same-place messages keep the checks' order;

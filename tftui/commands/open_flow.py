@@ -102,9 +102,9 @@ def cassette_runner(source: str, live: Any, *, factory: Any = None) -> tuple[Any
 
 
 def run(args: argparse.Namespace) -> int:
-    from tftui.agents.definitions import known_agent_names
+    from tftui.admit import admission_rules, admit
     from tftui.commands.flow_args import check_arg_names, parse_arg_list
-    from tftui.flow.load import load_flow
+    from tftui.config import load_config
 
     flow_path = Path(args.flow)
     parsed = parse_arg_list(args.arg)
@@ -113,24 +113,17 @@ def run(args: argparse.Namespace) -> int:
             print(f"tftui: {error}", file=sys.stderr)
         return 2
     flow_args = parsed.values
-    from tftui.config import cwd_bridge_allowed, load_config
-
     cfg = load_config(flow_path)
-    bridge = cwd_bridge_allowed(cfg, args.allow_cwd_bridge)
-    # With --arg, the flow is checked in runtime mode, as `tftui check --arg` and `tftui run` do.
-    result = load_flow(
-        flow_path,
-        args=flow_args if args.arg else None,
-        lint=True,
-        agents=known_agent_names(flow_path),
-        cwd_bridge_off=None if bridge else "error",  # refused before anything runs (docs/differences.md §5.2)
-    )
+    # The same admission as `tftui check`, `tftui run` and the hot reload (tftui/admit.py), which
+    # keeps these rules for every saved version; with --arg, in runtime mode.
+    rules = admission_rules(cfg, args=flow_args if args.arg else None, allow_cwd_bridge=args.allow_cwd_bridge)
+    result = admit(flow_path, rules)
     if result.flow is None:
         # Warnings too: a typo'd key ("taks") is a warning whose "did you mean" explains the error.
         for diag in result.diagnostics:
             print(diag.format(str(flow_path)), file=sys.stderr)
         print(
-            f"tftui: {flow_path} has errors; fix them and open it again (tftui check {flow_path}).",
+            f"tftui: {result.refusal}; fix it and open it again (tftui check {flow_path}).",
             file=sys.stderr,
         )
         return 2
@@ -142,10 +135,9 @@ def run(args: argparse.Namespace) -> int:
 
     from tftui.commands.runner_args import runner_choice
     from tftui.commands.runner_select import build_runner
-    from tftui.config import ConfigError, apply_limits
+    from tftui.config import ConfigError
     from tftui.present.live import LiveText
 
-    apply_limits(cfg)
     live = LiveText()  # streamed answers, shown as they arrive (the runner's live-text callback)
     try:
         runner = build_runner(cfg, **runner_choice(args), flow_path=flow_path, allow_human=True, on_chunk=live.add)
@@ -186,6 +178,7 @@ def run(args: argparse.Namespace) -> int:
     # shown in the event log; the app goes on
     app.config_problems = [*cfg.ignored, *cfg.warnings, *names.warnings]
     app.rules_path = args.rules  # the Trace tab's rule set (default: beside the flow)
-    app.ctl.cwd_bridge = bridge
+    app.ctl.cwd_bridge = rules.cwd_bridge
+    app.admit_rules = rules  # the hot reload admits each saved version under the same rules
     code = app.run()
     return int(code or 0)

@@ -69,30 +69,20 @@ def _load_checked(flow_path: Path, args: dict[str, Any], cli: argparse.Namespace
     With --json an invalid flow also gets a JSON object on stdout (`status: "invalid"`), so a CI
     step that parses stdout sees why nothing ran.
     """
-    from tftui.agents.definitions import known_agent_names
-    from tftui.config import cwd_bridge_allowed, load_config
-    from tftui.flow.load import load_flow
+    from tftui.admit import admission_rules, admit
+    from tftui.config import load_config
 
     config = load_config(flow_path)
     glyphs = output_glyphs(sys.stderr, bool(getattr(cli, "ascii", False)), ui=config.get("ui") or {})
-    bridge = cwd_bridge_allowed(config, bool(getattr(cli, "allow_cwd_bridge", False)))
-    cli.allow_cwd_bridge = bridge  # what the run is given (tftui.engine.cwd_bridge)
-    result = load_flow(
-        flow_path,
-        args=args,
-        lint=True,
-        agents=known_agent_names(flow_path),
-        cwd_bridge_off=None if bridge else "error",  # refused before anything runs (docs/differences.md §5.2)
-    )
+    # the same admission as `tftui check`, the debugger and its hot reload (tftui/admit.py)
+    rules = admission_rules(config, args=args, allow_cwd_bridge=bool(getattr(cli, "allow_cwd_bridge", False)))
+    cli.allow_cwd_bridge = rules.cwd_bridge  # what the run is given (tftui.engine.cwd_bridge)
+    result = admit(flow_path, rules)
     for diag in result.diagnostics:
         if diag.is_error or result.flow is None or not cli.quiet:
             _err(diag.format(str(flow_path)), glyphs)
     if result.flow is None:
-        count = len(result.errors) or 1
-        _err(
-            f"tftui run: {flow_path} is not a valid flow ({count} error{'s' if count != 1 else ''}); not run",
-            glyphs,
-        )
+        _err(f"tftui run: {result.refusal}; not run", glyphs)
         if cli.json:
             import json
 

@@ -21,6 +21,7 @@ from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
 
 from tftui import present
+from tftui.admit import AdmitRules
 from tftui.agents.base import AgentRequest, AgentRunner
 from tftui.engine.clock import Clock
 from tftui.engine.events import Event
@@ -103,6 +104,7 @@ class TftuiApp(App[int]):
         self._recent_toasts: dict[tuple[str, str, str], float] = {}  # toast -> when it was shown (see notify)
         self.config_problems: list[str] = []
         self.rules_path: str | None = None  # --rules FILE: the Trace tab's rule set (open_flow sets it)
+        self.admit_rules = AdmitRules()  # what a saved version is checked against on reload (open_flow sets it)
         self._main: MainScreen | None = None
         self._configured = self._main_mounted = self._started = False  # see _start_if_ready
         self._startup_notes: list[str] = []

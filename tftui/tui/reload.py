@@ -39,7 +39,8 @@ class Reloader:
         path = self.screen.session.flow_path
         if path is None:
             return
-        self.watcher = FlowWatcher(path, self._post_reload, last_text=self.screen.session.flow_text)
+        self.watcher = FlowWatcher(path, self._post_reload, last_text=self.screen.session.flow_text,
+                                   rules=self.screen.session.admit_rules)
         self.screen.run_worker(self.watcher.run(), group=WATCH_WORKERS, exit_on_error=False)
 
     def stop(self) -> None:
@@ -119,7 +120,7 @@ class Reloader:
             return
         if self.watcher is not None:
             self.watcher.last_text = text  # the watcher then sees no change to report again
-        self.apply(FlowChanged(path, load_text(text, path), text))
+        self.apply(FlowChanged(path, load_text(text, path, self.screen.session.admit_rules), text))
 
     def mark_stale_after_run(self) -> None:
         """A run that ended after the file changed ran the old version of the changed phases:

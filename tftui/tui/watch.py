@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tftui.admit import AdmitRules, admit_text
+from tftui.flow.load import LoadResult
 from tftui.paths import read_regular_file
 
 
@@ -23,14 +25,13 @@ from tftui.paths import read_regular_file
 class Reload:
     path: str
     text: str
-    result: Any  # tftui.flow.load.LoadResult
+    result: LoadResult
 
 
-def load_text(text: str, path: str) -> Any:
-    from tftui.agents.definitions import known_agent_names
-    from tftui.flow.load import load_flow_text
-
-    return load_flow_text(text, path=path, lint=True, agents=known_agent_names(path))
+def load_text(text: str, path: str, rules: AdmitRules) -> LoadResult:
+    """A saved version, admitted as `tftui run` and `tftui FLOW` admit the file (tftui/admit.py):
+    the same checks, the same cwd-bridge refusal, the same diagnostics."""
+    return admit_text(text, path, rules).loaded
 
 
 def read_flow_text(path: Path) -> str | None:
@@ -51,12 +52,14 @@ class FlowWatcher:
         on_reload: Callable[[Reload], Awaitable[None] | None],
         *,
         last_text: str | None = None,
+        rules: AdmitRules | None = None,
         debounce_ms: int = 50,
         step_ms: int = 20,
     ) -> None:
         self.path = Path(path).resolve()
         self.on_reload = on_reload
         self.last_text = last_text
+        self.rules = rules if rules is not None else AdmitRules()  # the debugger's (commands/open_flow.py)
         self.debounce_ms = debounce_ms
         self.step_ms = step_ms
         self.stop_event = asyncio.Event()
@@ -73,7 +76,7 @@ class FlowWatcher:
         if text is None or text == self.last_text:
             return False
         self.last_text = text
-        result = load_text(text, str(self.path))
+        result = load_text(text, str(self.path), self.rules)
         outcome = self.on_reload(Reload(str(self.path), text, result))
         if asyncio.iscoroutine(outcome):
             await outcome
