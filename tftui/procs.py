@@ -131,11 +131,28 @@ def signal_tree(pgid: int, tag: str | None, sig: int) -> None:
             os.kill(pid, sig)
 
 
+def cancel_grace(grace_s: float) -> float:
+    """The grace after a cancel or an interrupt: the caller's own, at most CANCEL_GRACE_S (docs/trust.md §5)."""
+    return min(grace_s, CANCEL_GRACE_S)
+
+
 async def stop_tree(pid: int, tag: str | None, proto: ProcessProtocol, grace_s: float) -> None:
     """SIGTERM the tree, SIGKILL it after `grace_s` (also when the leader is gone but others linger),
     then wait a bounded time for the pipes."""
     signal_tree(pid, tag, signal.SIGTERM)
     await wait_bounded(proto.exited, grace_s)
+    await reap_strays(pid, tag, proto)
+
+
+async def stop_cancelled(pid: int, tag: str | None, proto: ProcessProtocol, grace_s: float) -> None:
+    """`stop_tree` for a cancelled call (the run was cancelled, tftui interrupted): shielded, so the
+    tree is stopped even as the cancellation goes on, with `cancel_grace(grace_s)`."""
+    await asyncio.shield(stop_tree(pid, tag, proto, cancel_grace(grace_s)))
+
+
+async def reap_strays(pid: int, tag: str | None, proto: ProcessProtocol) -> None:
+    """The process is done (or out of grace): SIGKILL what is left of its tree, then wait at most
+    _PIPE_DRAIN_S for its pipes to close."""
     signal_tree(pid, tag, signal.SIGKILL)
     await wait_bounded(proto.closed, _PIPE_DRAIN_S)
 
@@ -207,14 +224,13 @@ async def run_process(
         try:
             finished = await wait_bounded(done, timeout_s)
         except asyncio.CancelledError:
-            await asyncio.shield(stop_tree(pid, tag, proto, min(grace_s, CANCEL_GRACE_S)))
+            await stop_cancelled(pid, tag, proto, grace_s)
             raise
         if not finished:
             await stop_tree(pid, tag, proto, grace_s)
             return ProcessResult(None, bytes(out.data), out.truncated, bytes(err.data), True)
         if not until_pipes_close:
-            signal_tree(pid, tag, signal.SIGKILL)  # strays of a process that exited
-            await wait_bounded(proto.closed, _PIPE_DRAIN_S)
+            await reap_strays(pid, tag, proto)  # strays of a process that exited
         return ProcessResult(transport.get_returncode(), bytes(out.data), out.truncated, bytes(err.data), False)
     finally:
         unregister(pid)

@@ -166,3 +166,24 @@ async def test_cancelled_call_stops_the_process_group(tmp_path):
     with pytest.raises(asyncio.CancelledError):
         await task
     assert not group_alive(runner.last_pid)
+
+
+async def test_cancelling_an_agent_that_ignores_sigterm_ends_after_the_cancel_grace(tmp_path):
+    """docs/trust.md §5: a cancel or an interrupt SIGKILLs what ignores SIGTERM after the cancel
+    grace (1 s), not the 5 s a timeout gives an agent CLI (one rule, tftui.procs)."""
+    from tftui.agents.command import KILL_GRACE_S
+    from tftui.procs import CANCEL_GRACE_S
+
+    ready = asyncio.Event()
+    runner = CommandRunner(["/bin/sh", "-c", "trap '' TERM; echo ready; exec sleep 30"],
+                           on_chunk=lambda _path, text: ready.set() if "ready" in text else None)
+    task = asyncio.create_task(runner.run(req()))
+    await asyncio.wait_for(ready.wait(), 10)  # SIGTERM is ignored from here on
+    started = time.monotonic()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    took = time.monotonic() - started
+    assert not group_alive(runner.last_pid)
+    assert CANCEL_GRACE_S < KILL_GRACE_S
+    assert took < CANCEL_GRACE_S + 2.0, took  # the timeout's grace (5 s) would be 5 s or more

@@ -3,7 +3,8 @@
 `["claude", "-p"]`, `["llm", "-m", "gpt-4o-mini"]`, a shell script… The process runs in its own
 process group (session) so a timeout or an abort can stop it together with everything it
 spawned, including descendants that left the group (`tftui.procs`, docs/trust.md §5): SIGTERM,
-SIGKILL after a grace period. The agent name, model, node path
+SIGKILL after a grace period (`kill_grace_s` at a timeout; after a cancel or an interrupt the
+shorter grace every process gets, `procs.cancel_grace`). The agent name, model, node path
 and system prompt reach the process as `TFTUI_*` environment variables (and, with
 `prepend_system`, the system prompt is also put in front of the task on stdin).
 """
@@ -21,12 +22,13 @@ from tftui.agent_types import AgentRequest, AgentResult
 from tftui.agents.definitions import AgentLibrary
 from tftui.procs import Capped as _Capped
 from tftui.procs import ProcessProtocol as _Protocol
-from tftui.procs import feed_stdin, register, signal_tree, tagged_env, unregister, wait_bounded
+from tftui.procs import feed_stdin, reap_strays, register, stop_cancelled, stop_tree, tagged_env, unregister
 from tftui.redaction import is_secret_env_name, redact_known, redact_text, register_secret
 
 PHASE_TIMEOUT = "Phase timed out after {ms}ms (subagent aborted)"  # docs/retry.md §5
 MAX_OUTPUT_BYTES = 1_000_000
 MAX_STDERR_BYTES = 64_000
+KILL_GRACE_S = 5.0  # SIGTERM -> SIGKILL at a timeout (docs/trust.md §5); a cancel uses procs.cancel_grace
 STDERR_IN_ERROR = 500  # bytes of stderr quoted in the error message (as scripts do, docs/language.md §6.7)
 
 
@@ -65,7 +67,7 @@ class CommandRunner:
         cwd: str | None = None,
         env: Mapping[str, str] | None = None,
         prepend_system: bool = False,
-        kill_grace_s: float = 5.0,
+        kill_grace_s: float = KILL_GRACE_S,
         max_output_bytes: int = MAX_OUTPUT_BYTES,
         max_stderr_bytes: int = MAX_STDERR_BYTES,
         on_chunk: Callable[[str, str], object] | None = None,
@@ -152,18 +154,17 @@ class CommandRunner:
                 async with asyncio.timeout(limit):
                     await asyncio.shield(proto.exited)  # a timeout must not cancel the future itself
             except TimeoutError:
-                await self._stop(pid, tag, proto)
+                await stop_tree(pid, tag, proto, self.kill_grace_s)
                 if phase_timeout is not None and limit == phase_timeout:
                     return AgentResult(error=PHASE_TIMEOUT.format(ms=request.timeout_ms), exit_code=1,
                                        stderr=stderr.text(), timed_out=True)
                 return AgentResult(error=f"Agent command timed out after {limit:g}s: {self.argv[0]}",
                                    exit_code=1, stderr=stderr.text())
             except asyncio.CancelledError:  # the engine aborted the call: stop the tree, then let it go
-                await asyncio.shield(self._stop(pid, tag, proto))
+                await stop_cancelled(pid, tag, proto, self.kill_grace_s)
                 raise
             # The agent exited; whatever it left running in its group goes too (closing the pipes).
-            signal_tree(pid, tag, signal.SIGKILL)
-            await wait_bounded(proto.closed, self.kill_grace_s)
+            await reap_strays(pid, tag, proto)
             return self._result(transport.get_returncode(), stdout, stderr)
         finally:
             unregister(pid)
@@ -196,9 +197,3 @@ class CommandRunner:
             message += f": {first}"
         return AgentResult(output=output, error=message, exit_code=code if code and code > 0 else 1,
                            stderr=err_text)
-
-    async def _stop(self, pid: int, tag: str, proto: _Protocol) -> None:
-        signal_tree(pid, tag, signal.SIGTERM)
-        await wait_bounded(proto.exited, self.kill_grace_s)
-        signal_tree(pid, tag, signal.SIGKILL)  # also when the leader is gone but its children linger
-        await wait_bounded(proto.closed, self.kill_grace_s)
