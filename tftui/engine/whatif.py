@@ -357,13 +357,13 @@ def _settle(coro: Coroutine[Any, Any, GateOutcome]) -> GateOutcome | None:
 
 def _decide(
     phase: PhaseBase, ctx: Context, calls: RecordedCalls, preread: str, touched: set[int],
-    *, skip_eval: bool = False, any_prompt: tuple[str, ...] = (),
+    *, skip_eval: bool = False, any_prompt: tuple[str, ...] = (), in_worker: bool = False,
 ) -> Decision:
     runner = ReplayRunner(calls, any_prompt=any_prompt)
     compiles = _RecordedCompiles(calls, touched)
     outcome = _settle(
         evaluate_gate(phase, ctx, runner, preread=preread, node_path=phase.id, skip_eval=skip_eval,
-                      code_compiles=compiles, offload_regex=False)
+                      code_compiles=compiles, offload_regex=False, regex_released=in_worker)
     )
     if outcome is None:  # pragma: no cover - guarded by _settle's contract
         outcome = GateOutcome(status="failed", verdict=None, reason=None, output="", source="",
@@ -372,14 +372,15 @@ def _decide(
     return Decision(outcome, would, tuple(compiles.unknown), would is None and runner.reused > 0)
 
 
-def _derive_preread(phase: PhaseBase, ctx: Context, calls: RecordedCalls, skip_eval: bool) -> str:
+def _derive_preread(phase: PhaseBase, ctx: Context, calls: RecordedCalls, skip_eval: bool, in_worker: bool) -> str:
     """The context pre-read prefix the recorded prompts were sent with.
 
     The pipeline is run once without a prefix on the unchanged gate; a recorded prompt of
     the node it would call ends with that prompt, and what comes before is the prefix."""
     bare = ReplayRunner(RecordedCalls())
     _settle(evaluate_gate(phase, ctx, bare, preread="", node_path=phase.id, skip_eval=skip_eval,
-                          code_compiles=_RecordedCompiles(calls, set()), offload_regex=False))
+                          code_compiles=_RecordedCompiles(calls, set()), offload_regex=False,
+                          regex_released=in_worker))
     for would in bare.unanswered:
         for recorded in calls.prompts(would.node_path):
             if recorded.endswith(would.prompt):
@@ -394,19 +395,22 @@ def what_if_gate(
     *,
     previous: GateRecord | GateOutcome | None = None,
     preread: str | None = None,
+    in_worker: bool = False,
 ) -> WhatIfResult:
     """Re-decide a gate with `overrides` through the real pipeline, at zero tokens.
 
     `previous`: the evaluation to compare against (a GateOutcome, or a GateRecord from
     tftui.engine.gate_history); its recorded calls answer identical prompts. Without it the
     unmodified gate is re-decided the same way (and any model call would have to be made).
+    A regex scorer matches in place within the run's budget (docs/trust.md §3); `in_worker`: the
+    caller runs this in a worker thread (the debugger does), so a match releases the interpreter lock.
     """
     overrides = overrides or ScoreOverrides()
     calls = RecordedCalls.of(previous, phase.id)
     # an onBlock round of a gate without a score block re-ran only its task (docs/gates.md §9)
     skip_eval = skips_eval(phase, previous.round if isinstance(previous, GateRecord) else 0)
-    pre = preread if preread is not None else _derive_preread(phase, ctx, calls, skip_eval)
-    before = _decide(phase, ctx, calls, pre, set(), skip_eval=skip_eval) if previous is None else None
+    pre = preread if preread is not None else _derive_preread(phase, ctx, calls, skip_eval, in_worker)
+    before = _decide(phase, ctx, calls, pre, set(), skip_eval=skip_eval, in_worker=in_worker) if previous is None else None
     score = getattr(phase, "score", None)
     if overrides.empty:
         edited_phase = phase
@@ -419,11 +423,12 @@ def what_if_gate(
             return WhatIfResult(before, previous, None, errors=errors)
         edited_phase = phase.model_copy(update={"score": edited})
     touched = set(overrides.scorers)
-    after = _decide(edited_phase, ctx, calls, pre, touched, skip_eval=skip_eval)
+    after = _decide(edited_phase, ctx, calls, pre, touched, skip_eval=skip_eval, in_worker=in_worker)
     result = WhatIfResult(before, previous, after)
     judge = f"{phase.id}#judge"
     if after.would_call is not None and after.would_call.judge and calls.latest_reply(judge) is not None:
-        estimate = _decide(edited_phase, ctx, calls, pre, touched, skip_eval=skip_eval, any_prompt=(judge,))
+        estimate = _decide(edited_phase, ctx, calls, pre, touched, skip_eval=skip_eval, any_prompt=(judge,),
+                           in_worker=in_worker)
         result.estimate = estimate if estimate.known else None
     return result
 

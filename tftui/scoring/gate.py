@@ -233,13 +233,16 @@ async def evaluate_gate(
     skip_eval: bool = False,
     code_compiles: CompileCheck | None = None,
     offload_regex: bool = True,
+    regex_released: bool = False,
 ) -> GateOutcome:
     """One evaluation of a gate phase (docs/gates.md §1): eval → score → task.
 
     `code_compiles` replaces the compiler run of `code-compiles` scorers (what-if answers
     them from the recorded results); by default the compiler runs with `compile_timeout_s`.
     `offload_regex`: a long regex match moves to a worker thread (docs/trust.md §3); what-if,
-    which drives the pipeline without an event loop, matches in place (still within the budget).
+    which drives the pipeline without an event loop, matches in place (still within the budget);
+    `regex_released`: the caller already runs in a worker thread (the debugger's what-if), so an
+    in-place match releases the interpreter lock as the offloaded one does.
     """
     path = node_path or phase.id
     out = GateOutcome(status="done", verdict=None, reason=None, output="", source="eval")
@@ -255,7 +258,8 @@ async def evaluate_gate(
         if not errors:
             if code_compiles is None:
                 code_compiles = _compiler(compile_timeout_s)
-            return await _evaluate_score(phase, score, ctx, runner, out, preread, path, code_compiles, offload_regex)
+            return await _evaluate_score(phase, score, ctx, runner, out, preread, path, code_compiles, offload_regex,
+                                         regex_released)
         _warn(out.warnings, f"gate 'score' is malformed and was ignored: {errors[0]}")
     return await _plain_task(phase, ctx, runner, out, preread, path)
 
@@ -313,7 +317,7 @@ def _compiler(timeout_s: float) -> CompileCheck:
 
 
 async def _run_scorers(
-    scorers: list[JSONValue], target: str, code_compiles: CompileCheck, offload_regex: bool
+    scorers: list[JSONValue], target: str, code_compiles: CompileCheck, offload_regex: bool, released: bool
 ) -> list[ScorerResult]:
     results: list[ScorerResult] = []
     for index, scorer in enumerate(scorers):
@@ -323,7 +327,7 @@ async def _run_scorers(
         elif kind == "regex" and offload_regex:
             results.append(await _bounded_regex(scorer, index, target))
         else:
-            results.append(evaluate_scorer(scorer, index, target))
+            results.append(evaluate_scorer(scorer, index, target, offload=released))
     return results
 
 
@@ -368,13 +372,15 @@ async def _evaluate_score(
     path: str,
     code_compiles: CompileCheck,
     offload_regex: bool,
+    regex_released: bool = False,
 ) -> GateOutcome:
     """docs/gates.md §5."""
     out.source = "score"
     filled = interpolate(score.get("target") or "{previous.output}", ctx)
     missing = list(dict.fromkeys(filled.missing))
     out.target, out.unresolved = filled.text, missing
-    results = [] if missing else await _run_scorers(score["scorers"], filled.text, code_compiles, offload_regex)
+    results = [] if missing else await _run_scorers(score["scorers"], filled.text, code_compiles, offload_regex,
+                                                      regex_released)
     mode = score.get("combine", "all")
     weights, threshold = score.get("weights"), score.get("threshold")
     judge_cfg = score.get("judge")

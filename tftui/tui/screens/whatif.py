@@ -2,10 +2,19 @@
 and see, as you type, whether the verdict would flip — no runner call, zero tokens
 (`tftui.engine.whatif.what_if_gate`). ctrl+w writes the values into the flow file
 (`apply_score_edit_to_source` + `save_edit`, which refuses when the file changed on disk).
+
+Each answer is worked out in a worker thread, so a regex scorer's pattern typed into the form
+never holds the keyboard: its match has the run's budget (docs/trust.md §3) and releases the
+interpreter lock. The usual answer (well under a millisecond) is shown at once, as a run tries a
+match in place first; one still going after that says "checking…" until it arrives, and an
+answer for values since changed is dropped.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,6 +33,9 @@ from tftui.present import whatif_text
 from tftui.tui.screens.modals import MODAL_CSS
 from tftui.tui.widgets.folded import Folded
 from tftui.tui.widgets.ordered_input import OrderedInput
+
+INLINE_WAIT_S = 0.01  # how long the form waits for an answer before it says "checking…" (as REGEX_INLINE_S)
+CHECKING = "checking… (a regex scorer is still matching, within its budget)"
 
 # The scorer fields the form offers, by scorer type (strings vs numbers).
 TEXT_FIELDS = {"contains": ("value",), "exact-match": ("value",), "regex": ("pattern",)}
@@ -132,6 +144,8 @@ def result_text(result: WhatIfResult | None, errors: list[str]) -> Text:
     after = (result.after_verdict or "?").upper() if result.after_verdict else "UNKNOWN"
     out.append("after:  ", style="bold")
     out.append(f"{after} ({result.after_source}) — {whatif_text.after_line(result)}\n")
+    for line in whatif_text.budget_lines(result):
+        out.append(f"✗ {line}\n", style="bold red")
     unknown = result.after_verdict is None
     style = "bold yellow" if unknown else "bold green" if not result.flips else "bold magenta"
     out.append(f"→ {summary}\n", style=style)
@@ -177,6 +191,14 @@ class WhatIfScreen(ModalScreen[None]):
         self.result: WhatIfResult | None = None
         self.errors: list[str] = []
         self.overrides = ScoreOverrides()
+        self._asked = 0  # the form's values, numbered as they change (an older answer is dropped)
+        self._answered_for = 0
+        self._answer_in = asyncio.Event()  # set while the shown answer is for the current values
+
+    @property
+    def checking(self) -> bool:
+        """The answer for the current values is still being worked out (in the worker thread)."""
+        return self._answered_for != self._asked
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="modal-box"):
@@ -209,21 +231,52 @@ class WhatIfScreen(ModalScreen[None]):
 
     def recompute(self) -> None:
         self.overrides, self.errors = overrides_from_form(self.score, self.values())
-        self.result = None if self.errors else what_if_gate(self.phase, self.ctx, self.overrides, previous=self.previous)
+        self._asked += 1
+        asked = self._asked
+        self._answer_in.clear()
+        if self.errors:
+            self._show(asked, None)
+            return
+        loop = asyncio.get_running_loop()
+        box: list[WhatIfResult] = []
+        phase, ctx, overrides, previous = self.phase, self.ctx, self.overrides, self.previous
+
+        def work() -> None:
+            box.append(what_if_gate(phase, ctx, overrides, previous=previous, in_worker=True))
+            with contextlib.suppress(RuntimeError):  # the app is gone: nobody waits any more
+                loop.call_soon_threadsafe(self._show, asked, box[0])
+
+        worker = threading.Thread(target=work, name="tftui-whatif", daemon=True)
+        worker.start()
+        worker.join(INLINE_WAIT_S)  # the usual answer: shown at once
+        if box:
+            self._show(asked, box[0])
+        else:
+            self.query_one("#whatif-result", Static).update(Text(CHECKING, style="italic"))
+
+    def _show(self, asked: int, result: WhatIfResult | None) -> None:
+        if asked != self._asked or self._answered_for == asked or not self.is_attached:
+            return  # for values since changed, already shown, or the dialog is closed
+        self._answered_for = asked
+        self.result = result
         self.query_one("#whatif-result", Static).update(result_text(self.result, self.errors))
+        self._answer_in.set()
 
     def on_input_changed(self, _event: Input.Changed) -> None:
         if self.is_mounted:
             self.recompute()
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
+    async def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "write":
-            self.action_write()
+            await self.action_write()
         else:
             self.action_close()
 
-    def action_write(self) -> None:
+    async def action_write(self) -> None:
         status = self.query_one("#whatif-status", Static)
+        if self.checking:
+            status.update("Checking the values before writing…")
+            await self._answer_in.wait()  # bounded: every match has its budget
         if self.errors or (self.result is not None and self.result.errors):
             status.update("Not written: fix the values first.")
             return
