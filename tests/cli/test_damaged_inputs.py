@@ -55,8 +55,13 @@ def _infinite_duration(rows: list[dict]) -> None:
     next(r for r in rows if "duration_ms" in r)["duration_ms"] = float("inf")  # json.dumps writes Infinity
 
 
+def _half_attempt(rows: list[dict]) -> None:
+    next(r for r in rows if r["kind"] == "attempt_started")["attempt"] = 1.5
+
+
 CORRUPTIONS: dict[str, tuple[Callable[[list[dict]], None] | None, str | None, str]] = {
     "seq is a string": (_seq_x, None, "field 'seq' must be a number, got 'x'"),
+    "half an attempt": (_half_attempt, None, "('attempt_started') could not be decoded: field 'attempt' must be a whole number, got 1.5"),
     "unknown status": (_unknown_status, None, "unknown status 'weird'"),
     "object as phase id": (_object_phase_id, None, "field 'phase_id' must be a string"),
     "Infinity as a number": (_infinite_duration, None, "not a JSON object"),
@@ -215,3 +220,17 @@ def test_a_bundle_with_too_many_entries_is_refused(tftui, bundle: Path) -> None:
     _rewrite(bundle, members)
     done = _replay(tftui, bundle)
     assert done.code == 2 and "entries" in done.stderr
+
+
+def test_a_whole_float_from_another_writer_is_the_same_count(tftui, recorded: Path) -> None:
+    """`"attempt": 0.0` is the number 0 (JSON has one number type): read as the int it is."""
+    before = tftui("replay", str(recorded), "--print")
+    rows = _rows(recorded)
+    for row in rows:
+        for key in ("attempt", "seq"):
+            if type(row.get(key)) is int:
+                row[key] = float(row[key])
+    _write(recorded, rows)
+    assert '"seq": 1.0' in (recorded / "events.jsonl").read_text()
+    after = tftui("replay", str(recorded), "--print")
+    assert after.code == 0 and after.stdout == before.stdout, after.stderr

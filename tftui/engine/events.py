@@ -383,7 +383,13 @@ def _item_checks(cls: type) -> tuple[tuple[str, str], ...]:
     return tuple((f.name, kinds[t]) for f in fields(cls) if (t := str(f.type).replace(" ", "")) in kinds)
 
 
+def _int_fields(cls: type) -> frozenset[str]:
+    """The `int` fields, where a float from another writer must be whole (2.0 is 2; 1.5 is refused)."""
+    return frozenset(f.name for f in fields(cls) if str(f.type).replace(" ", "").removesuffix("|None") == "int")
+
+
 _TYPED: dict[type, dict[str, tuple[frozenset[type], str]]] = {cls: _field_types(cls) for cls in EVENT_TYPES.values()}
+_INTS: dict[type, frozenset[str]] = {cls: _int_fields(cls) for cls in EVENT_TYPES.values()}
 _ITEMS: dict[type, tuple[tuple[str, str], ...]] = {cls: _item_checks(cls) for cls in EVENT_TYPES.values()}
 _WORDS_OF: dict[type, tuple[tuple[str, frozenset[str]], ...]] = {
     cls: tuple((name, words) for (kind, name), words in _WORDS.items() if kind == cls.kind)
@@ -447,6 +453,10 @@ def event_from_json(data: dict[str, Any]) -> Event:
         expected = typed.get(name)
         if expected is not None and type(value) not in expected[0]:
             raise ValueError(f"field '{name}' must be {expected[1]}, got {_shown(value)}")
+        if type(value) is float and name in _INTS[cls]:
+            if not value.is_integer():  # a count, an attempt, a sequence number: 1.5 is no such thing
+                raise ValueError(f"field '{name}' must be a whole number, got {_shown(value)}")
+            kwargs[name] = int(value)
     for name, what in _ITEMS[cls]:
         value = kwargs.get(name)
         if value is None:
