@@ -39,6 +39,25 @@ def test_cli_agent_without_usage_reads_unknown(tmp_path: Path, tftui) -> None:
     assert "$0.00" not in row and row.split()[-2:] == ["?", "$?"]
     (listed,) = tftui("runs", str(flow), "--json").json()[-1:]
     assert listed["tokens"] is None and listed["cost_usd"] is None
+    assert listed["untracked_calls"] == 2 and listed["unpriced_calls"] == 2 and listed["cost_usd_at_least"] == 0
+
+
+def test_runs_json_holds_data_with_the_documented_keys(tmp_path: Path, tftui) -> None:
+    """`tftui runs --json` (docs/inputs.md §6): numbers or null, no display text, the keys the doc lists."""
+    import re
+
+    replies = {"a": [{"output": "A", "usage": {"input": 10, "output": 5, "costUSD": 0.25}}],
+               "b": [{"output": "B", "usage": {"input": 3, "output": 4}}]}  # tokens, no price
+    flow = write_flow(tmp_path, replies)
+    assert tftui("run", str(flow)).code == 0
+    (listed,) = tftui("runs", str(flow), "--json").json()
+    assert listed["tokens"] == 22 and listed["cost_usd"] is None
+    assert listed["cost_usd_at_least"] == 0.25 and listed["unpriced_calls"] == 1 and listed["untracked_calls"] == 0
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "inputs.md").read_text(encoding="utf-8")
+    section = doc.split("## 6. `tftui runs --json`", 1)[1].split("\n## ", 1)[0]
+    assert set(listed) == set(re.findall(r"^\| `([a-z_]+)` \|", section, flags=re.M))
+    row = next(line for line in tftui("runs", str(flow)).stdout.splitlines() if "spend" in line)
+    assert row.split()[-3:] == ["22", "≥", present.format_cost(0.25)]  # the table words the same data
 
 
 def test_some_calls_unpriced_total_is_a_lower_bound(tmp_path: Path, tftui) -> None:

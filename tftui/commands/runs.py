@@ -37,6 +37,10 @@ an edit, `r` on a gate) gets a line of its own: its journal starts with the
 earlier run's events so it is complete on its own, but those tokens are counted
 on the earlier run's line only (--json also gives `tokens_with_seed`).
 
+--json prints the same as data: numbers, null for what is not known (a cost
+without prices, tokens a CLI agent did not report); the keys are listed in
+docs/inputs.md §6.
+
 examples:
   tftui runs
   tftui runs sample_flows/map_reduce.json
@@ -112,10 +116,12 @@ def summarize(run_dir: Path) -> dict[str, Any]:
         "phases_done": sum(1 for s in statuses if s in ("done", "blocked")),
         "phases_total": len(statuses),
         "phase_statuses": {s: statuses.count(s) for s in present.DISPLAY_STATUSES if s in statuses},
+        # data, not display text (the schema is documented in docs/inputs.md §6)
         "tokens": tokens if present.tokens_known(spend) else None,  # null: no call reported its tokens
         "cost_usd": present.cost_json(spend),  # null: some call's cost is unknown
-        "tokens_text": present.spend_tokens_count(spend),
-        "cost_text": present.spend_cost_variants(spend)[-1],
+        "cost_usd_at_least": round(cost, 6),  # what the priced calls cost (= cost_usd when all are priced)
+        "unpriced_calls": unpriced,  # calls whose cost is unknown
+        "untracked_calls": untracked,  # calls that reported no tokens (a CLI agent): tokens is a lower bound
         "seeded_from": meta.get("seededFrom"),  # the earlier run this re-run continues (its tokens are not counted)
         "tokens_with_seed": total_tokens if present.tokens_known(usage) else None,
         "run_dir": str(run_dir),
@@ -157,6 +163,13 @@ def _status_cell(status: str, glyphs: present.Glyphs) -> str:
 HEADER = ("RUN", "FLOW", "STARTED (UTC)", "STATUS", "PHASES", "TOKENS", "COST")
 
 
+def _spend(entry: dict[str, Any]) -> dict[str, Any]:
+    """An entry's spend as the usage record the formatters read (`summarize` gives the data)."""
+    cost = entry.get("cost_usd_at_least", entry.get("cost_usd"))
+    return {"input": entry.get("tokens") or 0, "output": 0, "cost": cost or 0.0,
+            "unpriced": entry.get("unpriced_calls", 0), "untracked": entry.get("untracked_calls", 0)}
+
+
 def table_rows(entries: list[dict[str, Any]], glyphs: present.Glyphs) -> list[tuple[str, ...]]:
     """The listing's header and one row per `summarize` entry, as `tftui runs` prints them."""
     rows: list[tuple[str, ...]] = [HEADER]
@@ -167,8 +180,8 @@ def table_rows(entries: list[dict[str, Any]], glyphs: present.Glyphs) -> list[tu
             _fmt_started(e["started"]),
             _status_cell(e["status"], glyphs),
             _phases_cell(e, glyphs),
-            e.get("tokens_text") or present.format_tokens(e["tokens"]),
-            e.get("cost_text") or present.format_cost(e["cost_usd"]),
+            present.spend_tokens_count(_spend(e)),
+            present.spend_cost_variants(_spend(e))[-1],
         )
         for e in entries
     ]
