@@ -1,43 +1,66 @@
-"""Reading a trace file for `tftui gate` (docs/trace-gates.md §1, §4): one JSON parse, a check of
-whole columns against the schema, and no object per step.
+"""Reading a trace file for `tftui gate` (docs/trace-gates.md §1, §4): one typed decode straight
+into step records, then one list per field, and no per-step Python validation.
 
 The published schema (trace.schema.json) and the strict loader (`tftui.trace.model.load_columns`,
 pydantic) are the authorities; this module only takes a shortcut when it is sure both would
 accept the file and produce the same columns:
 
-- the file is parsed once (`json.loads`, with the garbage collector paused: a million step
-  dicts would otherwise be re-scanned by every collection while they are built);
-- each field is pulled out as one list, and the set of Python types in that list (and, for
-  `kind`/`status`, the set of values) is compared with what both authorities allow. A
-  conforming trace needs no per-step work beyond building its columns;
-- anything the shortcut is not sure of (a missing field, a type outside the common set, a
-  float in an integer field, a non-finite number, a `\\u` surrogate escape, which the strict
-  loader treats differently from `json`) goes the old way: the schema check on the parsed value
-  for its precise message, then the strict loader.
+- the fast path decodes the bytes with msgspec into `_Trace`/`_Step` structs whose types are
+  the strict loader's (an `int` field refuses `3.0` and `true`, kinds and statuses are literals,
+  metadata values are flat scalars). msgspec is stricter than both authorities everywhere they
+  differ from it: it refuses `NaN`/`Infinity`, numbers that overflow a float (`1e400`), lone
+  `\\u` surrogates, a byte-order mark and encodings other than UTF-8, so whenever it accepts a
+  file, the schema check and the strict loader accept it too, with the same values
+  (tests/trace/test_fileload.py checks this property);
+- whatever the fast path refuses goes the old way, for the precise message (file position,
+  step index, field): the schema check on the `json` parse of the file, then the strict loader.
 """
 
 from __future__ import annotations
 
 import gc
 import json
-import math
 from dataclasses import dataclass
-from itertools import chain
-from typing import Any, cast
+from typing import Any, Literal
 
-from tftui.lang import strict_json
+import msgspec
+
 from tftui.trace.integrity import schema_error, schema_problems
-from tftui.trace.model import STEP_KINDS, STEP_STATUSES, ColumnsLoad, StepStatus, TraceColumns, load_columns
+from tftui.trace.model import ColumnsLoad, StepKind, StepStatus, TraceColumns, load_columns
 
-__all__ = ["FileLoad", "load_trace_file"]
+__all__ = ["FileLoad", "fast_columns", "load_trace_file"]
 
 _ABSENT = object()
-_NONE = type(None)
-_STATUSES_OR_NULL = frozenset((*STEP_STATUSES, None))
-_KINDS = frozenset(STEP_KINDS)
-_STATUSES = frozenset(STEP_STATUSES)
-_NUMBER = {int, float, _NONE}
-_META_VALUE = {str, int, float, bool, _NONE}
+_MetaValue = str | int | float | bool | None
+
+
+class _Step(msgspec.Struct, gc=False):
+    """A step as trace.schema.json has it (field names are the file's); unknown fields are skipped.
+    gc=False: a million records the garbage collector never has to scan (no field makes a cycle)."""
+
+    id: str
+    parentId: str | None  # noqa: N815 - the file's own field names
+    sequence: int
+    name: str
+    kind: StepKind
+    status: StepStatus
+    attempt: int | None = None
+    inputTokens: int | float | None = None  # noqa: N815
+    outputTokens: int | float | None = None  # noqa: N815
+    durationMs: int | float | None = None  # noqa: N815
+    metadata: dict[str, _MetaValue] | None = None
+
+
+class _TraceFile(msgspec.Struct, gc=False):
+    """The file's top level: schemaVersion, fixture and steps are required (the schema's `required`)."""
+
+    schemaVersion: Literal[1]  # noqa: N815
+    fixture: str
+    steps: list[_Step]
+    status: StepStatus | None = None
+
+
+_DECODER = msgspec.json.Decoder(_TraceFile)
 
 
 @dataclass
@@ -50,89 +73,50 @@ class FileLoad:
     nonconforming: tuple[str, str] | None = None
 
 
+def fast_columns(data: bytes) -> TraceColumns | None:
+    """The trace's columns when the typed decode accepts the file (then they equal `load_columns`'s);
+    None when it does not (the caller takes the schema check and the strict loader)."""
+    paused = gc.isenabled()
+    gc.disable()  # the metadata dicts are tracked: a million of them would be re-scanned per collection
+    try:
+        trace = _DECODER.decode(data)
+    except msgspec.MsgspecError:
+        return None
+    finally:
+        if paused:
+            gc.enable()
+    steps = trace.steps
+    # List comprehensions: the cheapest way CPython has to pull one field out of a million records.
+    return TraceColumns(
+        fixture=trace.fixture, status=trace.status,
+        ids=[s.id for s in steps], parent_ids=[s.parentId for s in steps], sequences=[s.sequence for s in steps],
+        names=[s.name for s in steps], kinds=[s.kind for s in steps], statuses=[s.status for s in steps],
+        attempts=[s.attempt for s in steps], input_tokens=[s.inputTokens for s in steps],
+        output_tokens=[s.outputTokens for s in steps], durations=[s.durationMs for s in steps],
+        metadata=[s.metadata for s in steps],
+    )
+
+
 def _parse(data: bytes) -> Any:
     """`json.loads(data)` with collections paused; raises as json does."""
     paused = gc.isenabled()
     gc.disable()
     try:
-        return strict_json.loads(data)
+        return json.loads(data)
     finally:
         if paused:
             gc.enable()
 
 
-def _finite(values: list[Any]) -> bool:
-    floats = [v for v in values if type(v) is float]
-    return not floats or math.isfinite(sum(floats))  # an overflowing sum is only a false alarm
-
-
-def conforming_columns(decoded: Any) -> TraceColumns | None:
-    """The trace's columns when it certainly conforms (then they equal `load_columns`'s); None
-    when the shortcut cannot tell (the caller takes the schema check and the strict loader)."""
-    if type(decoded) is not dict:
-        return None
-    version, fixture, status = decoded.get("schemaVersion"), decoded.get("fixture"), decoded.get("status")
-    steps = decoded.get("steps")
-    if type(version) is not int or version != 1 or type(fixture) is not str or type(steps) is not list:
-        return None
-    if not (status is None or type(status) is str) or status not in _STATUSES_OR_NULL:
-        return None
-    if steps and set(map(type, steps)) != {dict}:
-        return None
-
-    # List comprehensions: the cheapest way CPython has to pull one field out of a million dicts.
-    try:
-        ids, parents, sequences = [s["id"] for s in steps], [s["parentId"] for s in steps], [s["sequence"] for s in steps]
-        names, kinds, statuses = [s["name"] for s in steps], [s["kind"] for s in steps], [s["status"] for s in steps]
-    except KeyError:
-        return None  # a required field is missing: the schema check says where
-    attempts, inputs = [s.get("attempt") for s in steps], [s.get("inputTokens") for s in steps]
-    outputs, durations = [s.get("outputTokens") for s in steps], [s.get("durationMs") for s in steps]
-    metadata = [s.get("metadata") for s in steps]  # absent and null are the same to the columns
-    number_types = [set(map(type, column)) for column in (inputs, outputs, durations)]
-    if steps and not (
-        set(map(type, ids)) == {str}
-        and set(map(type, parents)) <= {str, _NONE}
-        and set(map(type, sequences)) == {int}  # a float (even 3.0) is for the strict loader to refuse
-        and set(map(type, names)) == {str}
-        and set(map(type, kinds)) == {str} and set(kinds) <= _KINDS
-        and set(map(type, statuses)) == {str} and set(statuses) <= _STATUSES
-        and set(map(type, attempts)) <= {int, _NONE}
-        and all(types <= _NUMBER for types in number_types)
-        and set(map(type, metadata)) <= {dict, _NONE}
-    ):
-        return None
-    meta_values = list(chain.from_iterable(map(dict.values, filter(None, metadata))))
-    meta_types = set(map(type, meta_values))
-    if not meta_types <= _META_VALUE:
-        return None
-    with_floats = [c for c, t in zip((inputs, outputs, durations, meta_values), (*number_types, meta_types),
-                                     strict=True) if float in t]
-    if not all(map(_finite, with_floats)):
-        return None
-    return TraceColumns(
-        fixture=fixture, status=cast(StepStatus | None, status), ids=ids, parent_ids=parents, sequences=sequences, names=names,
-        kinds=kinds, statuses=statuses, attempts=attempts, input_tokens=inputs, output_tokens=outputs,
-        durations=durations, metadata=metadata,
-    )
-
-
 def load_trace_file(data: bytes) -> FileLoad:
     """A trace file's bytes as columns (see the module docstring). Never raises."""
-    decoded: Any = _ABSENT
-    strict = True
-    try:
+    cols = fast_columns(data)
+    if cols is not None:
+        return FileLoad(cols)
+    try:  # `json` also reads NaN/Infinity: such a file is still JSON to the schema check, which speaks first
         decoded = _parse(data)
     except (ValueError, RecursionError):
-        strict = False
-        try:  # NaN/Infinity: still JSON to the schema check, which speaks first (as it always did)
-            decoded = json.loads(data)
-        except (ValueError, RecursionError):
-            pass  # not JSON at all: the loader words the parse error
-    if strict and b"\\ud" not in data and b"\\uD" not in data:
-        cols = conforming_columns(decoded)
-        if cols is not None:
-            return FileLoad(cols)
+        decoded = _ABSENT  # not JSON at all: the loader words the parse error
     if decoded is not _ABSENT:
         error = schema_error(schema_problems(decoded))
         if error is not None:
