@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -172,6 +173,19 @@ def _write(path: str, text: str) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # A million-step trace is millions of objects that all live until the command ends: a cyclic
+    # collection finds nothing to free among them and rescans them all each time the allocation
+    # counter trips (docs/trace-gates.md §4, big traces). Paused while the command runs.
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _run(args)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _run(args: argparse.Namespace) -> int:
     from tftui.trace.baseline import (
         baseline_from_metrics,
         compare,

@@ -9,13 +9,15 @@ kinds (any kind mask via `bytes.translate`, selection via `itertools.compress`),
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Sequence
 from itertools import compress, repeat
 from typing import Final, cast
 
-from tftui.trace.model import TraceColumns
+from tftui.trace.model import Metadata, TraceColumns
 
 EXTERNAL_KINDS = frozenset({"model", "tool"})
-ABSENT: Final = object()  # a metadata key that is not there (distinct from null)
+ABSENT: Final = object()
+_NO_METADATA: Final[Metadata] = {}  # a metadata key that is not there (distinct from null)
 # (name, kind, status, then each key's metadata value or ABSENT): hashable parts of mixed types
 Signature = tuple[object, ...]
 
@@ -168,23 +170,57 @@ class Facts:
 
     def worst_signature(self, keys: tuple[str, ...]) -> tuple[Signature | None, int]:
         """The most repeated signature `(name, kind, status, value of each key…)` and its count;
-        the first one in sequence order on ties; (None, 0) for an empty trace. Absent key: ABSENT."""
+        the first one in sequence order on ties; (None, 0) for an empty trace. Absent key: ABSENT.
+
+        A signature repeats no more often than its name, so only the steps whose name is common
+        enough can hold the answer: a first count over the steps of the most frequent names gives
+        a floor, and the full count then reads only the steps whose name reaches that floor."""
         if keys not in self._signatures:
-            cols = self.cols
-            metas = cols.metadata
-            # A key no step carries adds the same ABSENT to every signature: leave it out of the
-            # count (a scan that stops at the first step carrying it) and put it back for the result.
-            present = [any(map(dict.__contains__, filter(None, metas), repeat(k))) for k in keys]
-            # one column per metadata key (a comprehension per key is far cheaper than a tuple per step)
-            key_cols = [[m.get(k, ABSENT) if m else ABSENT for m in metas]
-                        for k, p in zip(keys, present, strict=True) if p]
-            counts = Counter(zip(cols.names, cols.kinds, cols.statuses, *key_cols, strict=True))
-            if not counts:
+            names = self.cols.names
+            name_counts = Counter(names)
+            if not name_counts:
                 self._signatures[keys] = (None, 0)
-            else:
-                top = max(counts.values())
-                sig = next(s for s, n in counts.items() if n == top)  # insertion order = sequence order
-                values = iter(sig[3:])
-                full = sig[:3] + tuple(next(values) if p else ABSENT for p in present)
-                self._signatures[keys] = (full, top)
+                return self._signatures[keys]
+            most = max(name_counts.values())
+            floor = 2
+            if most >= 2 and list(name_counts.values()).count(most) * most < len(names) // 2:
+                floor = max(floor, self._top_count(keys, name_counts, most)[1])
+            top_sig, top = self._top_count(keys, name_counts, floor) if most >= 2 else (None, 0)
+            if top_sig is None or top < 2:  # nothing repeats: each signature counts 1, the first step's comes first
+                meta = self.cols.metadata[0]
+                values = tuple((meta.get(k, ABSENT) if meta else ABSENT) for k in keys)
+                top_sig, top = (names[0], self.cols.kinds[0], self.cols.statuses[0], *values), 1
+            self._signatures[keys] = (top_sig, top)
         return self._signatures[keys]
+
+    def _top_count(self, keys: tuple[str, ...], name_counts: Counter[str], floor: int) -> tuple[Signature | None, int]:
+        """The most repeated signature among the steps whose name occurs at least `floor` times
+        (the first in array order on ties) and its count; (None, 0) when no step qualifies."""
+        cols = self.cols
+        names = cols.names
+        common = [n for n, c in name_counts.items() if c >= floor]
+        if len(common) == len(name_counts):
+            mask: list[bool] | None = None
+        else:
+            wanted = frozenset(common)
+            mask = list(map(wanted.__contains__, names))
+        metas = cols.metadata if mask is None else list(compress(cols.metadata, mask))
+        # A key no selected step carries adds the same ABSENT to every signature: leave it out of
+        # the count and put it back for the result.
+        all_keys = cols.metadata_summary()[0]
+        present = [k in all_keys and (mask is None or any(map(dict.__contains__, filter(None, metas), repeat(k))))
+                   for k in keys]
+        # one column per metadata key: C-level `dict.get` over the steps (no metadata reads as {})
+        dicts: list[Metadata] = [m or _NO_METADATA for m in metas] if any(present) else []
+        get = cast("Callable[[Metadata, str, object], object]", dict.get)
+        key_cols = [list(map(get, dicts, repeat(k), repeat(ABSENT))) for k, p in zip(keys, present, strict=True) if p]
+        base: list[Sequence[object]] = [names, cols.kinds, cols.statuses]
+        if mask is not None:
+            base = [list(compress(column, mask)) for column in base]
+        counts = Counter(zip(*base, *key_cols, strict=True))
+        if not counts:
+            return None, 0
+        top = max(counts.values())
+        sig = next(s for s, n in counts.items() if n == top)  # insertion order = array order
+        values = iter(sig[3:])
+        return sig[:3] + tuple(next(values) if p else ABSENT for p in present), top

@@ -16,7 +16,7 @@ import math
 from collections.abc import Iterator
 from functools import lru_cache
 from importlib import resources
-from itertools import chain, compress, repeat
+from itertools import compress, repeat
 from operator import eq, is_not, lt
 from typing import Any, cast
 
@@ -81,13 +81,33 @@ def _number_problem(field: str, value: Any, step_id: str) -> str | None:
     return None
 
 
-def _cycle_problem(ids: list[str], parent_ids: list[str | None]) -> str | None:
+_FEW_PARENTS = 32  # up to this many distinct parents, `list.index` scans beat a million-entry position dict
+
+
+def _parents_listed_first(ids: list[str], parent_ids: list[str | None], parents: set[str]) -> bool:
+    """True when every parent is listed before the first step that names it, checked per distinct
+    parent (a run's trace has a handful: its root and its groups); False when unsure or when a
+    parent is unknown. `parents`: the distinct non-null parent ids. Needs unique ids (the caller
+    checked). A step that is its own parent fails it."""
+    if len(parents) > _FEW_PARENTS:
+        return False
+    try:
+        return all(parent_ids.index(p) > ids.index(p) for p in parents)
+    except ValueError:  # an unknown parent: the walk below skips it as before
+        return False
+
+
+def _cycle_problem(ids: list[str], parent_ids: list[str | None], parents: set[str] | None = None) -> str | None:
     """A step that is its own parent, or a parent chain that loops, in linear time; None when none.
 
     Fast path (C-level passes): when every parent is listed before its child, each chain strictly
     moves towards the start of the list and cannot loop — what the recorder writes. Otherwise
     one walk up from each step, each step visited once (state: 1 on the current walk, 2 done).
     """
+    if parents is None:
+        parents = cast("set[str]", set(parent_ids) - {None})
+    if _parents_listed_first(ids, parent_ids, parents):
+        return None
     if any(map(eq, ids, parent_ids)):
         return next(f"step {s} is its own parent" for s, p in zip(ids, parent_ids, strict=True) if s == p)
     position = dict(zip(ids, range(len(ids)), strict=False))
@@ -136,7 +156,8 @@ def check_columns(cols: TraceColumns) -> list[str]:
             if step_id in seen and add(f"duplicate id {step_id}"):
                 return problems
             seen.add(step_id)
-    if not set(cols.parent_ids) <= known | {None}:
+    parents = cast("set[str]", set(cols.parent_ids) - {None})
+    if not parents <= known:
         for step_id, parent in zip(ids, cols.parent_ids, strict=True):
             if parent is not None and parent not in known and add(f"unknown parent {parent} for step {step_id}"):
                 return problems
@@ -147,10 +168,10 @@ def check_columns(cols: TraceColumns) -> list[str]:
             if cur == prev and add(f"duplicate sequence {cur}"):
                 return problems
 
-    roots = cols.parent_ids.count(None)
+    roots = cols.root_count()
     if roots != 1 and add(f"expected exactly one root step, found {roots}"):
         return problems
-    cycle = _cycle_problem(ids, cols.parent_ids) if len(known) == len(ids) else None
+    cycle = _cycle_problem(ids, cols.parent_ids, parents) if len(known) == len(ids) else None
     if cycle is not None and add(cycle):
         return problems
 
@@ -179,9 +200,10 @@ def check_columns(cols: TraceColumns) -> list[str]:
             if attempt is not None and attempt == 0 and add(f"attempt {_num(attempt)} below 1 on step {step_id}"):
                 return problems
 
-    with_metadata = list(filter(None, cols.metadata))
-    values = list(chain.from_iterable(map(dict.values, with_metadata)))
-    numbers = list(compress(values, map(_NUMBER_TYPES.__contains__, map(type, values))))
+    # The distinct values answer for all of them (a value equal to a sound one is sound; NaN stays:
+    # it equals nothing); a set of a million values costs a fraction of a type test per value.
+    keys, distinct = cols.metadata_summary()
+    numbers = [v for v in distinct if type(v) in _NUMBER_TYPES]
     if not _all_sound(numbers):
         for step_id, metadata in zip(ids, cols.metadata, strict=True):
             for key, meta_value in (metadata or {}).items():
@@ -189,7 +211,6 @@ def check_columns(cols: TraceColumns) -> list[str]:
                     if type(meta_value) in _NUMBER_TYPES else None
                 if problem is not None and add(problem):
                     return problems
-    keys = set(chain.from_iterable(with_metadata))
     if any(k.lower() in FORBIDDEN_METADATA_KEYS for k in keys):
         for step_id, metadata in zip(ids, cols.metadata, strict=True):
             for key in metadata or ():

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import chain
 from typing import Final, Literal, NotRequired, Protocol
 
 from pydantic import (
@@ -40,6 +41,7 @@ Number = StrictInt | StrictFloat
 MetaValue = StrictStr | StrictBool | StrictInt | StrictFloat | None
 Metadata = dict[str, MetaValue]  # a step's flat metadata object
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 # Root-step metadata flag saying the run used a fake clock, so `durationMs` is deterministic and kept.
 FAKE_CLOCK_KEY = "fakeClock"
 
@@ -297,9 +299,42 @@ class TraceColumns:
     output_tokens: list[float | int | None]
     durations: list[float | int | None]
     metadata: list[Metadata | None]
+    # Facts derived from whole columns, computed once and shared by integrity, normalization and
+    # rules (a pass over a million scattered objects costs as much as the work done in it). The
+    # columns are never changed once built, so these never go stale.
+    _roots: int | None = field(default=None, init=False, repr=False, compare=False)
+    _metadata_summary: tuple[set[str], set[MetaValue]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     def __len__(self) -> int:
         return len(self.names)
+
+    def root_count(self) -> int:
+        """How many steps have no parent."""
+        if self._roots is None:
+            self._roots = self.parent_ids.count(None)
+        return self._roots
+
+    def metadata_summary(self) -> tuple[set[str], set[MetaValue]]:
+        """(every metadata key, every distinct metadata value) over all steps; values that compare
+        equal are one (1, 1.0 and True), which is all a check of "is any value bad" needs."""
+        if self._metadata_summary is None:
+            present = list(filter(None, self.metadata))
+            try:
+                values = set(chain.from_iterable(map(dict.values, present)))
+            except TypeError:  # a value outside the schema (a list from an in-memory recorder): not a scalar fact
+                values = {v for v in chain.from_iterable(map(dict.values, present)) if type(v) in _SCALARS}
+            self._metadata_summary = (set(chain.from_iterable(present)), values)
+        return self._metadata_summary
+
+    def share_summaries(self, source: TraceColumns, *, same_metadata: bool) -> TraceColumns:
+        """Carry `source`'s derived facts over to these columns (the same steps, reordered and
+        renamed: the root count stays; the metadata summary stays when no metadata changed)."""
+        self._roots = source._roots
+        if same_metadata:
+            self._metadata_summary = source._metadata_summary
+        return self
 
     @classmethod
     def from_trace(cls, trace: AgentTrace) -> TraceColumns:

@@ -15,7 +15,6 @@ Idempotent. Run the integrity check first (duplicate sequences would collide as 
 from __future__ import annotations
 
 import re
-from itertools import chain
 from typing import TypeVar
 
 from tftui.trace.model import FAKE_CLOCK_KEY, SCHEMA_VERSION, AgentTrace, Metadata, TraceColumns, TraceStep
@@ -49,13 +48,12 @@ def volatile_metadata(key: str, value: object) -> bool:
     return volatile_key(key) or volatile_value(value)
 
 
-def _clean_metadata(metadata: list[Metadata | None]) -> list[Metadata | None]:
-    """Metadata without volatile entries; dicts without any are shared, not copied."""
-    present = list(filter(None, metadata))
-    keys = set(chain.from_iterable(present))
+def _clean_metadata(metadata: list[Metadata | None], cols: TraceColumns) -> list[Metadata | None]:
+    """Metadata (`cols.metadata` in some order) without volatile entries; dicts without any are
+    shared, not copied, and the list itself is returned when nothing is volatile."""
+    keys, distinct = cols.metadata_summary()
     bad_keys = {k for k in keys if volatile_key(k)}
-    strings = {v for v in chain.from_iterable(map(dict.values, present)) if type(v) is str}
-    bad_values = {v for v in strings if volatile_value(v)}
+    bad_values = {v for v in distinct if type(v) is str and volatile_value(v)}
     if not bad_keys and not bad_values:
         return metadata
     out: list[Metadata | None] = []
@@ -67,7 +65,7 @@ def _clean_metadata(metadata: list[Metadata | None]) -> list[Metadata | None]:
 
 
 def uses_fake_clock(cols: TraceColumns) -> bool:
-    if cols.parent_ids.count(None) != 1:
+    if cols.root_count() != 1:
         return False
     root = cols.metadata[cols.parent_ids.index(None)]
     return root is not None and root.get(FAKE_CLOCK_KEY) is True
@@ -85,10 +83,17 @@ def normalize_columns(cols: TraceColumns, *, fake_clock: bool | None = None) -> 
         def reorder(column: list[_T]) -> list[_T]:
             return [column[i] for i in order]
 
+    ordered_metadata = reorder(cols.metadata)
+    metadata = _clean_metadata(ordered_metadata, cols)
+    bad = metadata is not ordered_metadata
     sequences = reorder(seqs)
     new_ids = [f"s{q}" for q in sequences]
-    rename = dict(zip(reorder(cols.ids), new_ids, strict=True))
-    parents = [None if p is None else rename.get(p, p) for p in reorder(cols.parent_ids)]
+    ids = reorder(cols.ids)
+    if ids == new_ids:  # already named so (a trace tftui wrote): every parent keeps its name
+        parents = reorder(cols.parent_ids)
+    else:
+        rename = dict(zip(ids, new_ids, strict=True))
+        parents = [None if p is None else rename.get(p, p) for p in reorder(cols.parent_ids)]
     return TraceColumns(
         fixture=cols.fixture,
         status=cols.status,
@@ -102,8 +107,8 @@ def normalize_columns(cols: TraceColumns, *, fake_clock: bool | None = None) -> 
         input_tokens=reorder(cols.input_tokens),
         output_tokens=reorder(cols.output_tokens),
         durations=reorder(cols.durations) if keep_duration else [None] * len(seqs),
-        metadata=_clean_metadata(reorder(cols.metadata)),
-    )
+        metadata=metadata,
+    ).share_summaries(cols, same_metadata=not bad)
 
 
 def columns_to_trace(cols: TraceColumns) -> AgentTrace:

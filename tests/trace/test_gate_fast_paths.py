@@ -1,0 +1,101 @@
+"""`tftui gate`'s shortcuts for big traces (docs/trace-gates.md §3.6, §4, §1.2) give exactly what
+the plain definitions give: the most repeated signature, the integrity problems, the normalized trace."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tftui.trace import integrity
+from tftui.trace.facts import ABSENT, Facts
+from tftui.trace.integrity import check_columns
+from tftui.trace.model import TraceColumns
+from tftui.trace.normalize import normalize_columns
+
+KEYS = ("state", "tool")
+META = st.one_of(st.none(), st.dictionaries(st.sampled_from(["state", "tool", "other"]),
+                                            st.sampled_from(["a", "b", 1, True, None]), max_size=3))
+STEP = st.tuples(st.sampled_from(["p", "q", "r", "item-1", "item-2", "item-3"]),
+                 st.sampled_from(["model", "tool"]), st.sampled_from(["ok", "error"]), META)
+
+
+def _columns(steps: list[tuple[str, str, str, Any]]) -> TraceColumns:
+    return TraceColumns.from_dicts([
+        {"id": f"s{i}", "parentId": None if i == 0 else "s0", "sequence": i, "name": name, "kind": kind,
+         "status": status, "metadata": meta}
+        for i, (name, kind, status, meta) in enumerate(steps)
+    ])
+
+
+def _plain_worst(steps: list[tuple[str, str, str, Any]], keys: tuple[str, ...]) -> tuple[Any, int]:
+    """The definition: count every step's signature; the first of the most repeated ones."""
+    sigs = [(n, k, s, *((m or {}).get(key, ABSENT) for key in keys)) for n, k, s, m in steps]
+    if not sigs:
+        return None, 0
+    counts = Counter(sigs)
+    top = max(counts.values())
+    return next(sig for sig in sigs if counts[sig] == top), top
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(STEP, max_size=14), st.sampled_from([KEYS, ("state",), ("missing",), ()]))
+def test_the_most_repeated_signature_is_the_plain_count(steps: list[Any], keys: tuple[str, ...]) -> None:
+    assert Facts(_columns(steps)).worst_signature(keys) == _plain_worst(steps, keys)
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.sampled_from([None, "s0", "s1", "s2", "s3", "s4", "s9"]), min_size=1, max_size=6),
+       st.booleans())
+def test_parent_checks_agree_with_the_walk_over_every_step(parents: list[str | None], unique: bool) -> None:
+    """The per-distinct-parent shortcut and the full walk report the same problems."""
+    ids = [f"s{i}" for i in range(len(parents))] if unique else [f"s{i % 3}" for i in range(len(parents))]
+    cols = TraceColumns("f", "ok", ids, parents, list(range(len(ids))), ["n"] * len(ids), ["run"] * len(ids),
+                        ["ok"] * len(ids), [None] * len(ids), [None] * len(ids), [None] * len(ids),
+                        [None] * len(ids), [None] * len(ids))
+    fast = check_columns(cols)
+    saved = integrity._FEW_PARENTS
+    integrity._FEW_PARENTS = -1  # no shortcut: every step walked
+    try:
+        slow = check_columns(TraceColumns(**{k: getattr(cols, k) for k in (
+            "fixture", "status", "ids", "parent_ids", "sequences", "names", "kinds", "statuses", "attempts",
+            "input_tokens", "output_tokens", "durations", "metadata")}))
+    finally:
+        integrity._FEW_PARENTS = saved
+    assert fast == slow
+
+
+NUMBERS = st.one_of(st.integers(-2, 3), st.just(2**53 + 1), st.just(math.inf), st.just(math.nan), st.just(-0.0),
+                    st.booleans(), st.sampled_from(["x", None]))
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.dictionaries(st.sampled_from(["a", "b"]), NUMBERS, max_size=2), min_size=1, max_size=5))
+def test_bad_metadata_numbers_are_found_whatever_else_is_there(metas: list[dict[str, Any]]) -> None:
+    cols = _columns([("n", "model", "ok", m) for m in metas])
+    bad = [(i, k) for i, m in enumerate(metas) for k, v in m.items()
+           if type(v) in (int, float) and not (0 <= v <= 2**53)]
+    problems = [p for p in check_columns(cols) if "metadata." in p]
+    assert [re.search(r"on step (s\d+)", p).group(1) for p in problems] == [f"s{i}" for i, _ in bad]  # type: ignore[union-attr]
+
+
+def _plain_normalize(cols: TraceColumns) -> tuple[list[Any], ...]:
+    order = sorted(range(len(cols)), key=cols.sequences.__getitem__)
+    rename = {cols.ids[i]: f"s{cols.sequences[i]}" for i in order}
+    parents = [None if cols.parent_ids[i] is None else rename.get(cols.parent_ids[i], cols.parent_ids[i])
+               for i in order]
+    return [f"s{cols.sequences[i]}" for i in order], parents, [cols.names[i] for i in order]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.permutations(range(5)), st.sampled_from(["s", "x"]), st.sampled_from([None, "s0", "x0", "gone"]))
+def test_normalized_ids_and_parents_are_the_plain_renaming(order: list[int], prefix: str, extra: Any) -> None:
+    steps = [{"id": f"{prefix}{q}", "parentId": None if q == 0 else (extra if q == 4 else f"{prefix}0"),
+              "sequence": q, "name": f"n{q}", "kind": "model", "status": "ok"} for q in order]
+    cols = TraceColumns.from_dicts(steps)
+    got = normalize_columns(cols)
+    assert (got.ids, got.parent_ids, got.names) == _plain_normalize(cols)
