@@ -118,11 +118,8 @@ async def test_rerun_gate_after_changing_upstream_output():
     assert dbg.run.state.phases["after"].output == "done"
 
 
-async def test_fast_forward_skips_a_60s_backoff():
-    f = flow({"id": "p", "task": "do", "retry": {"max": 1, "backoffMs": 60000}})
-    replies = {"p": [{"error": "boom", "exitCode": 1}, "ok"]}
-    dbg = Debugger()
-    clock = Clock()
+async def _start_and_wait_for_a_backoff(f, replies, dbg, clock):
+    """The run, started on a real clock and sleeping in its first backoff."""
     backoff = asyncio.Event()
 
     def on_event(event):
@@ -133,12 +130,42 @@ async def test_fast_forward_skips_a_60s_backoff():
     await asyncio.wait_for(backoff.wait(), TIMEOUT)
     while clock.sleeping == 0:
         await asyncio.sleep(0)
+    return task
+
+
+async def test_fast_forward_skips_a_60s_backoff():
+    f = flow({"id": "p", "task": "do", "retry": {"max": 1, "backoffMs": 60000}})
+    replies = {"p": [{"error": "boom", "exitCode": 1}, "ok"]}
+    dbg = Debugger()
+    clock = Clock()
+    task = await _start_and_wait_for_a_backoff(f, replies, dbg, clock)
     assert dbg.fast_forward() == 1
     result = await asyncio.wait_for(task, TIMEOUT)
     assert result.status == "completed"
     assert clock.slept_s == 60.0
     backoffs = [e for e in result.events if isinstance(e, ev.BackoffStarted)]
     assert [b.delay_ms for b in backoffs] == [60000]
+
+
+async def test_backoff_ended_says_the_time_really_waited():
+    """Issue 15 item 12: the event after a backoff carries the wait as it was, not as planned."""
+    f = flow({"id": "p", "task": "do", "retry": {"max": 2, "backoffMs": 60000}})
+    replies = {"p": [{"error": "boom", "exitCode": 1}, {"error": "boom", "exitCode": 1}, "ok"]}
+    dbg = Debugger()
+    task = await _start_and_wait_for_a_backoff(f, replies, dbg, Clock())
+    dbg.fast_forward(always=True)  # this wait and the next one
+    result = await asyncio.wait_for(task, TIMEOUT)
+    ended = [e for e in result.events if isinstance(e, ev.BackoffEnded)]
+    assert [(e.attempt, e.delay_ms, e.skipped, e.replayed) for e in ended] == [(0, 60000, True, False), (1, 60000, True, False)]
+    assert all(e.waited_ms < e.delay_ms for e in ended)
+
+
+async def test_backoff_ended_of_a_full_wait_equals_the_plan():
+    f = flow({"id": "p", "task": "do", "retry": {"max": 1, "backoffMs": 1500}})
+    task, _ = start(f, {"p": [{"error": "boom", "exitCode": 1}, "ok"]}, Debugger())
+    result = await asyncio.wait_for(task, TIMEOUT)
+    [ended] = [e for e in result.events if isinstance(e, ev.BackoffEnded)]
+    assert (ended.delay_ms, ended.waited_ms, ended.skipped) == (1500, 1500, False)
 
 
 async def test_breakpoint_pauses_before_the_phase():

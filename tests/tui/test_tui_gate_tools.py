@@ -243,7 +243,7 @@ async def test_calls_tab_onblock_rounds_strip(h):
         assert "Gate task prompt sent (quality)" in gate and "VERDICT: BLOCK" in gate
         await pilot.press("full_stop")
         gate = detail.text("gate")
-        assert "evaluation 2/2 (round 1)" in gate and "round started because the previous evaluation blocked" in gate
+        assert "evaluation 2/2 (round 1)" in gate and "round started because evaluation 1 blocked: No tests cover slugify." in gate
 
 
 # -- data breakpoints ------------------------------------------------------------------------

@@ -119,6 +119,8 @@ class Progress:
                 self.type_width = max(self.type_width, *(len(t) for t in event.phase_types.values()))
         elif isinstance(event, ev.BackoffStarted):
             self.backoff_until[event.node_path] = time.monotonic() + event.delay_ms / 1000
+        elif isinstance(event, ev.BackoffEnded):
+            self.backoff_until.pop(event.node_path, None)
         elif isinstance(event, ev.AttemptStarted):
             self.calls += 1
             self.backoff_until.pop(event.node_path, None)

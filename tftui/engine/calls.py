@@ -230,8 +230,13 @@ async def call_with_retry(run: PhaseHost, pr: PhaseRun, spec: CallSpec) -> CallO
         delay, asked = backoff_honouring_retry_after(retry, k, outcome.error)
         run.emit(ev.BackoffStarted(phase_id=phase.id, node_path=spec.node_path, attempt=k, delay_ms=delay,
                                    retry_after_ms=asked))
+        waited_s = 0.0
         if not result.replayed:  # a replayed failure's backoff was waited when it happened
-            await run.clock.sleep(delay / 1000)
+            waited_s = await run.clock.sleep(delay / 1000)
+        waited = min(delay, round(waited_s * 1000))
+        run.emit(ev.BackoffEnded(phase_id=phase.id, node_path=spec.node_path, attempt=k, delay_ms=delay,
+                                 waited_ms=waited,
+                                 skipped=not result.replayed and waited < delay, replayed=result.replayed))
     return outcome
 
 

@@ -25,19 +25,22 @@ class Clock:
     def monotonic(self) -> float:
         return time.monotonic()
 
-    async def sleep(self, seconds: float) -> None:
+    async def sleep(self, seconds: float) -> float:
+        """Wait `seconds`; returns the seconds actually waited (less when fast-forward ended the wait)."""
         self.slept_s += max(0.0, seconds)
         if seconds <= 0 or self.skip_all:
             await asyncio.sleep(0)
-            return
+            return 0.0
         waker = asyncio.Event()
         self._wakers.add(waker)
+        start = self.monotonic()
         try:
             await asyncio.wait_for(waker.wait(), timeout=seconds)
         except TimeoutError:
-            pass
+            return seconds
         finally:
             self._wakers.discard(waker)
+        return min(seconds, max(0.0, self.monotonic() - start))  # woken by fast_forward
 
     def fast_forward(self, *, skip_all: bool | None = None) -> int:
         """Wake every pending sleep now; returns how many were woken."""
@@ -67,9 +70,10 @@ class InstantClock(Clock):
     def monotonic(self) -> float:
         return self.now
 
-    async def sleep(self, seconds: float) -> None:
+    async def sleep(self, seconds: float) -> float:
         seconds = max(0.0, seconds)
         self.sleeps.append(seconds)
         self.slept_s += seconds
         self.now += seconds
         await asyncio.sleep(0)
+        return seconds

@@ -68,8 +68,7 @@ class Debugger:
         self.run = run
         self.running = True
         self._finished_evt.clear()
-        if self.skip_backoff:
-            run.clock.fast_forward(skip_all=True)
+        run.clock.skip_all = self.skip_backoff  # a clock reused from an earlier run forgets its fast-forward
 
     def detach(self, run: Run) -> None:
         self.running = False

@@ -132,6 +132,24 @@ class BackoffStarted(Event):
 
 
 @dataclass(slots=True, kw_only=True)
+class BackoffEnded(Event):
+    """The wait a BackoffStarted announced is over (docs/retry.md §3.3): how long it really was.
+
+    `delay_ms` is the wait planned; fast-forward (the debugger's `F`) or `--no-wait` end it
+    early (`skipped`), and a failure replayed from a journal is not waited again (`replayed`:
+    its wait happened in the run that recorded it)."""
+
+    kind: ClassVar[str] = "backoff_ended"
+    phase_id: str = ""
+    node_path: str = ""
+    attempt: int = 0  # the attempt that failed, as in its BackoffStarted
+    delay_ms: int = 0  # the wait planned (its BackoffStarted's)
+    waited_ms: int = 0  # the time actually waited
+    skipped: bool = False
+    replayed: bool = False
+
+
+@dataclass(slots=True, kw_only=True)
 class ScorersEvaluated(Event):
     kind: ClassVar[str] = "scorers_evaluated"
     phase_id: str = ""
@@ -325,6 +343,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         AgentReturned,
         AttemptFailed,
         BackoffStarted,
+        BackoffEnded,
         ScorersEvaluated,
         JudgeCalled,
         FallbackUsed,

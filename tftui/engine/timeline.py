@@ -3,8 +3,8 @@
 Built from events (like gate_history), because the folded RunState keeps only a
 phase's latest run, while an onBlock round re-runs upstream phases and the timeline
 must show every run. Each attempt carries its prompt, output, error, whether it was
-judged transient and the failure's kind, whether it was retried and the backoff waited
-after it. Data only: how it reads (labels, marks, why it was transient) is
+judged transient and the failure's kind, whether it was retried, the backoff planned after
+it and the time really waited. Data only: how it reads (labels, marks, why it was transient) is
 `tftui.present.timeline`.
 """
 
@@ -31,7 +31,12 @@ class AttemptRow:
     transient: bool = False
     kind: str = ""  # AttemptFailed.why: error | timeout | contract | aborted | budget
     will_retry: bool = False
-    backoff_ms: int | None = None
+    backoff_ms: int | None = None  # the backoff planned after it (BackoffStarted)
+    retry_after_ms: int | None = None  # the provider's Retry-After, when it set that backoff's floor
+    waited_ms: int | None = None  # the wait as it really was (BackoffEnded); None while waiting
+    wait_skipped: bool = False  # fast-forward or --no-wait ended the wait early
+    wait_replayed: bool = False  # a failure replayed from a journal: waited in the run that recorded it
+    retried: bool = False  # the next attempt of its node has started (the wait is over)
     usage: dict[str, Any] | None = None
     duration_ms: float = 0.0
     seq: int = 0
@@ -96,6 +101,9 @@ class TimelineBuilder:
                              prompt=e.prompt, agent=e.agent, seq=e.seq)
             t.attempts.append(row)
             self._rows[(pid, e.node_path, e.attempt)] = row
+            before = self._rows.get((pid, e.node_path, e.attempt - 1)) if e.attempt else None
+            if before is not None:
+                before.retried = True
         elif isinstance(e, ev.AgentReturned):
             returned = self._rows.get((pid, e.node_path, e.attempt))
             if returned is not None:
@@ -110,7 +118,11 @@ class TimelineBuilder:
         elif isinstance(e, ev.BackoffStarted):
             waited = self._rows.get((pid, e.node_path, e.attempt))
             if waited is not None:
-                waited.backoff_ms = e.delay_ms
+                waited.backoff_ms, waited.retry_after_ms = e.delay_ms, e.retry_after_ms
+        elif isinstance(e, ev.BackoffEnded):
+            ended = self._rows.get((pid, e.node_path, e.attempt))
+            if ended is not None:
+                ended.waited_ms, ended.wait_skipped, ended.wait_replayed = e.waited_ms, e.skipped, e.replayed
         elif isinstance(e, ev.OnBlockRound):
             self._pending_round[pid] = e
             self._current_round[pid] = e.round

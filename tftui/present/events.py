@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from tftui.engine import events as ev
 from tftui.engine.state import RunState
+from tftui.present.gates import verdict_reason
 from tftui.present.numbers import elapsed_text, spend_tokens_text, untracked_calls, usage_tokens
 from tftui.present.status import DISPLAY_STATUSES, display_status, look, shown_status
 
@@ -67,6 +68,14 @@ def describe(event: ev.Event) -> EventLine:
             text = f"{event.node_path}: backoff {elapsed_text(event.delay_ms)}"
             if event.retry_after_ms is not None:
                 text += f" (provider asked Retry-After {elapsed_text(event.retry_after_ms)})"
+        case ev.BackoffEnded():
+            if event.replayed:
+                text = f"{event.node_path}: backoff not waited again (a failure replayed from the journal)"
+            elif event.skipped:
+                text = (f"{event.node_path}: backoff skipped after {elapsed_text(event.waited_ms)}"
+                        f" (planned {elapsed_text(event.delay_ms)})")
+            else:
+                text = f"{event.node_path}: waited {elapsed_text(event.waited_ms)}, retrying"
         case ev.ScorersEvaluated():
             text = f"{pid}: scorers combined {event.combined} ({event.stage})"
         case ev.JudgeCalled():
@@ -75,9 +84,8 @@ def describe(event: ev.Event) -> EventLine:
             text = f"{pid}: fallback: {event.reason}"
         case ev.GateVerdict():
             failed = event.verdict == "block"
-            text = f"{pid}: verdict {event.verdict.upper()} ({event.source})" + (
-                f" — {event.reason}" if event.reason else ""
-            )
+            reason = verdict_reason(event.verdict, event.reason, event.output, event.source)
+            text = f"{pid}: verdict {event.verdict.upper()} ({event.source})" + (f" — {reason}" if reason else "")
         case ev.OnBlockRound():
             text = f"{pid}: onBlock round {event.round}" + (f" re-running {', '.join(event.rerun)}" if event.rerun else "")
         case ev.ApprovalRequested():

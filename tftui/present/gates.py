@@ -8,6 +8,35 @@ from __future__ import annotations
 from tftui.engine.gate_history import GateRecord
 from tftui.scoring.combine import explain, js_to_fixed
 
+REASON_CHARS = 120  # of a blocking reply's first line, when the verdict gave no reason
+
+
+def block_reason(reason: str | None, output: str | None = None) -> str:
+    """Why a gate blocked, in the same words on every tab: the verdict's reason, else the first
+    line of the blocking reply (a `VERDICT: BLOCK` answer says why above it); '' when neither does."""
+    if reason and reason.strip():
+        return reason.strip()
+    said = next((line.strip() for line in (output or "").splitlines() if line.strip()), "")
+    return said if len(said) <= REASON_CHARS else said[: REASON_CHARS - 1] + "…"
+
+
+def verdict_reason(verdict: str | None, reason: str | None, output: str | None, source: str) -> str:
+    """The reason a verdict is shown with: a gate's block says why as `block_reason` does (an
+    approval's reason is the reviewer's note, never its output); other verdicts their own reason."""
+    if verdict == "block" and source != "approval":
+        return block_reason(reason, output)
+    return (reason or "").strip()
+
+
+def round_cause(reason: str | None, blocking_output: str | None, blocked_number: int) -> str:
+    """Why an onBlock round started (docs/gates.md, onBlock), as the Gate and Calls tabs both say
+    it, `because: <the block reason the engine passed on>`, else `because evaluation N blocked:
+    <what the blocking evaluation, number `blocked_number`, replied>`."""
+    if reason and reason.strip():
+        return f"because: {reason.strip()}"
+    said = block_reason(None, blocking_output)
+    return f"because evaluation {blocked_number} blocked" + (f": {said}" if said else " (no reason given)")
+
 
 def evaluation_label(rec: GateRecord) -> str:
     """`first evaluation`, `round 2`, `re-run 1 · first evaluation`."""
@@ -22,7 +51,8 @@ def verdict_line(rec: GateRecord) -> str:
     if rec.status == "failed":
         return f"FAILED — {rec.error or 'gate call failed'}"
     text = f"{(rec.verdict or '?').upper()} (source: {rec.source})"
-    return f"{text} — {rec.reason}" if rec.reason else text
+    reason = verdict_reason(rec.verdict, rec.reason, rec.output, rec.source)
+    return f"{text} — {reason}" if reason else text
 
 
 def arithmetic_line(rec: GateRecord) -> str:

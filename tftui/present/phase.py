@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tftui.engine.state import Attempt, PhaseState, RunState
+from tftui.present.gates import block_reason
 from tftui.present.status import display_status
 
 
@@ -194,7 +195,8 @@ def plain_reason(phase: PhaseState | None) -> str:
         return ""
     status = display_status(phase)
     if status == "blocked":
-        reason = (phase.gate or {}).get("reason")
+        given = (phase.gate or {}).get("reason")
+        reason = block_reason(given if isinstance(given, str) else None, phase.output if phase.type == "gate" else None)
         what = "The approval was rejected" if phase.type == "approval" else "The gate blocked the run"
         return f"{what}: {reason}" if reason else f"{what}."
     if status == "skipped":

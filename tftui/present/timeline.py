@@ -63,6 +63,24 @@ def transient_why(row: AttemptRow) -> str:
     return transient_reason(row.error, row.output, kind=row.kind, transient=row.transient)
 
 
+def retry_text(row: AttemptRow) -> str:
+    """`→ retried after a 2000 ms backoff`: the wait after a failed attempt as it really was
+    (docs/retry.md §3.3), the planned backoff named as such when the wait was shorter; '' when
+    the attempt was not retried."""
+    if row.backoff_ms is None:
+        return "→ retried" if row.will_retry else ""
+    planned = f"{row.backoff_ms} ms backoff"
+    if row.retry_after_ms is not None:
+        planned += f" (the provider's Retry-After: {row.retry_after_ms} ms)"
+    if row.wait_replayed:
+        return f"→ retried at once: a failure replayed from the journal (its {planned} was waited when it was recorded)"
+    if row.waited_ms is None:  # no BackoffEnded: waiting still, or a journal written before it existed
+        return f"→ retried after a {planned}" if row.retried else f"→ retrying after a {planned} (waiting)"
+    if row.wait_skipped:
+        return f"→ retried after {row.waited_ms} ms: the planned {planned} was skipped (fast-forward)"
+    return f"→ retried after a {planned}"
+
+
 def output_diff(a: str | None, b: str | None, *, label_a: str = "a", label_b: str = "b", context: int = 3) -> str:
     """Unified diff of two outputs (attempts or rounds); "" when they are identical."""
     left = (a or "").splitlines(keepends=True)

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from tftui.engine.gate_history import GateRecord
 from tftui.lang.values import js_number_str
-from tftui.present.gates import arithmetic_line, evaluation_label, verdict_line
+from tftui.present.gates import arithmetic_line, evaluation_label, round_cause, verdict_line
 from tftui.present.status import mark
 
 KEYS_HINT = ", . history · r re-run · w what-if"
@@ -88,10 +88,10 @@ def summary(rec: GateRecord, records: list[GateRecord], index: int) -> Text:
     verdict_style = "bold green" if rec.verdict == "pass" else "bold red"
     out.append(verdict_line(rec) + "\n", style=verdict_style)
     out.append(arithmetic_line(rec) + "\n")
-    if rec.block_reason:
-        out.append(f"round started because: {rec.block_reason}\n", style="italic")
-    elif rec.round:
-        out.append("round started because the previous evaluation blocked (no reason given)\n", style="italic")
+    if rec.round or rec.block_reason:
+        before = records[index - 1] if index > 0 else None
+        cause = round_cause(rec.block_reason, before.output if before is not None else None, index)
+        out.append(f"round started {cause}\n", style="italic")
     if rec.rerun:
         out.append(f"re-ran upstream first: {', '.join(rec.rerun)}\n", style="italic")
     return out

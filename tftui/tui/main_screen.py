@@ -364,7 +364,7 @@ class MainScreen(Screen[None]):
             self.event_log.reset()
             self.gate_tools.reset()
             self.dag.refresh_all()
-        session.ctl.clock.skip_all = False
+        session.ctl.new_run()
         session.ctl.running = True
         session.last_result = None
         self.reloader.run_flow_version = session.flow  # what this run executes, whatever is saved meanwhile

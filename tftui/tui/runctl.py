@@ -38,6 +38,7 @@ class RunController:
         self.guard_overrides: dict[str, str] = {}
         self.break_on_failure = False  # `f` toggles: stop on a failed attempt/phase or a block
         self.data_breakpoints: list[str] = []  # condition-language expressions (`B`), in order added
+        self.fast_forwarding = False  # `F` in this run: every backoff wait is skipped (Debugger.skip_backoff)
         self.debugger: Debugger | None = None
         self.running = False  # set by the UI when it starts a run, cleared when the worker ended
         self.approver: Callable[[Any], Awaitable[Any]] | None = None
@@ -47,7 +48,7 @@ class RunController:
 
     # -- debugger wiring -------------------------------------------------------------
     def _new_debugger(self, *, step_first: bool) -> Debugger:
-        dbg = Debugger(start_paused=step_first, approver=self.approver)
+        dbg = Debugger(start_paused=step_first, approver=self.approver, skip_backoff=self.fast_forwarding)
         for pid in self.breakpoints:
             dbg.set_breakpoint(pid)
         for pid, expr in self.guard_overrides.items():
@@ -169,12 +170,16 @@ class RunController:
             self._send(lambda dbg: dbg.remove_data_breakpoint(expr))
 
     def fast_forward(self) -> int:
-        """Skip the backoff wait in progress and every later one in this run. Returns waits cut short."""
+        """Skip the backoff wait in progress and every later one in this run: the debugger's verb,
+        run on the engine's loop (`Debugger.fast_forward`). Returns the waits it cuts short."""
         sleeping = self.clock.sleeping
-        self.clock.skip_all = True  # at once for the header (a plain write; the engine's loop wakes sleepers)
-        if not self._send(lambda dbg: dbg.fast_forward(always=True)):
-            self._post(lambda: self.clock.fast_forward(skip_all=True))
+        self.fast_forwarding = True  # the header says so at once; the run learns it on its loop
+        self._send(lambda dbg: dbg.fast_forward(always=True))
         return sleeping
+
+    def new_run(self) -> None:
+        """The session's per-run settings start over (fast-forward lasts one run)."""
+        self.fast_forwarding = False
 
     def abort(self) -> None:
         self._send(Debugger.abort)

@@ -2,7 +2,8 @@
 
 Built from `tftui.engine.timeline.PhaseTimeline` (events, so re-runs and onBlock rounds
 keep every attempt). Each attempt shows its prompt, output, error, whether it was
-transient and why, and the backoff waited after it. The diff view (`D`) replaces the
+transient and why, and the wait after it (the time really waited; the planned backoff when
+fast-forward cut it short). The diff view (`D`) replaces the
 bodies with a unified diff of each output against the previous attempt of the same
 node, and of each onBlock round's output against the previous round.
 """
@@ -13,11 +14,13 @@ from rich.text import Text
 
 from tftui.engine.retry import TRANSIENT_MAX_ATTEMPTS
 from tftui.engine.timeline import AttemptRow, PhaseTimeline, RoundInfo
+from tftui.present.gates import round_cause
 from tftui.present.timeline import (
     attempt_label,
     attempt_mark,
     evaluation_strip,
     output_diff,
+    retry_text,
     round_mark,
     transient_why,
 )
@@ -79,9 +82,9 @@ def _attempt_body(row: AttemptRow, out: Text) -> None:
         out.append(row.error + "\n", style="red")
         why = transient_why(row) or ("transient" if row.transient else "not transient")
         out.append(f"   {why}\n")
-    if row.will_retry or row.backoff_ms is not None:
-        waited = f" after a {row.backoff_ms} ms backoff" if row.backoff_ms is not None else ""
-        out.append(f"   → retried{waited}\n")
+    retried = retry_text(row)
+    if retried:
+        out.append(f"   {retried}\n")
     elif row.status == "failed" and row.kind in ("error", "contract", "budget"):
         out.append(f"   {not_retried_reason(row)}\n")
     _block("prompt", row.prompt, out, max_lines=PROMPT_LINES, style="dim")
@@ -93,12 +96,8 @@ def _round_line(info: RoundInfo, previous: RoundInfo | None = None) -> str:
     text = f"   evaluation {info.number}{round_mark(info)}"
     if info.round:
         text += f" (onBlock round {info.round})"
-    if info.reason:
-        text += f" — started because: {info.reason}"
-    elif info.round:
-        # no parsed reason: the blocking reply itself says why (its first line)
-        said = next((line.strip() for line in (previous.output if previous else "").splitlines() if line.strip()), "")
-        text += f" — started because evaluation {info.number - 1} blocked" + (f": {said[:120]}" if said else "")
+    if info.round or info.reason:
+        text += f" — started {round_cause(info.reason, previous.output if previous else None, info.number - 1)}"
     if info.rerun:
         text += f"; re-ran {', '.join(info.rerun)}"
     return text + "\n"

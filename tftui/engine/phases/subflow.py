@@ -60,7 +60,8 @@ from tftui.paths import read_regular_file
 if TYPE_CHECKING:
     from tftui.engine.run import Run
 
-_CALL_EVENTS = (ev.AttemptStarted, ev.AgentReturned, ev.AttemptFailed, ev.BackoffStarted, ev.JudgeCalled)
+_CALL_EVENTS = (ev.AttemptStarted, ev.AgentReturned, ev.AttemptFailed, ev.BackoffStarted, ev.BackoffEnded,
+               ev.JudgeCalled)
 
 
 class PrefixRunner:
