@@ -20,8 +20,9 @@ import os
 import secrets
 import signal
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 TAG_ENV = "TFTUI_PROC_TAG"
 CANCEL_GRACE_S = 1.0  # a cancelled run or an interrupted tftui: SIGTERM, then SIGKILL this much later
@@ -157,6 +158,29 @@ async def reap_strays(pid: int, tag: str | None, proto: ProcessProtocol) -> None
     await wait_bounded(proto.closed, _PIPE_DRAIN_S)
 
 
+async def spawn(
+    start: Coroutine[Any, Any, tuple[asyncio.SubprocessTransport, ProcessProtocol]], tag: str, grace_s: float
+) -> tuple[asyncio.SubprocessTransport, ProcessProtocol]:
+    """Start a child (`loop.subprocess_exec/_shell` with a ProcessProtocol). A cancel that lands while
+    it starts does not leave it running: the start is finished, its tree stopped as any cancelled
+    call's (`stop_cancelled`), then the cancel goes on. (Unshielded, asyncio would only kill the
+    leader and then wait for its pipes, which a descendant may hold open for as long as it runs.)"""
+    started = asyncio.ensure_future(start)
+    try:
+        return await asyncio.shield(started)
+    except asyncio.CancelledError:
+        with contextlib.suppress(OSError):  # it could not start: nothing to stop
+            transport, proto = await started
+            pid = transport.get_pid()
+            register(pid, tag)
+            try:
+                await stop_cancelled(pid, tag, proto, grace_s)
+            finally:
+                unregister(pid)
+                transport.close()
+        raise
+
+
 def register(pid: int, tag: str) -> None:
     _live[pid] = tag
 
@@ -207,15 +231,16 @@ async def run_process(
     pipe = subprocess.PIPE
     transport: asyncio.SubprocessTransport
     if isinstance(argv, str):
-        transport, proto = await loop.subprocess_shell(
+        start = loop.subprocess_shell(
             lambda: ProcessProtocol(loop, out, err), argv,
             stdin=pipe, stdout=pipe, stderr=pipe, cwd=cwd, env=full_env, start_new_session=True,
         )
     else:
-        transport, proto = await loop.subprocess_exec(
+        start = loop.subprocess_exec(
             lambda: ProcessProtocol(loop, out, err), *argv,
             stdin=pipe, stdout=pipe, stderr=pipe, cwd=cwd, env=full_env, start_new_session=True,
         )
+    transport, proto = await spawn(start, tag, grace_s)
     pid = transport.get_pid()
     register(pid, tag)
     try:

@@ -22,7 +22,16 @@ from tftui.agent_types import AgentRequest, AgentResult
 from tftui.agents.definitions import AgentLibrary
 from tftui.procs import Capped as _Capped
 from tftui.procs import ProcessProtocol as _Protocol
-from tftui.procs import feed_stdin, reap_strays, register, stop_cancelled, stop_tree, tagged_env, unregister
+from tftui.procs import (
+    feed_stdin,
+    reap_strays,
+    register,
+    spawn,
+    stop_cancelled,
+    stop_tree,
+    tagged_env,
+    unregister,
+)
 from tftui.redaction import is_secret_env_name, redact_known, redact_text, register_secret
 
 PHASE_TIMEOUT = "Phase timed out after {ms}ms (subagent aborted)"  # docs/retry.md §5
@@ -129,7 +138,7 @@ class CommandRunner:
         try:
             # A protocol rather than create_subprocess_exec: it reports the exit of the agent itself,
             # even while a leftover child still holds the pipes open (then `Process.wait()` would hang).
-            transport, proto = await loop.subprocess_exec(
+            transport, proto = await spawn(loop.subprocess_exec(
                 lambda: _Protocol(loop, stdout, stderr),
                 *self.argv,
                 stdin=subprocess.PIPE,
@@ -138,7 +147,7 @@ class CommandRunner:
                 cwd=self.cwd,
                 env=env,
                 start_new_session=True,  # its own process group, so the whole tree can be signalled
-            )
+            ), tag, self.kill_grace_s)  # a cancel while it starts stops it too
         except OSError as exc:
             return AgentResult(error=f"Agent command failed to start: {self.argv[0]}: {exc.strerror or exc}",
                                exit_code=127)

@@ -173,6 +173,23 @@ def _plan_resume(args: argparse.Namespace, cli_args: dict[str, Any]) -> Plan | i
     return plan
 
 
+def _resume_hint(plan: Plan, args: argparse.Namespace) -> str:
+    """` — resume with: tftui run FLOW --resume ID` plus every flag the run needs again (runner,
+    journal, switches: `runner_flags`) and an `--arg NAME=VALUE` for each argument the journal
+    masked (docs/inputs.md §3); '' for a run without a journal."""
+    if plan.run_dir is None:
+        return ""
+    again = shlex.join([str(plan.flow_path), "--resume", str(plan.run_id), *runner_flags(args)])
+    from tftui.redaction import is_masked
+
+    masked = [name for name, value in ((jr.read_meta(plan.run_dir) or {}).get("args") or {}).items()
+              if is_masked(value)]
+    if not masked:
+        return f" — resume with: tftui run {again}"
+    given = " ".join(f"--arg {shlex.quote(name)}=VALUE" for name in masked)
+    return f" — resume with: tftui run {again} {given} (VALUE: the journal does not keep secrets)"
+
+
 def _already_finished(plan: Plan, args: argparse.Namespace) -> int | None:
     """A resumed run that already has its RunFinished is reported, not re-run."""
     state = plan.resume_state
@@ -367,9 +384,7 @@ def execute(args: argparse.Namespace) -> int:
         bridge = bool(getattr(args, "allow_cwd_bridge", False))
         result = asyncio.run(_drive(session, runner, progress, clock, bool(args.approve), bridge))
     except (KeyboardInterrupt, asyncio.CancelledError):
-        again = shlex.join([str(plan.flow_path), "--resume", str(plan.run_id), *runner_flags(args)])
-        hint = f" — resume with: tftui run {again}" if plan.run_dir else ""
-        _err(f"interrupted{hint}")
+        _err(f"interrupted{_resume_hint(plan, args)}")
         return EXIT_INTERRUPTED
     duration_ms = (time.monotonic() - started) * 1000
     if not args.quiet:

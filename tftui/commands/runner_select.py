@@ -191,14 +191,26 @@ def _scripted(path: Path) -> AgentRunner:
         raise RunnerConfigError(str(exc)) from exc
 
 
+# `tftui run` switches a resumed run must be given again to go on as it started: who may run
+# (the cwd-bridge opt-in), what approval phases get, the credentials guard. (`--no-wait`, `--quiet`,
+# `--json`, `--ascii` change only how it is shown or how long it waits.)
+_RESUME_SWITCHES = (("--allow-cwd-bridge", "allow_cwd_bridge"), ("--approve", "approve"),
+                    ("--deny-credentials", "deny_credentials"))
+
+
 def runner_flags(args: argparse.Namespace) -> list[str]:
     """The flags of `tftui run` that chose the run's runner and journal (`--provider X`,
-    `--agent-cmd CMD`, `--replies FILE`, `--runs-dir DIR`): what `--resume` needs again."""
+    `--agent-cmd CMD`, `--replies FILE`, `--from RUN_DIR`, `--runs-dir DIR`) and the switches
+    it runs under (`--allow-cwd-bridge`, `--approve`, `--deny-credentials`): what `--resume`
+    needs again (the interrupted-run hint)."""
     out: list[str] = []
-    for flag, attr in [*((flag, dest) for flag, dest, _metavar, _help in RUNNER_FLAGS), ("--runs-dir", "runs_dir")]:
+    valued = [*((flag, dest) for flag, dest, _metavar, _help in RUNNER_FLAGS), ("--from", "from_"),
+              ("--runs-dir", "runs_dir")]
+    for flag, attr in valued:
         value = getattr(args, attr, None)
         if value:
             out += [flag, str(value)]
+    out += [flag for flag, attr in _RESUME_SWITCHES if getattr(args, attr, False) is True]
     return out
 
 
