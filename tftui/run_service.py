@@ -20,8 +20,10 @@ A run is prepared as a `RunSession` and then executed (`execute`):
   journal; the engine's `plan_resume` decides what runs again and which calls are replayed.
 
 `execute` runs the engine with the session's journal and, whatever happens (a cancelled run
-is journaled as paused), closes the journal and writes `trace.json` beside it from the
-journal on disk (what `tftui gate` and bundles read: redacted like the journal).
+is journaled as paused), closes the journal and writes `trace.json` beside it (what `tftui
+gate` and bundles read: redacted like the journal). A fresh run's trace is built as the
+journal writes each event (`Journal.tap`, `LiveTrace.journaled`); a resumed or seeded one,
+whose journal also holds earlier events, from the journal on disk.
 
 No Textual, no screen text: what happened is returned as `Note`s, which each front end words.
 Nothing here raises on a journal it cannot write, except `resume` (`JournalBusy`: the run is
@@ -354,15 +356,9 @@ async def execute(
         # events, so its trace is read from the file (`close`).
         from tftui.trace.record import LiveTrace
 
-        live = session.live_trace = LiveTrace()
-        if on_event is None:
-            on_event = live.feed
-        else:
-            shown = on_event
-
-            def on_event(event: Event) -> None:
-                live.feed(event)
-                shown(event)
+        # Fed by the journal as it writes each event (the one encoding, redaction included).
+        session.live_trace = LiveTrace()
+        journal.tap = session.live_trace.journaled
     try:
         return await run_flow(
             session.flow,

@@ -72,3 +72,25 @@ def test_a_live_trace_read_mid_run_equals_the_trace_of_the_events_so_far() -> No
         if n % 3 == 0 or n == len(result.events):
             expected = trace_columns_from_events(result.events[:n], "tab")
             assert dump_columns(live.columns({}, fixture="tab")) == dump_columns(expected), n
+
+
+def test_trace_json_is_written_without_reading_the_journal_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One encoding per event: the journal hands each event on as its line holds it (masked
+    when it holds a credential), so writing trace.json never reads events.jsonl."""
+    from tftui.engine import journal as jr
+
+    secret = "sk-" + "Z9y8X7w6V5u4T3s2R1q0"
+    flow = Flow.model_validate({"name": f"leak {secret}", "phases": [
+        {"id": "a", "task": "go"}, {"id": "b", "task": "{previous.output}", "dependsOn": ["a"]}]})
+
+    def no_reading(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("events.jsonl was read back to write trace.json")
+
+    monkeypatch.setattr(jr, "load_events", no_reading)
+    run_dir = _run(flow, ScriptedRunner({"a": f"key {secret}", "b": "fine"}), tmp_path / "runs")
+    written = (run_dir / "trace.json").read_text(encoding="utf-8")
+    steps = json.loads(written)["steps"]
+    assert secret not in steps[0]["name"]  # the root step as the journal's masked RunStarted says
+    assert [s["name"] for s in steps[1:]] == ["a", "b"]
+    monkeypatch.undo()
+    assert written == _disk_trace(run_dir, tmp_path)

@@ -96,12 +96,13 @@ def admit(
     if budget_reason is not None:
         return Admission("budget", budget_reason=budget_reason)
     if deps:
-        ok = [is_satisfied(dep) for dep in deps]
         if join == "any":
-            if not any(ok):
+            if not any(is_satisfied(dep) for dep in deps):
                 return Admission("join-any", unsatisfied=tuple(deps))
-        elif not all(ok):
-            return Admission("deps", unsatisfied=tuple(d for d, good in zip(deps, ok, strict=True) if not good))
+        else:
+            for dep in deps:  # every phase's turn asks this: no list unless one is unsatisfied
+                if not is_satisfied(dep):
+                    return Admission("deps", unsatisfied=tuple(d for d in deps if not is_satisfied(d)))
     return ADMITTED
 
 

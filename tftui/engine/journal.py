@@ -17,7 +17,9 @@ Why this shape:
   re-serialized) when a cheap substring pre-check says it might hold a secret — the
   full walk cost ~70% of `append` when run on every event.
 - Serialization uses one prebuilt compact C encoder (no per-call encoder construction,
-  no deep copies: `event_to_json` shares the event's containers).
+  no deep copies: `event_to_json` shares the event's containers), once per event: `tap`
+  hands the event on as the line holds it (the trace of a fresh run is built from that, not
+  by reading the file back).
 
 The journal stores plain JSON dicts; `tftui.engine.events.event_from_json` turns them
 back into events (`decode_events`).
@@ -32,14 +34,15 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tftui.engine.jsonl import encode_line
+from tftui.engine.jsonl import encode_event, encode_line
 from tftui.lang import strict_json
+from tftui.lang.values import JSONObject
 from tftui.redaction import redact
 
 __all__ = [
@@ -183,6 +186,9 @@ class Journal:
         self._last_sync = time.monotonic()
         self.appended = 0
         self.syncs = 0
+        # Called after each append with (event, the redacted JSON object or None): what a reader
+        # of events.jsonl would see, without reading it (the live trace, tftui.run_service).
+        self.tap: Callable[[Any, JSONObject | None], None] | None = None
 
     # -- construction --------------------------------------------------------------
 
@@ -276,10 +282,14 @@ class Journal:
         _atomic_write(self.run_dir / META_FILE, json.dumps(self.meta, ensure_ascii=False, indent=2) + "\n")
 
     def append(self, event: Any) -> None:
-        """Serialize one event (an engine Event or a plain dict), write it and flush it to the OS."""
+        """Serialize one event (an engine Event or a plain dict), write it and flush it to the OS,
+        then hand it to `tap` (if set) as the journal holds it."""
+        line, redacted = encode_event(event)
         # One write call per line: a kill can tear only the line being written.
         # backslashreplace: a lone surrogate in model output becomes a valid JSON escape, not a crash.
-        self.write_line(encode_line(event).encode("utf-8", "backslashreplace"))
+        self.write_line(line.encode("utf-8", "backslashreplace"))
+        if self.tap is not None:
+            self.tap(event, redacted)
 
     def write_line(self, data: bytes) -> None:
         """Write one already encoded journal line (`encode_line`, UTF-8) to the OS."""

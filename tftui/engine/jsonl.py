@@ -197,6 +197,17 @@ def _long_line(event: Event | JSONObject, data: JSONObject) -> tuple[str, bool] 
 
 def encode_line(event: Event | JSONObject) -> str:
     """One journal line (with its newline) for an engine Event or a plain dict, secrets redacted."""
+    return encode_event(event)[0]
+
+
+def encode_event(event: Event | JSONObject) -> tuple[str, JSONObject | None]:
+    """The journal line of `event` (with its newline) and, when redaction changed it, the
+    redacted JSON object the line holds (else None: the line says what the event says, apart
+    from a RunStarted's args, which are always masked structurally).
+
+    The one encoding of an event: the journal writes the line, and a reader that must see
+    what the journal holds (the trace written beside it) takes the event as it is, or this
+    object when it was redacted, instead of reading the file back (docs/trace-gates.md §8)."""
     make = _FAST_LINES.get(type(event))
     if make is not None:
         try:
@@ -204,7 +215,7 @@ def encode_line(event: Event | JSONObject) -> str:
         except (TypeError, AttributeError):  # a non-str text field: the generic encoder (default=str) handles it
             line = None
         if line is not None:
-            return line
+            return line, None
     try:
         data = _encode(event, plain=False)
         built = _long_line(event, data)
@@ -215,5 +226,8 @@ def encode_line(event: Event | JSONObject) -> str:
     if suspect is None:
         suspect = might_contain_secret(line)
     if suspect:
-        line = _dumps(redact(data))
-    return line + "\n"
+        redacted = redact(data)
+        masked = _dumps(redacted)
+        if masked != line:
+            return masked + "\n", redacted
+    return line + "\n", None

@@ -32,7 +32,7 @@ from typing import Any
 from tftui.agent_types import AgentRunner, reports_cost, reports_usage
 from tftui.engine import cwd_bridge, outcome
 from tftui.engine import events as ev
-from tftui.engine.admission import Admission, admit, check_guard, satisfied
+from tftui.engine.admission import ADMITTED, Admission, admit, check_guard, satisfied
 from tftui.engine.clock import Clock
 from tftui.engine.context import build_context, step_view
 from tftui.engine.outcome import BUDGET_TRUNCATED
@@ -214,9 +214,10 @@ class Run:
 
     def admission(self, phase: PhaseBase) -> str | None:
         """docs/scheduling.md §2.1 checks 1-3' (the guard is checked separately); the skip reason or None."""
-        return admit(
+        decision = admit(
             self.edges[phase.id], phase.join, self._satisfied, block=self.block, budget_reason=self.budget_reason
-        ).reason
+        )
+        return None if decision is ADMITTED else decision.reason
 
     def guard(self, phase: PhaseBase) -> tuple[bool, str | None, str | None]:
         """Evaluate `when` (or its debugger override): (run?, expression, fail-open error)."""
@@ -226,6 +227,8 @@ class Run:
             override = self.debugger.guard_override(phase.id)
             if override is not None:
                 expr, overridden = override, True
+        if expr is None:  # no guard: the phase runs, nothing to record
+            return True, None, None
         guard = check_guard(expr, lambda: build_context(self, phase))
         if guard.value is None:  # nothing to evaluate: the phase runs
             if overridden or expr is not None:
@@ -268,7 +271,9 @@ class Run:
         if guard_error is not None:
             self.phase_warning(pid, f"when: could not be evaluated ({guard_error}) — phase ran (fail-open)")
             self.emit(ev.FallbackUsed(phase_id=pid, reason=f"when parse error: {guard_error}"))
-        bridged, refusal = cwd_bridge.resolve(pid, phase.cwd, self.args, enabled=self.cwd_bridge, root=self.root)
+        bridged, refusal = (None, None) if phase.cwd is None else cwd_bridge.resolve(
+            pid, phase.cwd, self.args, enabled=self.cwd_bridge, root=self.root
+        )
         if refusal is not None:  # fails before any call or spawn, pointing at the field in the file
             index = self.order.index(pid) if pid in self.order else -1
             location = cwd_bridge.where(self.flow_path, index) if index >= 0 else ""

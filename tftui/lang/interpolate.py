@@ -312,7 +312,10 @@ def value_text(value: JSONValue) -> str:
     return template_text(value)
 
 
-@lru_cache(maxsize=4096)
+# Large enough for every task of a 16,000-phase flow: a cache smaller than the flow's own
+# templates is missed on every run, so a big flow paid a compile per phase that a small one
+# did not (the per-phase time grew with the flow). An entry is a few hundred bytes.
+@lru_cache(maxsize=1 << 16)
 def _compile_template(template: str) -> tuple[str, tuple[tuple[str, Resolver], ...]]:
     """A template as a `%`-format string (literals escaped) plus (path, resolver) per placeholder."""
     pieces: list[str] = []

@@ -27,14 +27,13 @@ fallback steps when they are decided):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TypeGuard
+from typing import Any, TypeGuard
 
 from tftui.engine import events as ev
 from tftui.lang.values import JSONObject
-from tftui.redaction import might_contain_text_secret
 from tftui.trace.model import (
     FAKE_CLOCK_KEY,
     AgentTrace,
@@ -132,9 +131,9 @@ class _Recorder:
 
     # ---- events ---------------------------------------------------------------------------------
     def feed(self, event: ev.Event) -> None:
-        handler = getattr(self, f"on_{getattr(event, 'kind', '')}", None)
+        handler = _ON.get(type(event))
         if handler is not None:
-            handler(event)
+            handler(self, event)
 
     def on_run_started(self, e: ev.RunStarted) -> None:
         if e.resumed and self.in_flight:
@@ -276,6 +275,12 @@ class _Recorder:
         return normalize_columns(raw, fake_clock=self.fake_clock)
 
 
+# Event class -> its handler (`on_<kind>`), looked up once per class rather than by name per event.
+_ON: dict[type, Callable[[_Recorder, Any], None]] = {
+    cls: handler for cls in ev.EVENT_TYPES.values() if (handler := getattr(_Recorder, f"on_{cls.kind}", None))
+}
+
+
 def trace_columns_from_events(events: Iterable[ev.Event], fixture: str, *, fake_clock: bool = False) -> TraceColumns:
     """`trace_from_events` as columns, with no model object per step: the cheap form for writing
     trace.json at the end of a run (`write_trace` takes either) and for rules."""
@@ -309,14 +314,16 @@ class LiveTrace:
 
     Why live rather than re-reading events.jsonl at the end: the journal's lines would be
     parsed and decoded again only to be folded the same way, which doubled the end-of-run
-    cost of a 1,000-item map. The file is the same either way (docs/trace-gates.md §8); the
-    one thing the journal adds is redaction, so a trace whose free text (step names,
-    metadata strings) might hold a credential is written from the redacted journal instead."""
+    cost of a 1,000-item map. The file is the same either way (docs/trace-gates.md §8): a run
+    feeds `journaled` from the journal's `tap`, which hands on each event as its line holds
+    it (the redacted version when the journal masked a credential), so the trace says what
+    the journal says without a second encoding or a read of the file."""
 
     def __init__(self, *, fake_clock: bool = False) -> None:
         self._recorder = _Recorder("", fake_clock)
         self._fake_clock = fake_clock
         self._started: ev.RunStarted | None = None
+        self._unreadable = False  # a redacted line that does not decode: the file decides (`write`)
         self.events = 0
 
     def feed(self, event: ev.Event) -> None:
@@ -327,6 +334,17 @@ class LiveTrace:
 
     __call__ = feed
 
+    def journaled(self, event: object, redacted: JSONObject | None) -> None:
+        """Feed an event as the journal wrote it: `redacted` (its masked JSON) when not None."""
+        if redacted is not None:
+            try:
+                event = ev.event_from_json(redacted)
+            except (TypeError, ValueError):
+                self._unreadable = True
+                return
+        if isinstance(event, ev.Event):
+            self.feed(event)
+
     def columns(self, meta: JSONObject, *, fixture: str | None = None) -> TraceColumns:
         """The normalized trace so far (callable again as more events come); the fixture is
         `fixture`, else named as `trace_run_dir` names it."""
@@ -334,22 +352,10 @@ class LiveTrace:
         return self._recorder.trace()
 
     def write(self, run_dir: str | Path, meta: JSONObject) -> tuple[Path | None, list[str]]:
-        """Write `<run_dir>/trace.json` (what `trace_run_dir` would write). Falls back to reading
-        the journal when the trace's free text might hold a secret (the journal redacted it)."""
-        if not self.events:
+        """Write `<run_dir>/trace.json` (what `trace_run_dir` would write)."""
+        if not self.events or self._unreadable:
             return trace_run_dir(run_dir, fake_clock=self._fake_clock)
-        cols = self.columns(meta)
-        if _might_hold_secret(cols):
-            return trace_run_dir(run_dir, fake_clock=self._fake_clock)
-        return write_trace(run_dir, cols), []
-
-
-def _might_hold_secret(cols: TraceColumns) -> bool:
-    """Whether any free text of the trace (fixture, step names, string metadata values) passes
-    the redaction pre-check; keys are fixed (`inputTokens`, `phase`, …) and not looked at."""
-    texts = [cols.fixture, *cols.names]
-    texts += [v for m in cols.metadata if m for v in m.values() if type(v) is str]
-    return might_contain_text_secret("\n".join(texts))
+        return write_trace(run_dir, self.columns(meta)), []
 
 
 def _run_dir_events(run_dir: str | Path, fixture: str | None) -> tuple[list[ev.Event] | None, str, list[str]]:
