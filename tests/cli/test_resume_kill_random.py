@@ -4,8 +4,10 @@ OpenAI-compatible HTTP server, and a CLI agent. Each killed run is resumed with
 attempt counts, and its trace counts each attempt once.
 
 The runs are forked from the test process (tftui is imported once), so 60 kills take seconds,
-not minutes. The kill point is a number of journal lines, drawn from a fixed seed: a failure
-names its seed and line and reproduces.
+not minutes. The kill point is a number of journal lines, drawn from a fixed seed, and the run
+kills itself (SIGKILL) the moment it has written that line: no clock and no polling decide where
+the kill lands, so a failure names its seed and line and reproduces exactly, and a run can no
+longer finish before a watcher's kill arrives.
 """
 
 from __future__ import annotations
@@ -16,8 +18,7 @@ import random
 import signal
 import sys
 import threading
-import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -56,14 +57,12 @@ def _flow(kind: str) -> dict[str, Any]:
 
 
 def _replies() -> dict[str, Any]:
-    slow = {"delayMs": 15}
     return {
-        "plan": [{"output": "P", **slow}],
-        "left": [{"output": "L", **slow}],
-        "right": [{"error": "503 service unavailable", **slow}, {"error": "503 service unavailable", **slow},
-                  {"output": "R", **slow}],
-        **{f"each#item-{i}": [{"output": f"I{i}", **slow}] for i in range(3)},
-        "merge": [{"output": "M", **slow}],
+        "plan": ["P"],
+        "left": ["L"],
+        "right": [{"error": "503 service unavailable"}, {"error": "503 service unavailable"}, "R"],
+        **{f"each#item-{i}": [f"I{i}"] for i in range(3)},
+        "merge": ["M"],
     }
 
 
@@ -75,7 +74,6 @@ class _Echo(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's name
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
-        time.sleep(0.015)
         content = "echo: " + str(body["messages"][-1]["content"])[:40]
         payload = json.dumps({
             "id": "x", "object": "chat.completion", "model": "tiny",
@@ -112,15 +110,33 @@ def _project(tmp_path: Path, kind: str, url: str) -> tuple[Path, list[str]]:
         (tmp_path / "tftui.toml").write_text(
             f'[providers.local]\nbase_url = "{url}"\nmodel = "tiny"\napi_key_env = "KILL_TEST_KEY"\nstream = false\n')
         return flow, ["--provider", "local", "--no-wait"]
-    return flow, ["--agent-cmd", "sh -c 'sleep 0.015; printf \"cli: \"; head -c 40'", "--no-wait"]
+    return flow, ["--agent-cmd", "sh -c 'printf \"cli: \"; head -c 40'", "--no-wait"]
 
 
-def _fork_cli(argv: list[str], out: Path, cwd: Path, env: dict[str, str]) -> int:
-    """Run `tftui.cli.main(argv)` in a forked child (stdout to `out`); returns the child's pid."""
+def _kill_after(lines: int) -> None:
+    """In this (forked) process: SIGKILL itself as soon as the journal has written `lines` lines,
+    the line whole in the OS (a kill -9 arriving between that line and the next)."""
+    from tftui.engine.journal import Journal
+
+    write_line = Journal.write_line
+
+    def write_then_maybe_die(self: Journal, data: bytes) -> None:
+        write_line(self, data)
+        if self.appended >= lines:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    Journal.write_line = write_then_maybe_die  # type: ignore[method-assign]
+
+
+def _fork_cli(argv: list[str], out: Path, cwd: Path, env: dict[str, str], kill_after: int | None = None) -> int:
+    """Run `tftui.cli.main(argv)` in a forked child (stdout to `out`); returns the child's pid.
+    `kill_after`: the child kills itself with SIGKILL once its journal has that many lines."""
     pid = os.fork()
     if pid == 0:  # the child: never returns into pytest
         code = 70
         try:
+            if kill_after is not None:
+                _kill_after(kill_after)
             os.chdir(cwd)
             os.environ.clear()
             os.environ.update(env)
@@ -164,18 +180,21 @@ def _trace_attempts(run_dir: Path) -> list[tuple[str, int | None]]:
 
 
 @pytest.mark.parametrize("kind", ["replies", "http", "cli"])
-def test_kill9_at_random_points_then_resume_equals_the_uninterrupted_run(kind: str, tmp_path: Path,
-                                                                          echo_server: str) -> None:
+def test_kill9_at_random_points_then_resume_equals_the_uninterrupted_run(
+    kind: str, tmp_path: Path, echo_server: str, tftui: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
     flow, flags = _project(tmp_path, kind, echo_server)
     env = {k: v for k, v in os.environ.items() if not k.startswith("TFTUI_")}
     env.update(XDG_CONFIG_HOME=str(tmp_path / "xdg"), HOME=str(tmp_path / "home"), KILL_TEST_KEY="sk-test-kill")
     env.pop("NO_COLOR", None)
 
+    # The uninterrupted run is made in this process (the same isolation: tests/cli/conftest.py),
+    # which also warms every lazy import and cache the 40 forked runs then start with.
     reference_root = tmp_path / "reference"
-    out = tmp_path / "reference.json"
-    code = _wait(_fork_cli(["run", str(flow), "--json", "--runs-dir", str(reference_root), *flags], out, tmp_path, env))
-    assert code == 0, out.read_text()
-    reference = json.loads(out.read_text())
+    monkeypatch.setenv("KILL_TEST_KEY", env["KILL_TEST_KEY"])
+    done = tftui("run", str(flow), "--json", "--runs-dir", str(reference_root), *flags)
+    assert done.code == 0, done.stderr
+    reference = done.json()
     assert reference["status"] == "completed"
     (reference_dir,) = reference_root.iterdir()
     total = _lines(reference_dir / "events.jsonl")
@@ -186,20 +205,11 @@ def test_kill9_at_random_points_then_resume_equals_the_uninterrupted_run(kind: s
         kill_at = rng.randint(1, total - 1)  # journal lines written before the kill
         root = tmp_path / f"runs-{trial}"
         pid = _fork_cli(["run", str(flow), "--json", "--runs-dir", str(root), *flags], tmp_path / "killed.json",
-                        tmp_path, env)
-        deadline = time.monotonic() + 60  # a safety net against a hung child, not a timing assertion
-        journal: Path | None = None
-        while time.monotonic() < deadline:
-            dirs = list(root.iterdir()) if root.exists() else []
-            journal = dirs[0] / "events.jsonl" if dirs else None
-            if journal is not None and _lines(journal) >= kill_at:
-                break
-            if os.waitpid(pid, os.WNOHANG) != (0, 0):
-                pytest.fail(f"{kind} trial {trial}: the run ended before line {kill_at} of {total}")
-            time.sleep(0.002)
-        os.kill(pid, signal.SIGKILL)
-        assert _wait(pid) == -signal.SIGKILL
-        assert journal is not None
+                        tmp_path, env, kill_after=kill_at)
+        assert _wait(pid) == -signal.SIGKILL, f"{kind} trial {trial}: the run ended before line {kill_at} of {total}"
+        (run_dir,) = root.iterdir()
+        journal = run_dir / "events.jsonl"
+        assert _lines(journal) == kill_at
         where = f"{kind} trial {trial} (seed {SEED}, killed after journal line {kill_at} of {total})"
 
         resumed_out = tmp_path / "resumed.json"
