@@ -205,55 +205,27 @@ async def input_latency_threaded(runs: int = 5, *, journal: bool = False, tab: s
             return app.waits, first_run_keys
 
 
-class SlowStream:
-    """A chat-completions server on 127.0.0.1 streaming `total` bytes in `piece`-byte deltas,
-    sleeping `pause_s` between them (a slow provider)."""
+def _fake_provider_module():
+    """tests/fake_provider.py, the loopback chat-completions server the tests use too (loaded by
+    path, as the tests load it)."""
+    import importlib.util
 
-    def __init__(self, total: int = 100_000, piece: int = 40, pause_s: float = 0.001) -> None:
-        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    spec = importlib.util.spec_from_file_location("tftui_tests_fake_provider", ROOT / "tests" / "fake_provider.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
-        words = ("lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor " * 40)
-        text = (words * (total // len(words) + 1))[:total]
-        pieces = [text[i : i + piece] for i in range(0, total, piece)]
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Transfer-Encoding", "chunked")
-                self.end_headers()
-                try:
-                    for part in pieces:
-                        self._event(json.dumps({"choices": [{"index": 0, "delta": {"content": part}}]}))
-                        time.sleep(pause_s)
-                    self._event(json.dumps({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
-                                            "usage": {"prompt_tokens": 5, "completion_tokens": total // 4}}))
-                    self._event("[DONE]")
-                    self.wfile.write(b"0\r\n\r\n")
-                    self.wfile.flush()
-                except OSError:
-                    pass
-
-            def _event(self, data: str) -> None:
-                raw = f"data: {data}\n\n".encode()
-                self.wfile.write(f"{len(raw):x}\r\n".encode() + raw + b"\r\n")
-                self.wfile.flush()
-
-        self.pieces = len(pieces)
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+def slow_stream(total: int = 100_000, piece: int = 40, pause_s: float = 0.001):
+    """A loopback provider streaming `total` bytes in `piece`-byte deltas, pausing `pause_s` before
+    each (a slow provider); returns the server (`.url`, `.close()`) and the number of pieces."""
+    words = ("lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor " * 40)
+    text = (words * (total // len(words) + 1))[:total]
+    pieces = [text[i : i + piece] for i in range(0, total, piece)]
+    fake = _fake_provider_module().start()
+    fake.add("sse", events=fake.stream_events(pieces, usage=(5, total // 4)), pace_s=pause_s)
+    return fake, len(pieces)
 
 
 async def streaming(total: int = 100_000, *, live_display: bool = True) -> dict[str, float]:
@@ -263,7 +235,7 @@ async def streaming(total: int = 100_000, *, live_display: bool = True) -> dict[
     from tftui.config import ProviderConfig
     from tftui.present.live import LiveText
 
-    server = SlowStream(total)
+    server, pieces = slow_stream(total)
     live = LiveText()
     runner = OpenAIRunner(ProviderConfig(name="loop", base_url=server.url, model="m", stream=True),
                           env={}, on_chunk=live.add if live_display else None)
@@ -322,7 +294,7 @@ async def streaming(total: int = 100_000, *, live_display: bool = True) -> dict[
     span = (streamed[-1] - streamed[0]) if len(streamed) > 1 else 0.0
     return {
         "bytes": float(len(output)),
-        "pieces": float(server.pieces),
+        "pieces": float(pieces),
         "seconds": elapsed,
         "first_ms": ((shown_at[0] - first) * 1000) if shown_at and first is not None else float("nan"),
         "key_p50_ms": statistics.median(app.waits) * 1000 if app.waits else float("nan"),

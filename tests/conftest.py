@@ -5,10 +5,21 @@ model. Pointing XDG_CONFIG_HOME at a temp dir (inherited by subprocesses) keeps 
 offline and deterministic.
 """
 
+import importlib.util
 import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+# The loopback chat-completions server (tests/fake_provider.py), loaded by path: under
+# --import-mode=importlib test helpers are not importable by name.
+_spec = importlib.util.spec_from_file_location("tftui_tests_fake_provider", Path(__file__).with_name("fake_provider.py"))
+assert _spec is not None and _spec.loader is not None
+fake_provider_module = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(fake_provider_module)
 
 # Property tests are seeded (issue 17): `derandomize` draws the same examples on every run and
 # machine, so a failure in CI reproduces locally; no example database is read or written, and a
@@ -27,3 +38,13 @@ def _isolated_user_config(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(config_home))
     for name in ("TFTUI_CONFIG", "TFTUI_PROVIDER", "TFTUI_AGENT_CMD", "NO_COLOR"):
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def fake_provider() -> Iterator[Any]:
+    """A real chat-completions server on 127.0.0.1 for this test (tests/fake_provider.py)."""
+    fake = fake_provider_module.start()
+    try:
+        yield fake
+    finally:
+        fake.close()

@@ -171,71 +171,9 @@ async def test_data_breakpoint_with_a_misspelt_field_is_refused_with_a_hint(h, s
 
 
 # -- item 15: answers stream into the Output tab and the tree's live sub-line ---------------------
-class _GatedStream:
-    """A chat-completions server on 127.0.0.1 that streams `pieces`, then waits for `release`
-    before it ends the answer: the test reads the screen while the answer is half in."""
-
-    def __init__(self, pieces: list[str]) -> None:
-        import threading
-        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-        self.pieces = pieces
-        self.release = threading.Event()
-        self.sent = threading.Event()
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args) -> None:
-                pass
-
-            def do_POST(self) -> None:
-
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Transfer-Encoding", "chunked")
-                self.end_headers()
-
-                def event(data: str) -> None:
-                    raw = f"data: {data}\n\n".encode()
-                    self.wfile.write(f"{len(raw):x}\r\n".encode() + raw + b"\r\n")
-                    self.wfile.flush()
-
-                try:
-                    self._stream(event)
-                except OSError:  # the client went away (the test ended)
-                    pass
-
-            def _stream(self, event) -> None:
-                import json
-
-                for piece in outer.pieces:
-                    event(json.dumps({"choices": [{"index": 0, "delta": {"content": piece}}]}))
-                outer.sent.set()
-                outer.release.wait(30)
-                event(json.dumps({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
-                                  "usage": {"prompt_tokens": 5, "completion_tokens": 7}}))
-                event("[DONE]")
-                self.wfile.write(b"0\r\n\r\n")
-                self.wfile.flush()
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.release.set()
-        self.server.shutdown()
-        self.server.server_close()
-
-
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("ascii", LOOKS)
-async def test_streamed_answer_shows_while_it_arrives(h, tmp_path, size, ascii):
+async def test_streamed_answer_shows_while_it_arrives(h, tmp_path, fake_provider, size, ascii):
     import json
 
     from tftui.agents.openai import OpenAIRunner
@@ -244,33 +182,36 @@ async def test_streamed_answer_shows_while_it_arrives(h, tmp_path, size, ascii):
 
     flow = tmp_path / "stream.json"
     flow.write_text(json.dumps({"name": "stream", "phases": [{"id": "write", "agent": "writer", "task": "Write."}]}))
-    server = _GatedStream(["The quick ", "brown fox ", "jumps over ", "the lazy dög"])
+    # The loopback server streams the pieces, then holds the answer's end until the test has read
+    # the screen with the answer half in (tests/fake_provider.py, `hold_at`).
+    events = fake_provider.stream_events(["The quick ", "brown fox ", "jumps over ", "the lazy dög"], usage=(5, 7))
+    fake_provider.add("sse", events=events, hold_at=len(events) - 2)  # before finish_reason and usage
     live = LiveText()
-    runner = OpenAIRunner(ProviderConfig(name="loop", base_url=server.url, model="m", stream=True),
+    runner = OpenAIRunner(ProviderConfig(name="loop", base_url=fake_provider.url, model="m", stream=True),
                           env={}, on_chunk=live.add)
     app = h.make_app(flow, runner=runner, ascii=ascii, live_text=live)
-    try:
-        async with app.run_test(size=size) as pilot:
-            app.main.detail.active = "output"
-            await pilot.press("c")
-            await h.settle(pilot, lambda: server.sent.is_set() and "lazy" in (app.main.dag.live_line("write") or ""),
-                           limit=2000)
-            await pilot.pause(0.2)  # one live tick
-            shown = h.screen_text(app)
-            assert "(no output yet)" not in shown
-            assert "streaming" in shown and "The quick brown fox jumps over the" in shown, shown
-            assert ("lazy dög" if not ascii else "lazy dog") in shown
-            sub_line = next(line for line in h.screen_lines(app) if "over the lazy d" in line and "write" not in line)
-            assert ("┆" in sub_line) != ascii and (":" in sub_line or not ascii)
-            assert app.state.phases["write"].output is None  # still in flight: the text is the stream's
-            server.release.set()
-            await h.run_to_end(pilot, app)
-            await pilot.pause(0.2)
-            assert app.main.dag.live_line("write") is None  # the sub-line goes once the answer is in
-            final = h.screen_text(app)
-            assert "streaming" not in final and "The quick brown fox" in final
-    finally:
-        server.close()
+    sentence = "The quick brown fox jumps over the"
+    async with app.run_test(size=size) as pilot:
+        app.main.detail.active = "output"
+        await pilot.press("c")
+        await h.settle(pilot, lambda: fake_provider.holding.is_set()
+                       and "lazy" in (app.main.dag.live_line("write") or ""), limit=2000)
+        # the next live tick draws it (at most 10 a second): wait for the screen, not the clock
+        await h.settle(pilot, lambda: sentence in h.screen_text(app))
+        shown = h.screen_text(app)
+        assert "(no output yet)" not in shown
+        assert "streaming" in shown and sentence in shown, shown
+        assert ("lazy dög" if not ascii else "lazy dog") in shown
+        sub_line = next(line for line in h.screen_lines(app) if "over the lazy d" in line and "write" not in line)
+        assert ("┆" in sub_line) != ascii and (":" in sub_line or not ascii)
+        assert app.state.phases["write"].output is None  # still in flight: the text is the stream's
+        fake_provider.release.set()
+        await h.run_to_end(pilot, app)
+        # the sub-line goes once the answer is in (on the next live tick)
+        await h.settle(pilot, lambda: app.main.dag.live_line("write") is None)
+        await h.settle(pilot, lambda: "streaming" not in h.screen_text(app))
+        final = h.screen_text(app)
+        assert "streaming" not in final and "The quick brown fox" in final
 
 
 # -- item 12: clocks that agree: pauses are nobody's time; --no-animations still ticks ----------

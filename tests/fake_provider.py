@@ -1,4 +1,7 @@
-"""A real chat-completions server on 127.0.0.1 (a thread running http.server) for the agents tests.
+"""A real chat-completions server on 127.0.0.1 (a thread running http.server): the one loopback
+OpenAI-compatible provider of the tests (the `fake_provider` fixture, tests/conftest.py) and of
+benchmarks/tui.py, which load this file by path (`--import-mode=importlib`: test helpers are not
+importable by name).
 
 Tests queue responses with `fake.add(...)`; each POST consumes one (the last default is a plain
 "ok" answer). Every request is recorded (path, headers, parsed JSON body) for assertions.
@@ -8,12 +11,10 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections import deque
-from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-
-import pytest
 
 
 def completion(content: str, *, prompt_tokens: int | None = 10, completion_tokens: int | None = 5,
@@ -46,7 +47,11 @@ class FakeProvider:
         self.routes: dict[str, dict[str, Any]] = {}  # marker in the request body -> response, never consumed
         self.requests: list[dict[str, Any]] = []
         self.stop = threading.Event()
+        self.holding = threading.Event()  # an SSE answer with `hold_at` has reached its hold
+        self.release = threading.Event()  # ...and goes on once this is set (or the server closes)
         self.url = ""
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
 
     def add(self, kind: str = "json", **spec: Any) -> FakeProvider:
         self.script.append({"kind": kind, **spec})
@@ -65,6 +70,17 @@ class FakeProvider:
 
     def next_spec(self) -> dict[str, Any]:
         return self.script.popleft() if self.script else {"kind": "json", "body": completion("ok")}
+
+    def close(self) -> None:
+        """Stop serving: a held or hanging answer ends, the port is released."""
+        self.stop.set()
+        self.release.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+        if self._thread is not None:
+            self._thread.join(timeout=5)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -120,16 +136,30 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(payload)
 
     def _send_sse(self, spec: dict[str, Any]) -> None:
+        """`events` as server-sent events, then `data: [DONE]` (unless `done` is false). `pace_s`:
+        a pause before each event (a slow provider). `hold_at`: before that event the server sets
+        `fake.holding` and waits for `fake.release` (a test reads the screen mid-answer)."""
+        fake = self.server.fake
         self.send_response(spec.get("status", 200))
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        for event in spec["events"]:
-            data = event if isinstance(event, str) else json.dumps(event)
-            self._chunk(f"data: {data}\n\n".encode())
-        if spec.get("done", True):
-            self._chunk(b"data: [DONE]\n\n")
-        self.wfile.write(b"0\r\n\r\n")
+        pace = spec.get("pace_s")
+        try:
+            for index, event in enumerate(spec["events"]):
+                if index == spec.get("hold_at"):
+                    fake.holding.set()
+                    fake.release.wait(30)
+                if pace:
+                    time.sleep(pace)
+                data = event if isinstance(event, str) else json.dumps(event)
+                self._chunk(f"data: {data}\n\n".encode())
+            if spec.get("done", True):
+                self._chunk(b"data: [DONE]\n\n")
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except OSError:  # the client went away (its test or benchmark ended)
+            self.close_connection = True
 
     def _chunk(self, data: bytes) -> None:
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
@@ -154,18 +184,13 @@ class _Server(ThreadingHTTPServer):
     fake: FakeProvider
 
 
-@pytest.fixture
-def fake_provider() -> Iterator[FakeProvider]:
+def start() -> FakeProvider:
+    """Serve on a free port of 127.0.0.1 until `close()`."""
     server = _Server(("127.0.0.1", 0), _Handler)
     fake = FakeProvider()
     server.fake = fake
+    fake._server = server
     fake.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield fake
-    finally:
-        fake.stop.set()
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    fake._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    fake._thread.start()
+    return fake
