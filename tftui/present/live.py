@@ -4,7 +4,9 @@ A streaming runner (`tftui.agents.openai`, `tftui.agents.command`) calls `LiveTe
 text)` for every piece of an answer as it arrives, from the engine's thread. A front end reads
 the buffer at its own pace (the debugger: at most ~10 times a second, `take_changed`), so a
 100 KB answer in thousands of pieces costs one repaint per tick, not one per piece. A call's
-live text is dropped once its answer is in the run state (`clear`, on AgentReturned).
+live text is dropped once its answer is in the run state (`clear_done`, on AgentReturned and
+AttemptFailed; `clear_phase` on PhaseFinished), and a piece that arrives after its attempt ended
+is not shown.
 """
 
 from __future__ import annotations
@@ -42,6 +44,9 @@ class LiveText:
         if not text:
             return
         with self._lock:
+            gen = self._gen.get(node_path)
+            if gen is not None and self._done.get(node_path) == gen:
+                return  # the attempt's answer is in: a late piece (a reader draining) is not shown again
             parts = self._parts.get(node_path)
             first = parts is None
             if parts is None:
@@ -112,6 +117,19 @@ class LiveText:
                 return
             if self._parts.pop(node_path, None) is not None:
                 self._changed.add(phase_of(node_path))
+
+    def clear_phase(self, phase_id: str) -> None:
+        """The phase has finished (or was skipped or reset): the text of its calls, and of the
+        sub-flow phases inside it (`phase/x`), goes, except a call the engine has begun again
+        since (a front end folds events later than the engine makes them)."""
+        nested = phase_id + "/"
+        with self._lock:
+            for node in [n for n in self._parts if phase_of(n) == phase_id or n.startswith(nested)]:
+                gen = self._gen.get(node)
+                if gen is not None and self._done.get(node) != gen:
+                    continue  # an attempt in flight: a later event ends it
+                del self._parts[node]
+                self._changed.add(phase_of(node))
 
     def clear(self, node_path: str) -> None:
         with self._lock:

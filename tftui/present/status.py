@@ -19,7 +19,7 @@ from rich.text import Text
 
 from tftui.engine.state import PhaseState
 from tftui.present.asciifold import fold_text, to_ascii
-from tftui.present.terminal import term_rich, term_text
+from tftui.present.terminal import term_line, term_rich, term_text
 
 
 @dataclass(frozen=True)
@@ -170,6 +170,11 @@ class Glyphs:
     def show(self, text: str) -> str:
         """User or model text as the debugger shows it: control characters escaped, then folded."""
         return self.fold(term_text(text))
+
+    def show_line(self, text: str) -> str:
+        """User text in a one-line cell (a tree label, a table cell, a header part, a log entry):
+        newlines and tabs escaped too, so they cannot break the row; then folded."""
+        return self.fold(term_line(text))
 
     def show_text(self, text: Text) -> Text:
         return self.fold_text(term_rich(text))

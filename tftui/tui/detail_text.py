@@ -17,6 +17,7 @@ from tftui import present
 from tftui.engine.state import PhaseState
 from tftui.flow.model import PhaseBase
 from tftui.lang.values import MISSING
+from tftui.present.terminal import term_line
 
 LIVE_PANEL_CHARS = 2000  # of an answer streaming in, the panel shows the newest this many characters
 
@@ -232,8 +233,8 @@ def scorer_table(scores: dict[str, Any]) -> Text:
             continue
         passed = row.get("passed")
         out.append(f"{present.mark('ok' if passed else 'no')} ", style="bold")
-        out.append(f"{row.get('name', '?')}", style="bold")
-        out.append(f" ({row.get('type', '?')}) {_num(row.get('score'))}")
+        out.append(term_line(str(row.get("name", "?"))), style="bold")
+        out.append(f" ({term_line(str(row.get('type', '?')))}) {_num(row.get('score'))}")
         if row.get("detail"):
             out.append(f" — {row['detail']}", style="dim")
         out.append("\n")

@@ -14,6 +14,7 @@ from tftui.engine.gate_history import GateRecord
 from tftui.lang.values import js_number_str
 from tftui.present.gates import arithmetic_line, evaluation_label, round_cause, verdict_line
 from tftui.present.status import mark
+from tftui.present.terminal import term_line
 
 KEYS_HINT = ", . history · r re-run · w what-if"
 VERDICT_TYPES = ("gate", "approval")  # the phase types whose evaluations emit a gate verdict
@@ -33,6 +34,8 @@ def _weight(value: float | None) -> str:
 
 
 def _cut(text: str, width: int) -> str:
+    """A table cell: one line (a newline in a scorer's name cannot break the row), cut to `width`."""
+    text = term_line(text)
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -48,8 +51,8 @@ def scorer_table(rec: GateRecord, width: int = 80) -> Text:
         return out
     if width < NARROW:
         return _narrow_table(rec, width)
-    name_w = min(NAME_WIDTH, max(4, *(len(r.name) for r in rec.rows)))
-    type_w = min(TYPE_WIDTH, max(4, *(len(r.type) for r in rec.rows)))
+    name_w = min(NAME_WIDTH, max(4, *(len(term_line(r.name)) for r in rec.rows)))
+    type_w = min(TYPE_WIDTH, max(4, *(len(term_line(r.type)) for r in rec.rows)))
     weighted = any(r.weight is not None for r in rec.rows)
     head = f"  {'name':<{name_w}} {'type':<{type_w}} pass score" + (" weight" if weighted else "")
     out.append(head + "\n", style="bold")
@@ -67,7 +70,7 @@ def scorer_table(rec: GateRecord, width: int = 80) -> Text:
 
 def _narrow_table(rec: GateRecord, width: int) -> Text:
     out = Text()
-    name_w = max(4, min(max(len(r.name) for r in rec.rows), width - 14))
+    name_w = max(4, min(max(len(term_line(r.name)) for r in rec.rows), width - 14))
     weighted = any(r.weight is not None for r in rec.rows)
     out.append(f"  {'name':<{name_w}} score" + (" weight" if weighted else "") + "\n", style="bold")
     for row in rec.rows:
@@ -77,7 +80,7 @@ def _narrow_table(rec: GateRecord, width: int) -> Text:
             out.append(f" {_weight(row.weight)}")
         out.append("\n")
         if row.detail:
-            out.append(f"    {row.type}: {row.detail}\n", style="dim")
+            out.append(f"    {term_line(row.type)}: {row.detail}\n", style="dim")
     return out
 
 

@@ -186,8 +186,10 @@ class MainScreen(Screen[None]):
             pid = getattr(event, "phase_id", None)
             if pid:
                 touched.add(pid)
-            if isinstance(event, ev.AgentReturned):  # its answer is in the state now
+            if isinstance(event, (ev.AgentReturned, ev.AttemptFailed)):  # its answer (or failure) is in the state now
                 live.clear_done(event.node_path)
+            elif isinstance(event, (ev.PhaseFinished, ev.PhaseSkipped, ev.PhaseReset)):
+                live.clear_phase(event.phase_id)  # nothing of it streams any more: its live sub-line goes
             if isinstance(event, (ev.RunStarted, ev.PhasesReset)):
                 touched.update(event.phase_ids)
         paused = state.paused

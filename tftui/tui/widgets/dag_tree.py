@@ -101,7 +101,7 @@ class DagTree(Tree[str]):
         status = present.display_status(phase, stale=phase_id in self.stale)
         colour = self.colours.get(status, "")
         text = Text(no_wrap=True, overflow="ellipsis")
-        shown_id = self.glyphs.show(phase_id)  # ids are the user's: ASCII under --ascii too
+        shown_id = self.glyphs.show_line(phase_id)  # ids are the user's: one line, ASCII under --ascii too
         if ref:
             text.append(f"{self.glyphs.ref} {shown_id}", style="dim")
             return text
@@ -201,7 +201,7 @@ class DagTree(Tree[str]):
         label.append(f"{self.glyphs.live} ", style="dim")
         room = max(10, (self.size.width or 40) - 8)  # the tree's width less its guides: the newest words show
         shown = tail if len(tail) <= room else "…" + tail[-(room - 1):]
-        label.append(self.glyphs.show(shown), style="italic dim")
+        label.append(self.glyphs.show_line(shown), style="italic dim")
         if node is None:
             parent = self._ensure_node(phase_id) if (phase_id in self._phase_nodes or
                                                      state_at(self.state, phase_id) is not None) else None

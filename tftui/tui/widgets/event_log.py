@@ -93,7 +93,7 @@ class EventLog(Log):
     def _write(self, texts: Iterable[str]) -> None:
         width = self._wrap_width()
         self._wrapped_at = width
-        shown = [self.glyphs.show(text) for text in texts]
+        shown = [self.glyphs.show_line(text) for text in texts]  # one entry, one line: a newline cannot start a fake one
         if not shown:
             return
         self._shown.extend(shown)
@@ -150,7 +150,7 @@ class EventLog(Log):
         if self.query_text:
             parts.append(f"filter: {self.query_text}")
         title = " · ".join(parts)
-        self.border_title = self.glyphs.show(title) if title else None
+        self.border_title = self.glyphs.show_line(title) if title else None
 
     def reset(self) -> None:
         self.entries.clear()

@@ -91,7 +91,7 @@ class RunHeader(Folded):
     def show(self, parts: list[HeaderPart]) -> None:
         glyphs = present.glyphs_for(self.app)
         # folded before fitting: an ASCII `...` is wider than the `…` it replaces
-        self.parts = [replace(p, variants=tuple(glyphs.show(v) for v in p.variants)) for p in parts]
+        self.parts = [replace(p, variants=tuple(glyphs.show_line(v) for v in p.variants)) for p in parts]
         self._fit()
 
     def on_resize(self, _event: object) -> None:
