@@ -122,3 +122,111 @@ async def test_a_newline_in_an_id_or_name_stays_on_its_row(h, tmp_path, ascii):
         log = app.main.event_log
         assert all("\n" not in entry for entry in log.lines)
         assert any("first\\nsecond: done" in entry for entry in log.lines), log.lines
+
+
+# -- item 17: `/` takes the kind words a person uses, and lists them -----------------------
+async def test_log_filter_takes_kind_words_and_lists_the_kinds(h):
+    from tftui.tui.screens.modals import LineInputScreen
+
+    app = h.make_app(h.FIXTURES / "gate_block.json")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        await pilot.press("slash")
+        await h.settle(pilot, lambda: isinstance(app.screen, LineInputScreen))
+        shown = " ".join(h.screen_lines(app))
+        assert "kinds: run, start, guard" in shown and "verdict" in shown, shown
+        h.type_fast(app, "kind:verdicts\r")  # no such kind: the dialog says so and stays
+        await h.settle(pilot, lambda: "did you mean kind:verdict?" in " ".join(h.screen_lines(app)))
+        assert isinstance(app.screen, LineInputScreen)
+        h.type_fast(app, "\b\r")  # kind:verdict
+        await h.settle(pilot, lambda: not isinstance(app.screen, LineInputScreen))
+        log = app.main.event_log
+        assert log.query_text == "kind:verdict"
+        assert log.lines and all(": verdict " in line for line in log.lines), log.lines
+        rows = " ".join(h.pane_lines(app, log))
+        assert "review: verdict BLOCK" in rows and "run finished" not in rows, rows
+
+
+# -- item 17: j/k move in the tree -----------------------------------------------------------
+async def test_j_and_k_move_the_tree_selection(h):
+    app = h.make_app(h.FIXTURES / "gate_block.json")
+    async with app.run_test(size=(80, 24)) as pilot:
+        dag = app.main.dag
+        first = dag.selected_phase()
+        await pilot.press("j")
+        second = dag.selected_phase()
+        assert second != first
+        assert f"{second}  (" in " ".join(h.pane_lines(app, app.main.detail.query_one("#detail-scroll")))
+        await pilot.press("j", "k")
+        assert dag.selected_phase() == second
+        await pilot.press("k")
+        assert dag.selected_phase() == first
+
+
+# -- item 17: ctrl+p lists tftui's commands first; Theme and Quit once ---------------------
+async def test_palette_lists_tftui_commands_first_and_theme_once(h):
+    from textual.command import CommandList, CommandPalette
+
+    app = h.make_app(h.FIXTURES / "gate_block.json")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("ctrl+p")
+        await h.settle(pilot, lambda: isinstance(app.screen, CommandPalette)
+                       and app.screen.query_one(CommandList).option_count > 20)
+        options = app.screen.query_one(CommandList)
+        titles = [str(options.get_option_at_index(i).prompt).split("\n")[0].strip()
+                  for i in range(options.option_count)]
+        assert titles[0].startswith("Run / cont"), titles[:5]
+        assert sum(t == "Theme" or t.startswith("Theme  ") for t in titles) == 1, titles
+        assert sum(t == "Quit" or t.startswith("Quit  ") for t in titles) == 1, titles
+        assert titles.index("Keys") > titles.index("Quit  [q]")  # Textual's own come after ours
+        await pilot.pause()
+        rows = [line.strip() for line in h.screen_lines(app)]
+        search = next(i for i, row in enumerate(rows) if "Search for commands" in row)
+        assert next(row for row in rows[search + 1 :] if row).startswith("Run / cont"), rows[:10]
+
+
+# -- item 17: `t` writes the user config once the presses stop, and at exit ----------------
+async def test_theme_cycle_writes_the_config_once(h, tmp_path, monkeypatch):
+    import tftui.tui.app as app_module
+
+    writes: list[str] = []
+    real = app_module.save_theme
+    monkeypatch.setattr(app_module, "save_theme", lambda name, path=None: writes.append(name) or real(name, path))
+    monkeypatch.setattr(app_module, "THEME_SAVE_AFTER_S", 60)  # the pause after the presses (fired below)
+    config = tmp_path / "config.toml"
+    app = h.make_app(h.FIXTURES / "gate_block.json", config_path=config)
+    async with app.run_test(size=(80, 24)) as pilot:
+        h.type_fast(app, "ttt")  # three presses in a row
+        await h.settle(pilot, lambda: app.theme != "tftui-dark", limit=50)
+        await pilot.pause()
+        assert writes == []  # not on every press
+        chosen = app.theme
+        timer = app._theme_timer
+        assert timer is not None  # one write is due once the presses have stopped
+        app._theme_timer_done()  # ... it fires
+        assert writes == [chosen] and chosen in config.read_text()
+        await pilot.press("t")  # chosen right before quitting: written at exit
+        last = app.theme
+    assert writes == [chosen, last] and f'"{last}"' in config.read_text()
+
+
+# -- item 17: `x` writes the bundle beside the runs and says where -------------------------
+async def test_export_writes_beside_the_runs_and_shows_the_path(h, tmp_path):
+    from tftui.tui.screens.modals import LineInputScreen
+
+    runs = tmp_path / ".tftui" / "runs"
+    app = h.make_app(h.FIXTURES / "gate_block.json", runs_root=runs)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        run_dir = app.run_dir
+        await pilot.press("x")
+        await h.settle(pilot, lambda: isinstance(app.screen, LineInputScreen))
+        expected = runs / f"{run_dir.name}.tftui.zip"
+        assert app.screen.query_one("#line-input").value == str(expected)
+        await pilot.press("enter")
+        await h.settle(pilot, lambda: expected.is_file())
+        await pilot.pause()
+        assert any(f"repro bundle written: {expected}" in line for line in app.main.event_log.lines)
+        assert not (Path.cwd() / f"{run_dir.name}.tftui.zip").exists()

@@ -180,5 +180,8 @@ def run(args: argparse.Namespace) -> int:
     app.rules_path = args.rules  # the Trace tab's rule set (default: beside the flow)
     app.ctl.cwd_bridge = rules.cwd_bridge
     app.admit_rules = rules  # the hot reload admits each saved version under the same rules
-    code = app.run()
+    try:
+        code = app.run()
+    finally:
+        app.save_theme_choice()  # a theme chosen with `t` just before an exit or a crash is kept
     return int(code or 0)

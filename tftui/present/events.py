@@ -7,6 +7,7 @@ headless replay prefixes the sequence number, the kind and the status glyph).
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 
 from tftui.engine import events as ev
@@ -121,6 +122,58 @@ def describe(event: ev.Event) -> EventLine:
         case _:
             text = f"{kind}"
     return EventLine(kind=kind, phase_id=pid, failed=failed, text=text, status=status)
+
+
+# The log filter's kind words (`/`, `kind:verdict`): what a person calls each event, and the engine
+# kinds each stands for. The engine's own names (`kind:attempt_failed`) match too.
+KIND_WORDS: dict[str, tuple[str, ...]] = {
+    "run": ("run_started", "run_finished"),
+    "start": ("phase_started",),
+    "guard": ("guard_evaluated",),
+    "skip": ("phase_skipped",),
+    "attempt": ("attempt_started", "attempt_failed"),
+    "answer": ("agent_returned",),
+    "backoff": ("backoff_started", "backoff_ended"),
+    "score": ("scorers_evaluated",),
+    "judge": ("judge_called",),
+    "verdict": ("gate_verdict",),
+    "round": ("on_block_round",),
+    "fallback": ("fallback_used",),
+    "approval": ("approval_requested",),
+    "finish": ("phase_finished",),
+    "warning": ("phase_warning",),
+    "pause": ("paused", "resumed"),
+    "reset": ("phase_reset", "phases_reset"),
+    "stale": ("phases_stale",),
+    "graft": ("phases_grafted",),
+    "items": ("items_resolved",),
+    "subflow": ("subflow_event",),
+    "note": ("note",),  # the debugger's own lines (reloads, saves, exports)
+}
+_ENGINE_KINDS = frozenset(kind for kinds in KIND_WORDS.values() for kind in kinds)
+
+
+def kind_matches(word: str, kind: str) -> bool:
+    """True when an event of engine kind `kind` is one `kind:word` asks for (case-insensitive)."""
+    word = word.lower()
+    return kind == word or kind in KIND_WORDS.get(word, ())
+
+
+def kind_problem(query: str) -> str | None:
+    """Why a log filter names no kind of event (`kind:verdicts`), with the kinds there are; None when it is fine."""
+    for term in query.split():
+        if term.lower().startswith("kind:"):
+            word = term[5:].lower()
+            if word not in KIND_WORDS and word not in _ENGINE_KINDS:
+                close = difflib.get_close_matches(word, KIND_WORDS, n=1)
+                hint = f" — did you mean kind:{close[0]}?" if close else ""
+                return f"no kind of event is called '{term[5:]}'{hint} (kinds: {kinds_list()})"
+    return None
+
+
+def kinds_list() -> str:
+    """`run, start, guard, …`: the kind words, for a prompt's hint."""
+    return ", ".join(KIND_WORDS)
 
 
 def _id_list(ids: list[str], shown: int = 6) -> str:

@@ -10,15 +10,17 @@ import contextvars
 import gc
 import signal
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, cast
 
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.command import CommandPalette
 from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
+from textual.screen import Screen
+from textual.timer import Timer
 
 from tftui import present
 from tftui.admit import AdmitRules
@@ -41,6 +43,7 @@ from tftui.tui.term_filter import ControlFilter
 from tftui.tui.themes import DEFAULT_THEME, load_builtin_themes, status_colours, status_variable_defaults
 from tftui.tui.verbs import ModalBridge
 
+THEME_SAVE_AFTER_S = 1.5  # `t` writes the user config once the presses have stopped this long
 TOAST_REPEAT_S = 2.0  # an identical toast within this many seconds of it is not shown again (< the toast's 5 s)
 
 
@@ -48,7 +51,7 @@ class TftuiApp(App[int]):
     CSS_PATH = str(Path(__file__).parent / "styles" / "app.tcss")  # absolute: subclasses live elsewhere
     TITLE = "tftui"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+c", "quit", "Quit", show=False, priority=True)]
-    COMMANDS = App.COMMANDS | {VerbCommands}
+    COMMANDS = {VerbCommands}  # tftui's verbs first, then Textual's system commands (tui/commands.py)
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
 
@@ -108,6 +111,8 @@ class TftuiApp(App[int]):
         self._main: MainScreen | None = None
         self._configured = self._main_mounted = self._started = False  # see _start_if_ready
         self._startup_notes: list[str] = []
+        self._theme_to_save: str | None = None  # chosen with `t`, not written yet (cycle_theme)
+        self._theme_timer: Timer | None = None
         if not animations:
             self.animation_level = "none"
 
@@ -238,19 +243,48 @@ class TftuiApp(App[int]):
         message, title = self.glyphs.show(message), self.glyphs.show(title)
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Textual's palette commands but its Theme and Quit: tftui's verbs are those (`t`, `q`),
+        and Textual's theme picker would not save the choice."""
+        for command in super().get_system_commands(screen):
+            if command.title not in ("Theme", "Quit"):
+                yield command
+
     def tftui_theme_names(self) -> list[str]:
         return list(self.available_themes)
 
     def set_theme(self, name: str) -> None:
+        """A theme picked by name (the palette): shown and saved at once."""
         self.theme = name
-        problem = save_theme(name, self.config_path)
+        self._theme_to_save = name
+        problem = self.save_theme_choice()
         self.notify(problem or f"Theme {name} (saved)", severity="warning" if problem else "information")
 
     def cycle_theme(self) -> None:
+        """`t`: the next theme, shown at once; the user config is written once the presses stop
+        (THEME_SAVE_AFTER_S after the last one, or at exit), not on every press."""
         names = sorted(self.available_themes)
         ours = [n for n in names if n.startswith("tftui-")] or names
         nxt = ours[(ours.index(self.theme) + 1) % len(ours)] if self.theme in ours else ours[0]
-        self.set_theme(nxt)
+        self.theme = nxt
+        self._theme_to_save = nxt
+        if self._theme_timer is not None:
+            self._theme_timer.stop()
+        self._theme_timer = self.set_timer(THEME_SAVE_AFTER_S, self._theme_timer_done)
+        self.notify(f"Theme {nxt} (t: the next one; saved to config.toml when you stop)")
+
+    def _theme_timer_done(self) -> None:
+        self._theme_timer = None
+        problem = self.save_theme_choice()
+        if problem:
+            self.notify(problem, severity="warning")
+
+    def save_theme_choice(self) -> str | None:
+        """Write the theme chosen since the last save, if any (`[ui] theme`); the problem, or None."""
+        name, self._theme_to_save = self._theme_to_save, None
+        if name is None:
+            return None
+        return save_theme(name, self.config_path)
 
     # -- ASCII mode: Textual's own strings (keys, the palette) the ASCII way --------------
     def get_line_filters(self) -> Sequence[LineFilter]:
@@ -282,6 +316,7 @@ class TftuiApp(App[int]):
 
     async def on_unmount(self) -> None:
         self.ctl.stop()  # a paused or busy run must not keep the process alive
+        self.save_theme_choice()  # the theme last chosen with `t`, if it is not written yet
         gc.unfreeze()  # see on_mount: what this app froze can be collected again (many apps in one test run)
         if self._main is not None:
             self._main.reloader.stop()

@@ -1,4 +1,7 @@
-"""Command palette (ctrl+p): every verb of the current screen (tftui.verbs), plus theme selection."""
+"""Command palette (ctrl+p): every verb of the current screen (tftui.verbs), then theme selection,
+then what Textual adds (keys panel, screenshot, maximize). One provider, so tftui's commands
+come first in that order (Textual gathers several providers' hits in no fixed order); the
+app leaves out Textual's own Theme and Quit, which tftui's verbs already are."""
 
 from __future__ import annotations
 
@@ -28,6 +31,9 @@ class VerbCommands(Provider):
         if callable(set_theme) and callable(theme_names):
             for name in sorted(theme_names()):
                 entries.append((f"Theme: {name}", f"Switch to the {name} theme (saved).", partial(set_theme, name)))
+        for command in sorted(app.get_system_commands(self.screen), key=lambda c: c.title):
+            if command.discover:
+                entries.append((command.title, command.help, command.callback))
         return entries
 
     async def discover(self) -> Hits:

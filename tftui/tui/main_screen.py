@@ -554,6 +554,12 @@ class MainScreen(Screen[None]):
         else:
             log.show_focus("tree")
 
+    def action_tree_down(self) -> None:
+        self.dag.action_cursor_down()
+
+    def action_tree_up(self) -> None:
+        self.dag.action_cursor_up()
+
     def action_next_tab(self) -> None:
         self.detail.cycle(1)
 

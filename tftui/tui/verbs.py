@@ -20,6 +20,7 @@ from tftui.agents.base import AgentRequest
 from tftui.engine.phases.approval import Decision
 from tftui.engine.resume import RerunReason, guard_rerun
 from tftui.engine.state import RunState
+from tftui.present import events as present_events
 from tftui.tui.journaling import Rerun
 
 if TYPE_CHECKING:
@@ -94,8 +95,9 @@ def filter_log(screen: MainScreen) -> None:
         if value is not None:
             log.set_filter(value)
 
+    hint = f"failed · phase:ID · kind:KIND · any text; kinds: {present_events.kinds_list()}"
     screen.app.push_screen(
-        LineInputScreen("Filter the event log", log.query_text, "failed · phase:ID · kind:KIND · any text"), done
+        LineInputScreen("Filter the event log", log.query_text, hint, check=present_events.kind_problem), done
     )
 
 
@@ -150,8 +152,20 @@ def edit_guard(screen: MainScreen) -> None:
     )
 
 
+def bundle_path(run_dir: Path) -> str:
+    """Where `x` offers to write a run's bundle: beside the run directories (`.tftui/runs/<id>.tftui.zip`
+    beside the flow), never the current directory; said relative to it when it is below it."""
+    from tftui.bundle import BUNDLE_SUFFIX
+
+    target = (run_dir.parent / f"{run_dir.name}{BUNDLE_SUFFIX}").absolute()
+    try:
+        return str(target.relative_to(Path.cwd()))
+    except ValueError:
+        return str(target)
+
+
 def export_run_dir(screen: MainScreen, run_dir: Path | None) -> None:
-    """Ask where, then write the repro bundle of a journaled run directory."""
+    """Ask where (beside the runs: `bundle_path`), then write the repro bundle of a journaled run directory."""
     from tftui.tui.screens.modals import LineInputScreen
 
     app = screen.app
@@ -171,11 +185,13 @@ def export_run_dir(screen: MainScreen, run_dir: Path | None) -> None:
             return
         for warning in warnings:
             screen.note(f"export: {warning}")
-        screen.note(f"repro bundle written: {path}")
-        app.notify(f"Repro bundle written: {path}")
+        written = path.absolute()
+        screen.note(f"repro bundle written: {written}")
+        app.notify(f"Repro bundle written: {written}", timeout=10)  # a path to read off the screen
 
     app.push_screen(
-        LineInputScreen("Export a repro bundle to", f"{run_dir.name}.tftui.zip", "a .tftui.zip path · enter writes · esc"),
+        LineInputScreen("Export a repro bundle to", bundle_path(run_dir),
+                        "a .tftui.zip path (beside the runs; relative: to the current directory) · enter writes · esc"),
         done,
     )
 

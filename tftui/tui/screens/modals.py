@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -237,27 +239,39 @@ class ApprovalScreen(ModalScreen[tuple[str, str | None] | None]):
 
 
 class LineInputScreen(ModalScreen[str | None]):
-    """One line of input (guard editor, log filter). Enter submits, esc cancels."""
+    """One line of input (log filter, export path, replay seek). Enter submits, esc cancels.
+    With `check`, a value it finds a problem with is not submitted: the problem shows under it."""
 
-    CSS = MODAL_CSS
+    CSS = MODAL_CSS + """
+    LineInputScreen #line-problem { color: $error; height: auto; display: none; }
+    LineInputScreen #line-problem.-visible { display: block; }
+    """
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, title: str, value: str, hint: str) -> None:
+    def __init__(self, title: str, value: str, hint: str, check: Callable[[str], str | None] | None = None) -> None:
         super().__init__()
         self.title_text = title
         self.value = value
         self.hint = hint
+        self.check = check
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="modal-box"):
             yield Folded(self.title_text, classes="modal-title", markup=False)
             yield OrderedInput(value=self.value, id="line-input")
+            yield Folded("", id="line-problem", markup=False)
             yield Folded(self.hint, classes="modal-hint", markup=False)
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        problem = self.check(event.value) if self.check is not None else None
+        if problem:
+            shown = self.query_one("#line-problem", Folded)
+            shown.update(problem)
+            shown.add_class("-visible")
+            return
         self.dismiss(event.value)
 
     def action_cancel(self) -> None:

@@ -1,8 +1,9 @@
 """The event log: one line per engine event, filterable with `/`.
 
 Filter syntax (space-separated terms, all must match): `failed` (failures, blocks,
-failed attempts), `phase:ID`, `kind:KIND` (e.g. `kind:attempt_failed`), any other
-word matches the line text. An empty filter shows everything.
+failed attempts), `phase:ID`, `kind:KIND` (a kind word, `kind:verdict`, or an engine kind,
+`kind:attempt_failed`: tftui.present.events.KIND_WORDS), any other word matches the line
+text. An empty filter shows everything.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from textual.widgets import Log
 
 from tftui import present
 from tftui.engine import events as ev
-from tftui.present.events import EventLine, describe
+from tftui.present.events import EventLine, describe, kind_matches
 
 MAX_ENTRIES = 5000
 FOCUS_UP, FOCUS_DOWN = "▲", "▼"  # pointing at the pane that has the keys (folded under --ascii: ^ v)
@@ -31,7 +32,7 @@ def matches(entry: EventLine, query: str) -> bool:
             if entry.phase_id != term[6:]:
                 return False
         elif low.startswith("kind:"):
-            if entry.kind != low[5:]:
+            if not kind_matches(low[5:], entry.kind):
                 return False
         elif low not in entry.text.lower():
             return False
