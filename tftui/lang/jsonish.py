@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from typing import NoReturn
 
+import msgspec
+
 from tftui.lang.values import MISSING, JSONValue, js_trim
 
 _FENCE = "```"
@@ -49,10 +51,32 @@ def _reject_constant(name: str) -> NoReturn:
 
 # One decoder for every call: json.loads(..., parse_constant=...) would build a new one each time.
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+_FAST = msgspec.json.Decoder()
+_SURROGATE_ESCAPES = ("\\ud", "\\uD")
 
 
 def strict_json(text: str) -> JSONValue:
-    """JSON.parse: MISSING on any syntax error (NaN/Infinity are not JSON)."""
+    """JSON.parse: MISSING on any syntax error (NaN/Infinity are not JSON).
+
+    msgspec reads it first (2-3 times faster than `json` on a big reply). It refuses more than
+    `json` only in three cases, where `json` reads the text again: lone `\\u` surrogate escapes,
+    numbers beyond a double (`1e400`, which JSON.parse reads as Infinity) and nesting at the
+    interpreter's recursion limit (about 1,000 levels, where either reader gives up a few levels
+    before or after the other, as `json` alone already did depending on the caller's stack)."""
+    try:
+        value: JSONValue = _FAST.decode(text)
+        return value
+    except msgspec.ValidationError:
+        pass  # a number out of range: `json` reads it
+    except msgspec.DecodeError:
+        if not any(escape in text for escape in _SURROGATE_ESCAPES):
+            return MISSING  # malformed for `json` too
+    except RecursionError:
+        pass
+    return _strict_json_slow(text)
+
+
+def _strict_json_slow(text: str) -> JSONValue:
     start = len(text) - len(text.lstrip(" \t\n\r"))
     try:
         value, end = _DECODER.raw_decode(text, start)

@@ -8,6 +8,8 @@ The `regex` scorer's patterns are written for JavaScript (docs/gates.md §4.5).
 catastrophic backtrack at the budget and, with `offload` (a worker thread), releases the GIL
 meanwhile, so the event loop and signal handlers keep running. The budget defaults to 1 s
 (`set_default_budget`, from the `[limits] regex_budget_ms` setting).
+`linear_time` proves a narrow class of patterns unable to backtrack for long; those are matched
+by `re` with no budget (`CompiledPattern.fast`, docs/trust.md §3).
 `nested_quantifier` finds the shape that backtracks exponentially (`(\\w+\\s?)+`) for `tftui check`.
 
 What the translation does:
@@ -71,6 +73,9 @@ _budget_s = DEFAULT_BUDGET_S
 class CompiledPattern:
     regex: regex_engine.Pattern[str] | None
     error: str | None  # full `invalid pattern: …` detail when the pattern is invalid
+    # The same translation compiled by `re`, kept only when `linear_time(pattern)` proves the match
+    # cannot backtrack catastrophically (docs/trust.md §3): then it is matched without a budget.
+    fast: re.Pattern[str] | None = None
 
 
 def set_default_budget(seconds: float | None) -> None:
@@ -94,6 +99,15 @@ def timeout_detail(pattern: str, budget_s: float) -> str:
 def is_timeout_detail(detail: str | None) -> bool:
     """Whether a regex scorer's detail says its match was cut at the budget (`timeout_detail`)."""
     return detail is not None and detail.startswith(_TIMED_OUT)
+
+
+def search_compiled(compiled: CompiledPattern, text: str, budget_s: float, *, offload: bool = False) -> bool:
+    """Whether a valid compiled pattern matches somewhere in `text`: with `re` and no budget when
+    the pattern is proven linear (`CompiledPattern.fast`), else `search_within`."""
+    if compiled.fast is not None:
+        return compiled.fast.search(text) is not None
+    assert compiled.regex is not None, "search_compiled needs a valid pattern"
+    return search_within(compiled.regex, text, budget_s, offload=offload)
 
 
 def search_within(compiled: regex_engine.Pattern[str], text: str, budget_s: float, *, offload: bool = False) -> bool:
@@ -450,8 +464,9 @@ def compile_js_regex(pattern: str) -> CompiledPattern:
     except (RecursionError, ValueError, IndexError) as exc:  # defensive: translator bug
         return CompiledPattern(None, f"invalid pattern: {exc}")
     try:
-        re.compile(python_pattern, re.ASCII)  # what `re` accepts, and its messages, stay the contract
-        return CompiledPattern(regex_engine.compile(python_pattern, regex_engine.ASCII | regex_engine.VERSION0), None)
+        checked = re.compile(python_pattern, re.ASCII)  # what `re` accepts, and its messages, stay the contract
+        return CompiledPattern(regex_engine.compile(python_pattern, regex_engine.ASCII | regex_engine.VERSION0), None,
+                               checked if linear_time(pattern) else None)
     except (re.error, regex_engine.error, OverflowError, RecursionError, ValueError) as exc:
         return CompiledPattern(None, f"invalid pattern: {exc}")
 
@@ -519,6 +534,217 @@ def nested_quantifier(pattern: str) -> str | None:
             continue
         i += 1
     return None
+
+
+# --- patterns that cannot backtrack catastrophically (docs/trust.md §3) ----------------------
+
+# A character set as sorted, disjoint, inclusive code point ranges.
+_Ranges = tuple[tuple[int, int], ...]
+_MAX_CODE = 0x10FFFF
+_UNBOUNDED = -1
+_MAX_COPIES = 64  # `x{n}` is read as n positions up to this n
+
+
+def _ranges(codes: list[tuple[int, int]]) -> _Ranges:
+    out: list[tuple[int, int]] = []
+    for low, high in sorted(codes):
+        if out and low <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], high))
+        else:
+            out.append((low, high))
+    return tuple(out)
+
+
+def _complement(ranges: _Ranges) -> _Ranges:
+    out, at = [], 0
+    for low, high in ranges:
+        if low > at:
+            out.append((at, low - 1))
+        at = high + 1
+    if at <= _MAX_CODE:
+        out.append((at, _MAX_CODE))
+    return tuple(out)
+
+
+def _disjoint(a: _Ranges, b: _Ranges) -> bool:
+    i = j = 0
+    while i < len(a) and j < len(b):
+        if a[i][1] < b[j][0]:
+            i += 1
+        elif b[j][1] < a[i][0]:
+            j += 1
+        else:
+            return False
+    return True
+
+
+_DIGITS = _ranges([(0x30, 0x39)])
+_WORD = _ranges([(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)])
+_SPACE = _ranges([(ord(c), ord(c)) for c in JS_WHITESPACE])
+_SHORTHAND_SETS = {"d": _DIGITS, "D": _complement(_DIGITS), "w": _WORD, "W": _complement(_WORD),
+                   "s": _SPACE, "S": _complement(_SPACE)}
+_ANY_BUT_LINE_END = _complement(_ranges([(0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029)]))
+_IDENTITY_ESCAPES = frozenset("^$\\.*+?()[]{}|/-\"'")
+_REPEAT = re.compile(r"[*+?]|\{([0-9]+)(,([0-9]*))?\}")
+
+
+class _NotLinear(Exception):
+    """The pattern uses something outside what `linear_time` can reason about."""
+
+
+def _escape_code(p: str, i: int, in_class: bool) -> tuple[int | _Ranges, int]:
+    """The escape at `p[i]` (just after the backslash): a code point or a set, and where it ends."""
+    c = p[i] if i < len(p) else ""
+    if c in _SHORTHAND_SETS and not (in_class and c == "S"):  # `[\S…]` is not one class in Python
+        return _SHORTHAND_SETS[c], i + 1
+    if c in _SIMPLE_ESCAPES:
+        return ord(_SIMPLE_ESCAPES[c]), i + 1
+    if in_class and c == "b":
+        return 8, i + 1
+    if c == "x" and len(p) >= i + 3 and all(h in _HEX for h in p[i + 1 : i + 3]):
+        return int(p[i + 1 : i + 3], 16), i + 3
+    if c == "u" and len(p) >= i + 5 and all(h in _HEX for h in p[i + 1 : i + 5]):
+        code = int(p[i + 1 : i + 5], 16)
+        if 0xD800 <= code < 0xE000:
+            raise _NotLinear  # surrogate pairs: left to the general path
+        return code, i + 5
+    if c and c in _IDENTITY_ESCAPES:
+        return ord(c), i + 1
+    raise _NotLinear  # \b \B outside classes are handled by the caller; backreferences, octal, \c, \k, …
+
+
+def _class_set(p: str, i: int) -> tuple[_Ranges, int]:
+    """The set of the class opening at `p[i]` (`[`), and where it ends."""
+    i += 1
+    negated = p.startswith("^", i)
+    i += negated
+    if p.startswith("]", i):
+        raise _NotLinear  # `[]` / `[^]`
+    codes: list[tuple[int, int]] = []
+    while i < len(p) and p[i] != "]":
+        first: int | _Ranges
+        if p[i] == "\\":
+            first, i = _escape_code(p, i + 1, True)
+        else:
+            first, i = ord(p[i]), i + 1
+        if p.startswith("-", i) and i + 1 < len(p) and p[i + 1] != "]":
+            second: int | _Ranges
+            if p[i + 1] == "\\":
+                second, i = _escape_code(p, i + 2, True)
+            else:
+                second, i = ord(p[i + 1]), i + 2
+            if not isinstance(first, int) or not isinstance(second, int) or first > second:
+                raise _NotLinear  # Annex B `[\d-z]`
+            codes.append((first, second))
+        elif isinstance(first, int):
+            codes.append((first, first))
+        else:
+            codes.extend(first)
+    if i >= len(p):
+        raise _NotLinear
+    ranges = _ranges(codes)
+    return (_complement(ranges) if negated else ranges), i + 1
+
+
+def _atoms(p: str) -> list[tuple[_Ranges | None, int, int]]:
+    r"""The pattern as a flat sequence of (set, min, max) per character position (set None: a
+    zero-width `^`, `$` or `\b`; max -1: unbounded). Raises _NotLinear outside the subset: any
+    `|`, lookaround, backreference, lazy quantifier, quantified group or assertion, `\B`."""
+    atoms: list[tuple[_Ranges | None, int, int]] = []
+    i, depth = 0, 0
+    while i < len(p):
+        c = p[i]
+        chars: _Ranges | None = None
+        if c == "\\":
+            if p.startswith("b", i + 1):
+                atoms.append((None, 1, 1))
+                i += 2
+                continue
+            code, i = _escape_code(p, i + 1, False)
+            chars = code if not isinstance(code, int) else ((code, code),)
+        elif c == "[":
+            chars, i = _class_set(p, i)
+        elif c == "(":
+            if p.startswith("(?:", i):
+                i += 3
+            elif p.startswith("?", i + 1):
+                raise _NotLinear  # lookarounds, named groups
+            else:
+                i += 1
+            depth += 1
+            continue
+        elif c == ")":
+            depth -= 1
+            i += 1
+            if depth < 0 or _REPEAT.match(p, i):
+                raise _NotLinear  # a quantified group
+            continue
+        elif c in "^$":
+            atoms.append((None, 1, 1))
+            i += 1
+            continue
+        elif c == "|" or c == "{" or c in "*+?":
+            raise _NotLinear  # alternation; a literal `{`; a quantifier here follows no character
+        else:
+            chars = _ANY_BUT_LINE_END if c == "." else ((ord(c), ord(c)),)
+            i += 1
+        low, high = 1, 1
+        m = _REPEAT.match(p, i)
+        if m:
+            text = m.group()
+            if text[0] == "{":
+                low = int(m.group(1))
+                high = low if m.group(2) is None else (int(m.group(3)) if m.group(3) else _UNBOUNDED)
+            else:
+                low, high = (0 if text != "+" else 1), (1 if text == "?" else _UNBOUNDED)
+            i = m.end()
+            if p.startswith("?", i) or _REPEAT.match(p, i):
+                raise _NotLinear  # lazy, or a quantifier on a quantifier
+        if low == high and low <= _MAX_COPIES:  # `a{3}` is `aaa`
+            atoms.extend([(chars, 1, 1)] * low)
+        elif low == high:
+            raise _NotLinear
+        else:
+            atoms.append((chars, low, high))
+    return atoms
+
+
+@lru_cache(maxsize=1024)
+def linear_time(pattern: str) -> bool:
+    r"""Whether a valid JS pattern is proven to match in time linear in the text (docs/trust.md §3),
+    so that `re` can match it without a budget. A conservative sufficient rule:
+
+    - the pattern is a plain sequence: characters, classes, `.`, the escapes `\d \w \s \D \W \S`,
+      `\t \n …`, `\xHH`, `\uHHHH` and escaped punctuation, the assertions `^`, `$`, `\b`, and
+      unquantified groups; no `|`, lookaround, backreference, lazy quantifier or `\B`;
+    - every quantified position (`*`, `+`, `?`, `{n,m}`) shares no character with what may come
+      right after it (the following positions up to the first one that is not optional), so a
+      backtrack into it fails at its first step instead of trying the rest again;
+    - unless the pattern starts with `^`, its first position is not quantified and shares no
+      character with any quantified position, so no two match attempts scan the same run.
+
+    Anything else (`(a+)+`, `\s*\s*x`, `.*x`, `(a|ab)*`) keeps the budgeted `regex` match."""
+    try:
+        atoms = _atoms(pattern)
+    except (_NotLinear, ValueError, IndexError):
+        return False
+    chars = [(s, low, high) for s, low, high in atoms if s is not None]
+    for index, (own, low, high) in enumerate(chars):
+        if (low, high) == (1, 1):
+            continue
+        for after, after_low, _ in chars[index + 1 :]:
+            if not _disjoint(own, after):
+                return False
+            if after_low >= 1:
+                break
+    anchored = bool(atoms) and atoms[0][0] is None and pattern.startswith("^")
+    if chars and not anchored:
+        first, low, high = chars[0]
+        if (low, high) != (1, 1):
+            return False
+        if any(not _disjoint(first, s) for s, lo, hi in chars[1:] if (lo, hi) != (1, 1)):
+            return False
+    return True
 
 
 # --- fix hints for `tftui check` (the run only reports `invalid pattern: …`) -----------------

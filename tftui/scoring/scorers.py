@@ -17,16 +17,15 @@ here).
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import NoReturn, NotRequired, TypedDict
+from typing import NotRequired, TypedDict
 
 from tftui.flow.score_shape import ScorerSpec, is_num, score_shape_errors
 from tftui.lang.contract import compile_contract
-from tftui.lang.jsonish import lenient_parse
-from tftui.lang.jsregex import compile_js_regex, default_budget, search_within, timeout_detail
+from tftui.lang.jsonish import lenient_parse, strict_json
+from tftui.lang.jsregex import compile_js_regex, default_budget, search_compiled, timeout_detail
 from tftui.lang.values import MISSING, JSONValue, js_json_stringify, js_number_str, js_trim
 
 __all__ = [
@@ -130,14 +129,18 @@ def _regex(
 ) -> tuple[bool, str | None]:
     pattern = _text_field(scorer, "pattern")
     compiled = compile_js_regex(pattern)
-    if compiled.regex is None:
+    if compiled.fast is not None:  # proven linear: no budget to keep (docs/trust.md §3)
+        matched = compiled.fast.search(target) is not None
+    elif compiled.regex is None:
         return False, compiled.error
-    budget = default_budget() if budget_s is None else budget_s
-    try:
-        matched = search_within(compiled.regex, target, budget, offload=offload)
-    except TimeoutError:  # docs/trust.md §3: the match is cut at its budget
-        return False, timeout_detail(pattern, budget)
-    if _js_truthy(scorer.get("negate")):
+    else:
+        budget = default_budget() if budget_s is None else budget_s
+        try:
+            matched = search_compiled(compiled, target, budget, offload=offload)
+        except TimeoutError:  # docs/trust.md §3: the match is cut at its budget
+            return False, timeout_detail(pattern, budget)
+    negate = scorer.get("negate")
+    if negate is not None and negate is not False and _js_truthy(negate):
         return (True, None) if not matched else (False, f"/{pattern}/ matched (negated)")
     return (True, None) if matched else (False, f"/{pattern}/ did not match")
 
@@ -149,23 +152,13 @@ _PARSED: dict[str, JSONValue] = {}
 _PARSED_MAX = 8
 
 
-def _reject_constant(name: str) -> NoReturn:
-    raise ValueError(f"JSON does not allow {name}")
-
-
-# One decoder for the common case (the whole target is JSON, docs/language.md §3.4 step 1):
-# `json.loads(text, parse_constant=...)` would build a new decoder on every call.
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
-
-
 def _parse_target(target: str) -> JSONValue:
     try:
         return _PARSED[target]
     except KeyError:
         pass
-    try:
-        value = _DECODER.decode(js_trim(target))
-    except (ValueError, RecursionError):
+    value = strict_json(js_trim(target))  # the common case: the whole target is JSON (docs/language.md §3.4 step 1)
+    if value is MISSING:
         value = lenient_parse(target)  # empty, fenced blocks, bracket slice (and step 1 again)
     if len(_PARSED) >= _PARSED_MAX:
         del _PARSED[next(iter(_PARSED))]
@@ -184,8 +177,8 @@ def _json_schema(scorer: ScorerSpec, target: str) -> tuple[bool, str | None]:
 
 def _length_range(scorer: ScorerSpec, target: str) -> tuple[bool, str | None]:
     given_low, given_high = scorer.get("min"), scorer.get("max")
-    low = given_low if is_num(given_low) else None
-    high = given_high if is_num(given_high) else None
+    low = given_low if type(given_low) is int or is_num(given_low) else None
+    high = given_high if type(given_high) is int or is_num(given_high) else None
     length = len(target)  # code points (tftui decision R7; JS counts UTF-16 units)
     if (low is None or length >= low) and (high is None or length <= high):
         return True, None
@@ -209,6 +202,23 @@ _CHECKS = {
 }
 
 
+_Check = Callable[[ScorerSpec, str], tuple[bool, str | None]]
+_PLANS: dict[int, tuple[ScorerSpec, dict[str, JSONValue], tuple[str, str | None, _Check | None]]] = {}
+_PLANS_MAX = 4096
+_PLAIN = (str, type(None))  # `type` and `name` values a shallow copy can tell apart from edits
+
+
+def _plan(scorer: ScorerSpec) -> tuple[str, str | None, _Check | None]:
+    """(type, trimmed name or None for "<type>-<index>", check or None for an unknown type)."""
+    type_ = scorer.get("type")
+    if type(type_) is not str:
+        type_ = js_string(MISSING if type_ is None and "type" not in scorer else type_)
+    name = scorer.get("name")
+    if type(name) is not str or not (name := js_trim(name)):
+        name = None
+    return type_, name, _CHECKS.get(type_)
+
+
 def regex_timed_out(result: ScorerResult, scorer: JSONValue, budget_s: float) -> bool:
     """Whether `result` is a `regex` scorer that ran out of a `budget_s` budget."""
     if result.type != "regex" or result.passed or not isinstance(scorer, Mapping):
@@ -223,17 +233,25 @@ def evaluate_scorer(
 
     A `regex` match gets `regex_budget_s` (default: `tftui.lang.jsregex.default_budget()`);
     `offload` says the call runs in a worker thread (the match then releases the GIL)."""
-    if type(scorer) is not dict and not isinstance(scorer, Mapping):  # (the abc check is slow)
+    if type(scorer) is dict:
+        entry = _PLANS.get(id(scorer))
+        if entry is not None and entry[0] is scorer and entry[1] == scorer:
+            type_, name, check = entry[2]
+        else:
+            type_, name, check = _plan(scorer)
+            if type(scorer.get("type")) in _PLAIN and type(scorer.get("name")) in _PLAIN:
+                if len(_PLANS) >= _PLANS_MAX:
+                    _PLANS.clear()
+                # keep the object (its id is not reused) and a shallow copy: an edited scorer is planned again
+                _PLANS[id(scorer)] = (scorer, dict(scorer), (type_, name, check))
+    elif isinstance(scorer, Mapping):  # (the abc check is slow)
+        type_, name, check = _plan(scorer)
+    else:
         return ScorerResult(
             f"undefined-{index}", "undefined", False, 0, "scorer must be an object with a 'type'"
         )
-    type_ = scorer.get("type")
-    if type(type_) is not str:
-        type_ = js_string(MISSING if type_ is None and "type" not in scorer else type_)
-    name = scorer.get("name")
-    if type(name) is not str or not (name := js_trim(name)):
+    if name is None:
         name = f"{type_}-{index}"
-    check = _CHECKS.get(type_)
     if check is None:
         return ScorerResult(name, type_, False, 0, f"unknown scorer type '{type_}'")
     try:

@@ -1,0 +1,132 @@
+"""The pure functions' fast paths give exactly what the general paths give (issue 18):
+JSON read by msgspec equals JSON read by `json` (docs/language.md §3.4), and a regex pattern
+proven linear, matched by `re` without a budget, matches exactly where the budgeted `regex`
+match does (docs/trust.md §3). Catastrophic patterns keep the budget."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tftui.lang import jsonish
+from tftui.lang.jsonish import lenient_parse, strict_json
+from tftui.lang.jsregex import compile_js_regex, default_budget, linear_time, set_default_budget
+from tftui.lang.values import MISSING
+
+# --- JSON ----------------------------------------------------------------------------------------
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=8,
+)
+_RAW = st.sampled_from(["1e400", "-1e400", "NaN", "Infinity", '"\\ud800"', '"\\udc00x"', '"\\ud83d\\ude00"', "01",
+                        "1.", ".5", "-0", "-0.0", "1E2", "[1,]", '{"a":1,"a":2}', "\t", "\u00a0", "\ufeff", "\x00",
+                        '"\\x"', '"\\/"', "true", "tru", "]", "}", " "])
+
+
+def _reference(text: str) -> Any:
+    """`json`'s reading, as strict_json read every text before msgspec."""
+    return jsonish._strict_json_slow(text)
+
+
+@settings(max_examples=80, deadline=None)
+@given(_JSON, st.booleans(), st.lists(st.tuples(st.integers(0, 40), _RAW), max_size=2), st.integers(0, 3))
+def test_strict_json_reads_every_text_as_json_does(value: Any, ascii_only: bool, edits: list[Any], cut: int) -> None:
+    text = json.dumps(value, ensure_ascii=ascii_only)
+    for at, raw in edits:
+        text = text[:at] + raw + text[at:]
+    if cut:
+        text = text[:-cut]
+    got, want = strict_json(text), _reference(text)
+    assert (got is MISSING) == (want is MISSING)
+    if want is not MISSING:
+        assert repr(got) == repr(want)  # the same types too: 1 is not 1.0, -0.0 is not 0
+
+
+def test_deep_nesting_reads_the_same_well_inside_the_recursion_limit() -> None:
+    for depth in (50, 400):
+        text = "[" * depth + "]" * depth
+        assert strict_json(text) == _reference(text) != MISSING
+    text = "[" * 100_000 + "]" * 100_000
+    assert strict_json(text) is MISSING and _reference(text) is MISSING
+
+
+@settings(max_examples=80, deadline=None)
+@given(_JSON, st.sampled_from(["```json\n{}\n```", "Here:\n```\n{}\n```\nok", "x {} y", "{}", "```js\n[1\n```{}",
+                              "```JSON\r\n{}```", "{} trailing"]), _RAW)
+def test_lenient_parse_reads_replies_as_it_did_with_json(value: Any, frame: str, raw: str) -> None:
+    for reply in (frame.replace("{}", json.dumps(value)), frame.replace("{}", raw)):
+        fast = lenient_parse(reply)
+        saved = jsonish.strict_json
+        jsonish.strict_json = _reference  # every step of docs/language.md §3.4 read by `json`
+        try:
+            slow = lenient_parse(reply)
+        finally:
+            jsonish.strict_json = saved
+        assert repr(fast) == repr(slow)
+
+
+# --- regex -----------------------------------------------------------------------------------------
+
+_PIECES = ["a", "b", "x", "-", "\\.", "\\d", "\\w", "\\s", "\\S", "\\D", ".", "[a-c]", "[^a]", "[\\d_]", "[^\\s]",
+           "\\u00e9", "\\x41", "^", "$", "\\b", "(", ")", "(?:", "|"]
+_QUANTS = ["", "", "", "*", "+", "?", "{2}", "{1,3}", "{2,}"]
+_TEXT = st.text(alphabet="abx-._ 0123\n\u00e9A\u00a0", max_size=14)
+
+
+@st.composite
+def _patterns(draw: st.DrawFn) -> str:
+    parts = draw(st.lists(st.tuples(st.sampled_from(_PIECES), st.sampled_from(_QUANTS)), min_size=1, max_size=6))
+    return "".join(piece + (quant if piece not in "()(?:|^$\\b" else "") for piece, quant in parts)
+
+
+@settings(max_examples=80, deadline=None)
+@given(_patterns(), st.lists(_TEXT, min_size=1, max_size=3))
+def test_a_linear_pattern_matches_with_re_exactly_where_the_budgeted_match_does(pattern: str,
+                                                                                 texts: list[str]) -> None:
+    compiled = compile_js_regex(pattern)
+    if compiled.regex is None:
+        assert compiled.fast is None
+        return
+    assert (compiled.fast is not None) == linear_time(pattern)
+    if compiled.fast is None:
+        return
+    for text in texts:
+        fast, slow = compiled.fast.search(text), compiled.regex.search(text, timeout=5.0)
+        assert (fast is None) == (slow is None)
+        if fast is not None and slow is not None:
+            assert fast.span() == slow.span()
+
+
+@pytest.mark.parametrize("pattern", ['"status"\\s*:\\s*"success"', "error", "^\\d+$", "x\\d+\\.\\d+", "\\bfoo\\b",
+                                     "^.*$", "a\\s*b", "\\d{3}-\\d{4}", "^\\s*x"])
+def test_common_scorer_patterns_are_proven_linear(pattern: str) -> None:
+    assert linear_time(pattern) and compile_js_regex(pattern).fast is not None
+
+
+@pytest.mark.parametrize("pattern", ["^(a|a)*$", "^(\\w+\\s?)+$", "(a+)+b", "\\s*\\s*x", ".*x", "a\\w*x",
+                                     "x[^y]*y", "a?a?aa", "(a|ab)*c", "(\\w)\\1", "a+?b", "(?=a)a", "\\Ba",
+                                     "[\\S]+x", "[a-z]+@[a-z]+\\.com"])
+def test_patterns_that_can_backtrack_for_long_keep_the_budgeted_match(pattern: str) -> None:
+    """Nested quantifiers, overlapping neighbours, a first character a later run also takes
+    (quadratic over search start points), alternation, backreferences, lookarounds: not proven."""
+    assert not linear_time(pattern)
+    assert compile_js_regex(pattern).fast is None
+
+
+def test_a_catastrophic_pattern_still_hits_the_budget() -> None:
+    from tftui.scoring.scorers import evaluate_scorer
+
+    before = default_budget()
+    set_default_budget(0.05)
+    try:
+        result = evaluate_scorer({"type": "regex", "pattern": "^(a|a)*$"}, 0, "a" * 48 + "!")
+    finally:
+        set_default_budget(before)
+    assert result.detail == "regex timed out after 50ms (catastrophic backtracking?): /^(a|a)*$/"
