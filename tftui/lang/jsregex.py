@@ -101,15 +101,6 @@ def is_timeout_detail(detail: str | None) -> bool:
     return detail is not None and detail.startswith(_TIMED_OUT)
 
 
-def search_compiled(compiled: CompiledPattern, text: str, budget_s: float, *, offload: bool = False) -> bool:
-    """Whether a valid compiled pattern matches somewhere in `text`: with `re` and no budget when
-    the pattern is proven linear (`CompiledPattern.fast`), else `search_within`."""
-    if compiled.fast is not None:
-        return compiled.fast.search(text) is not None
-    assert compiled.regex is not None, "search_compiled needs a valid pattern"
-    return search_within(compiled.regex, text, budget_s, offload=offload)
-
-
 def search_within(compiled: regex_engine.Pattern[str], text: str, budget_s: float, *, offload: bool = False) -> bool:
     """Whether `compiled` matches somewhere in `text`; raises TimeoutError past `budget_s`.
 

@@ -25,7 +25,7 @@ from typing import NotRequired, TypedDict
 from tftui.flow.score_shape import ScorerSpec, is_num, score_shape_errors
 from tftui.lang.contract import compile_contract
 from tftui.lang.jsonish import lenient_parse, strict_json
-from tftui.lang.jsregex import compile_js_regex, default_budget, search_compiled, timeout_detail
+from tftui.lang.jsregex import compile_js_regex, default_budget, search_within, timeout_detail
 from tftui.lang.values import MISSING, JSONValue, js_json_stringify, js_number_str, js_trim
 
 __all__ = [
@@ -136,7 +136,7 @@ def _regex(
     else:
         budget = default_budget() if budget_s is None else budget_s
         try:
-            matched = search_compiled(compiled, target, budget, offload=offload)
+            matched = search_within(compiled.regex, target, budget, offload=offload)
         except TimeoutError:  # docs/trust.md §3: the match is cut at its budget
             return False, timeout_detail(pattern, budget)
     negate = scorer.get("negate")
