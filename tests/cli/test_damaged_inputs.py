@@ -61,7 +61,8 @@ def _half_attempt(rows: list[dict]) -> None:
 
 CORRUPTIONS: dict[str, tuple[Callable[[list[dict]], None] | None, str | None, str]] = {
     "seq is a string": (_seq_x, None, "field 'seq' must be a number, got 'x'"),
-    "half an attempt": (_half_attempt, None, "('attempt_started') could not be decoded: field 'attempt' must be a whole number, got 1.5"),
+    "half an attempt": (_half_attempt, None, "events.jsonl:3: event 3 ('attempt_started') could not be decoded: "
+                        "field 'attempt' must be a whole number, got 1.5"),
     "unknown status": (_unknown_status, None, "unknown status 'weird'"),
     "object as phase id": (_object_phase_id, None, "field 'phase_id' must be a string"),
     "Infinity as a number": (_infinite_duration, None, "not a JSON object"),

@@ -439,8 +439,11 @@ def load_events(run_dir: str | os.PathLike[str]) -> tuple[list[Any], dict[str, A
     line (a kill mid-write) is only a warning: the journal is repaired on resume."""
     path = Path(run_dir)
     rows, meta, warnings, damage = _read_rows(path)
-    events, undecodable = decode_events(rows)
-    damage += [f"{path / EVENTS_FILE}: {problem}" for problem in undecodable]
+    events, undecodable = _decode_rows(rows)
+    if undecodable:
+        lines = _row_lines(path / EVENTS_FILE)
+        damage += [f"{path / EVENTS_FILE}{f':{lines[index]}' if index < len(lines) else ''}: {problem}"
+                   for index, problem in undecodable]
     if damage:
         more = f" (and {len(damage) - 1} more)" if len(damage) > 1 else ""
         raise JournalDamaged(f"damaged journal: {damage[0]}{more}")
@@ -482,16 +485,32 @@ def _read_rows(path: Path) -> tuple[list[dict[str, Any]], dict[str, Any], list[s
 
 def decode_events(rows: Iterable[dict[str, Any]]) -> tuple[list[Any], list[str]]:
     """Journal dicts -> engine events (`event_from_json`); rows that cannot be decoded are reported."""
+    events, problems = _decode_rows(rows)
+    return events, [problem for _index, problem in problems]
+
+
+def _decode_rows(rows: Iterable[dict[str, Any]]) -> tuple[list[Any], list[tuple[int, str]]]:
+    """`decode_events`, with the 0-based row index of each problem."""
     from tftui.engine.events import event_from_json
 
     events: list[Any] = []
-    warnings: list[str] = []
+    problems: list[tuple[int, str]] = []
     for index, row in enumerate(rows):
         try:
             events.append(event_from_json(row))
         except (TypeError, ValueError) as exc:
-            warnings.append(f"event {index + 1} ({row.get('kind')!r}) could not be decoded: {exc}")
-    return events, warnings
+            problems.append((index, f"event {index + 1} ({row.get('kind')!r}) could not be decoded: {exc}"))
+    return events, problems
+
+
+def _row_lines(events_path: Path) -> list[int]:
+    """The line number of each row `_read_rows` read from `events_path` (its lines that are JSON
+    objects), for naming the line of an event that cannot be decoded (only then: it reads again)."""
+    try:
+        data = events_path.read_bytes()
+    except OSError:
+        return []
+    return [n for n, raw in enumerate(data.split(b"\n"), start=1) if raw.strip() and _parse_line(raw) is not None]
 
 
 @dataclass
