@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from tftui.engine.context import previous_output_of, step_view
@@ -120,6 +121,13 @@ class Guard:
         return ADMITTED if self.runs else Admission("guard", expr=self.expr)
 
 
+@lru_cache(maxsize=4096)
+def _guard(expr: str, runs: bool, value: bool, error: str | None) -> Guard:
+    # A Guard is immutable, so one per outcome of an expression is shared: building a frozen
+    # dataclass for every guarded phase was most of the cost of admitting one.
+    return Guard(expr, runs, value, error)
+
+
 def check_guard(expr: str | None, context: Callable[[], Context]) -> Guard:
     """Evaluate a guard; `context` is only built when there is an expression."""
     if expr is None or not expr.strip():
@@ -127,8 +135,14 @@ def check_guard(expr: str | None, context: Callable[[], Context]) -> Guard:
     result = evaluate(expr, context())
     value = bool(result.value)
     if result.error:
-        return Guard(expr, True, value, result.error)
-    return Guard(expr, value, value)
+        return _guard(expr, True, value, result.error)
+    return _guard(expr, value, value, None)
+
+
+@lru_cache(maxsize=4096)
+def guard_skip_reason(expr: str | None) -> str:
+    """The skip reason of a phase whose guard `expr` is false (`Admission.reason`, made once per expression)."""
+    return Admission("guard", expr=expr).reason or ""
 
 
 # ---- the guard editor's preview ------------------------------------------------------------

@@ -170,7 +170,8 @@ async def call_with_retry(run: PhaseHost, pr: PhaseRun, spec: CallSpec) -> CallO
             run.emit(_failed(phase.id, spec, k, aborted, False, "aborted", False))
             raise
         usage = result.usage.to_json() if result.usage is not None else None
-        error = result.error if result.failed else None
+        failed = result.failed
+        error = result.error if failed else None
         run.emit(
             ev.AgentReturned(
                 phase_id=phase.id,
@@ -196,7 +197,7 @@ async def call_with_retry(run: PhaseHost, pr: PhaseRun, spec: CallSpec) -> CallO
             outcome.error = result.error
             run.emit(_failed(phase.id, spec, k, outcome.error or "", False, "timeout", False))
             return outcome
-        if not result.failed:
+        if not failed:
             value = lenient_parse(result.output) if spec.output == "json" else MISSING
             if spec.output == "json" and spec.expect is not None:
                 lines = contract_error(value, spec.expect)

@@ -32,7 +32,7 @@ from typing import Any
 from tftui.agent_types import AgentRunner, reports_cost, reports_usage
 from tftui.engine import cwd_bridge, outcome
 from tftui.engine import events as ev
-from tftui.engine.admission import ADMITTED, Admission, admit, check_guard, satisfied
+from tftui.engine.admission import ADMITTED, admit, check_guard, guard_skip_reason, satisfied
 from tftui.engine.clock import Clock
 from tftui.engine.context import build_context, step_view
 from tftui.engine.outcome import BUDGET_TRUNCATED
@@ -260,7 +260,7 @@ class Run:
             return
         run_it, expr, guard_error = self.guard(phase)
         if not run_it:
-            self.skip(pid, Admission("guard", expr=expr).reason or "")
+            self.skip(pid, guard_skip_reason(expr))
             return
         pr = PhaseRun(phase=phase, depth=depth, round=round, started=self.clock.monotonic(),
                       paused_before=self.paused_s.get(phase.id, 0.0))

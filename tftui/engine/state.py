@@ -64,18 +64,16 @@ def add_usage(
     (a CLI agent), and as `unpriced` when its cost is unknown: no cost with tokens, or no
     usage from a runner that reports no cost (a provider without prices). A failed call
     without usage adds nothing (no answer: nothing known to be spent)."""
-    if answered:
-        if not usage:
+    if not usage:  # (checked first: an instant or CLI runner reports none, on every call)
+        if answered and not (metering.usage and metering.cost):
             if not metering.usage:
                 total["untracked"] = total.get("untracked", 0) + 1
-            if not (metering.usage and metering.cost):
-                total["unpriced"] = total.get("unpriced", 0) + 1
-        elif not isinstance(usage.get("costUSD", usage.get("cost")), (int, float)) and (
-            not metering.cost or _num(usage.get("input")) or _num(usage.get("output"))
-        ):
             total["unpriced"] = total.get("unpriced", 0) + 1
-    if not usage:
         return
+    if answered and not isinstance(usage.get("costUSD", usage.get("cost")), (int, float)) and (
+        not metering.cost or _num(usage.get("input")) or _num(usage.get("output"))
+    ):
+        total["unpriced"] = total.get("unpriced", 0) + 1
     total["input"] += _num(usage.get("input"))
     total["output"] += _num(usage.get("output"))
     total["cost"] += _num(usage.get("costUSD", usage.get("cost")))
@@ -159,7 +157,7 @@ class PhaseState:
     runs: int = 0  # how many times the phase started (onBlock re-runs, debugger re-runs)
     extra: dict[str, Any] = field(default_factory=dict)
     paused_base: float = 0.0  # the run's paused_s when the phase started (its own pauses come after)
-    usage_base: dict[str, Any] = field(default_factory=empty_usage)  # its earlier rounds' usage (see _started)
+    usage_base: dict[str, Any] | None = None  # its earlier rounds' usage, None in its first round (see _started)
     items_total: int | None = None  # map phases: the item count once `over` resolved (ItemsResolved)
     # flow / nested expand phases: the child run's state, folded from SubflowEvents
     # (child phase ids are local: `sub.phases["summarize"]` is `research/summarize`)
@@ -256,7 +254,8 @@ def _skipped(state: RunState, e: ev.PhaseSkipped) -> None:
 
 
 def _started(state: RunState, e: ev.PhaseStarted) -> None:
-    state.stale.discard(e.phase_id)
+    if state.stale:
+        state.stale.discard(e.phase_id)
     p = state.phase(e.phase_id)
     p.type = e.phase_type
     p.status = PhaseStatus.RUNNING
@@ -273,8 +272,12 @@ def _started(state: RunState, e: ev.PhaseStarted) -> None:
     p.attempts = 0
     # One rule for tokens and cost (README "Cost and usage"): a phase's usage sums every call it
     # made in the run, its onBlock rework rounds included, as the header's total does.
-    p.usage_base = dict(p.usage) if e.round > 0 else empty_usage()
-    p.usage = dict(p.usage_base)
+    if e.round > 0:
+        p.usage_base = dict(p.usage)
+        p.usage = dict(p.usage_base)
+    else:
+        p.usage_base = None
+        p.usage = empty_usage()
     p.attempt_log = []
     p.timed_out = False
     p.budget_truncated = False
@@ -396,7 +399,7 @@ def _finished(state: RunState, e: ev.PhaseFinished) -> None:
     if e.usage is not None:
         usage = empty_usage()
         usage.update(e.usage)
-        for key, before in p.usage_base.items():  # the earlier rounds of this phase in the run
+        for key, before in (p.usage_base or {}).items():  # the earlier rounds of this phase in the run
             if isinstance(before, (int, float)) and isinstance(usage.get(key), (int, float)):
                 usage[key] += before
         p.usage = usage

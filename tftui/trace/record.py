@@ -50,7 +50,7 @@ TRACE_FILE = "trace.json"
 RUN_STATUS: dict[str, StepStatus] = {"completed": "ok", "failed": "error", "blocked": "blocked", "paused": "cancelled"}
 
 
-@dataclass
+@dataclass(slots=True)
 class _Step:
     sequence: int
     name: str
@@ -177,7 +177,8 @@ class _Recorder:
         self.in_flight.discard(e.phase_id)
 
     def on_attempt_started(self, e: ev.AttemptStarted) -> None:
-        self.ensure_root()
+        if self.root is None:
+            self.ensure_root()
         node = e.node_path or e.phase_id
         phase_type = self.phase_types.get(e.phase_id, "")
         meta: Metadata = {"phase": e.phase_id, "phaseType": phase_type, "transient": False}
@@ -185,7 +186,10 @@ class _Recorder:
             if e.attempt == 0:
                 self.iterations[e.phase_id] = self.iterations.get(e.phase_id, 0) + 1
             meta["iteration"] = max(1, self.iterations.get(e.phase_id, 1))
-        step = self.new(node, "model", "cancelled", self.parent_for(node), attempt=e.attempt + 1, metadata=meta)
+        parent = self.parent_for(node) if "/" in node else 0  # first: it may add the sub-flow's step
+        steps = self.steps  # (`new`, inlined: two of these per model call)
+        step = _Step(len(steps), node, "model", "cancelled", parent, attempt=e.attempt + 1, metadata=meta)
+        steps.append(step)
         self.open_calls[(node, e.attempt)] = step
 
     def on_agent_returned(self, e: ev.AgentReturned) -> None:
@@ -193,7 +197,8 @@ class _Recorder:
         if step is None:
             return
         step.status = "error" if e.error is not None or e.exit_code != 0 or e.timed_out else "ok"
-        step.duration_ms = e.duration_ms if _num(e.duration_ms) else None
+        duration = e.duration_ms
+        step.duration_ms = duration if type(duration) is float or _num(duration) else None
         if e.timed_out:
             step.metadata["timedOut"] = True
         usage = e.usage
@@ -342,8 +347,15 @@ class LiveTrace:
             except (TypeError, ValueError):
                 self._unreadable = True
                 return
-        if isinstance(event, ev.Event):
-            self.feed(event)
+        if not isinstance(event, ev.Event):
+            return
+        # `feed`, inlined (this runs for every event of a journaled run)
+        if self._started is None and type(event) is ev.RunStarted:
+            self._started = event
+        handler = _ON.get(type(event))
+        if handler is not None:
+            handler(self._recorder, event)
+        self.events += 1
 
     def columns(self, meta: JSONObject, *, fixture: str | None = None) -> TraceColumns:
         """The normalized trace so far (callable again as more events come); the fixture is
