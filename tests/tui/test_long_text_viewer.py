@@ -180,3 +180,73 @@ async def test_a_search_typed_fast_reaches_the_search_box(h, tmp_path, size):
         h.type_fast(app, "/a/b\r")  # a slash inside the search
         await h.settle(pilot, lambda: app.screen.query_text != "line 777:")
         assert app.screen.query_text == "a/b"
+
+
+@pytest.mark.parametrize("ascii", [False, True], ids=["unicode", "ascii"])
+async def test_copy_takes_the_text_itself_masked_not_the_screen_rendering(h, tmp_path, monkeypatch, ascii):
+    """`y` copies the answer as it is (not folded for --ascii, not escaped), a selection too, and
+    never a known secret (issue 15)."""
+    from tftui.redaction import forget_secrets, register_secret
+
+    key = "sk-copy-0123456789abcdef"
+    answer = f"Grüße — “quoted” dög\nthe key is {key}\nlast line"
+    bin_dir = _fake_clipboard(tmp_path, 0)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    monkeypatch.setenv("DISPLAY", ":0")
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    path = tmp_path / "copy.json"
+    path.write_text(json.dumps({"name": "copy", "phases": [{"id": "a", "task": "write"}]}))
+    register_secret(key)
+    try:
+        app = h.make_app(path, runner=ScriptedRunner({"a": [answer]}), ascii=ascii)
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            await _open_output(h, app, pilot)
+            await pilot.press("o")
+            await h.settle(pilot, lambda: isinstance(app.screen, FullTextScreen))
+            viewer = app.screen
+            await pilot.press("y")
+            copied = tmp_path / "clipboard.txt"
+            await h.settle(pilot, lambda: copied.exists() and len(app.screen.query("Toast")) > 0)
+            text = copied.read_text()
+            assert text.startswith("Grüße — “quoted” dög\nthe key is …") and text.endswith("last line"), text
+            assert key not in text and key[-4:] in text
+            copied.unlink()
+            area = viewer.query_one(TextArea)
+            area.selection = area.selection.__class__((0, 6), (1, 3))  # from the dash to "the"
+            await pilot.press("y")
+            await h.settle(pilot, lambda: copied.exists())
+            expected = "— “quoted” dög\nthe" if not ascii else "Grüße — “quoted” dög\nthe key is …" + key[-4:]
+            assert copied.read_text() == expected
+    finally:
+        forget_secrets()
+
+
+async def test_copy_waits_for_the_clipboard_program_off_the_ui_thread(h, tmp_path, monkeypatch):
+    """A clipboard program that takes its time (a slow X server) does not hold the keys: the
+    viewer answers while it runs, and the toast comes when it has answered (issue 15)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    release = tmp_path / "release"
+    tool = bin_dir / "xclip"
+    tool.write_text(f"#!/bin/sh\n{shutil.which('cat')} > {tmp_path / 'got.txt'}\n"
+                    f"while [ ! -e {release} ]; do sleep 0.02; done\nexit 0\n")
+    tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    monkeypatch.setenv("DISPLAY", ":0")
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    path = tmp_path / "copy.json"
+    path.write_text(json.dumps({"name": "copy", "phases": [{"id": "a", "task": "write"}]}))
+    app = h.make_app(path, runner=ScriptedRunner({"a": ["a short answer"]}))
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await _open_output(h, app, pilot)
+        await pilot.press("o")
+        await h.settle(pilot, lambda: isinstance(app.screen, FullTextScreen))
+        area = app.screen.query_one(TextArea)
+        await pilot.press("y")
+        await h.settle(pilot, lambda: (tmp_path / "got.txt").exists())
+        await pilot.press("w")  # while the program still runs
+        assert area.soft_wrap and not app.screen.query("Toast")
+        release.touch()
+        await h.settle(pilot, lambda: len(app.screen.query("Toast")) > 0)
+        toast = " ".join(" ".join(h.pane_lines(app, app.screen.query("Toast").last())).split())
+        assert "to the clipboard (xclip)" in toast, toast

@@ -307,7 +307,8 @@ async def test_export_verb_writes_a_bundle_of_the_tui_run(h, tmp_path: Path):
         await h.run_to_end(pilot, app)
         await pilot.press("x")
         await h.settle(pilot, lambda: bool(app.screen.query(Input)))
-        assert app.screen.query_one(Input).value == f"{app.run_dir.name}.tftui.zip"
+        # beside the run directories, not the current directory (issue 15 item 17)
+        assert app.screen.query_one(Input).value == str(app.run_dir.parent / f"{app.run_dir.name}.tftui.zip")
         app.screen.query_one(Input).value = str(tmp_path / "repro.tftui.zip")
         await pilot.press("enter")
         await h.settle(pilot, lambda: (tmp_path / "repro.tftui.zip").exists())

@@ -230,3 +230,60 @@ async def test_export_writes_beside_the_runs_and_shows_the_path(h, tmp_path):
         await pilot.pause()
         assert any(f"repro bundle written: {expected}" in line for line in app.main.event_log.lines)
         assert not (Path.cwd() / f"{run_dir.name}.tftui.zip").exists()
+
+
+# -- keys typed in a burst right after a field is emptied reach every dialog in order -------
+async def test_guard_editor_and_data_breakpoint_take_a_burst_of_keys_in_order(h):
+    from textual.widgets import Input
+
+    from tftui.tui.screens.databreak import DataBreakpointScreen
+    from tftui.tui.screens.guard_editor import GuardEditorScreen
+
+    app = h.make_app(h.FIXTURES / "guarded.json")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        app.main.dag.select_phase("quick-summary")
+        await pilot.pause()
+        await pilot.press("e")
+        await h.settle(pilot, lambda: isinstance(app.screen, GuardEditorScreen))
+        box = app.screen.query_one(Input)
+        assert box.value.endswith(" != high")
+        await pilot.press("end")  # the value is selected on opening: to its end
+        h.type_fast(app, "\b\b\b\blow")  # the value emptied back to `!= `, the new one typed at once
+        await h.settle(pilot, lambda: box.value.endswith("low"))
+        assert box.value == "{steps.triage.json.severity} != low"
+        await pilot.press("escape")
+        await h.settle(pilot, lambda: not isinstance(app.screen, GuardEditorScreen))
+        await pilot.press("B")
+        await h.settle(pilot, lambda: isinstance(app.screen, DataBreakpointScreen))
+        box = app.screen.query_one(Input)
+        h.type_fast(app, "{phase.atempt}" + "\b" * 7 + "attempt} >= 2")
+        await h.settle(pilot, lambda: box.value.endswith("2"))
+        assert box.value == "{phase.attempt} >= 2"
+        assert "syntax OK" in " ".join(h.screen_lines(app))
+
+
+async def test_answer_and_approval_boxes_take_a_burst_of_keys_in_order(h):
+    from textual.widgets import TextArea
+
+    from tftui.agents.human import HumanRunner
+    from tftui.tui.screens.modals import AnswerScreen, ApprovalScreen
+
+    holder = {}
+    runner = HumanRunner(lambda request: holder["app"].ask_human(request))
+    app = h.make_app(h.FIXTURES / "human.json", runner=runner)
+    holder["app"] = app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("c")
+        await h.settle(pilot, lambda: isinstance(app.screen, AnswerScreen))
+        area = app.screen.query_one(TextArea)
+        h.type_fast(app, "red\b\b\bteal")
+        await h.settle(pilot, lambda: area.text.endswith("l"))
+        assert area.text == "teal"
+        await pilot.press("ctrl+s")
+        await h.settle(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        area = app.screen.query_one(TextArea)
+        h.type_fast(app, "no\b\bfine by me")
+        await h.settle(pilot, lambda: area.text.endswith("me"))
+        assert area.text == "fine by me"

@@ -64,6 +64,7 @@ def confirm_new_run(screen: MainScreen, verb: str, start: Callable[[], None]) ->
 
 
 def full_text(screen: MainScreen) -> None:
+    from tftui.tui.clipboard import copyable
     from tftui.tui.screens.full_text import FullTextScreen
     from tftui.tui.widgets.phase_detail import LABELS
 
@@ -77,7 +78,8 @@ def full_text(screen: MainScreen) -> None:
     title = f"{where or 'tftui'} · {LABELS.get(tab, tab)}"
     flow_path = screen.session.flow_path
     folder = (Path(flow_path).parent if flow_path else Path.cwd()) / ".tftui"  # beside the flow, as its runs
-    screen.app.push_screen(FullTextScreen(title, screen.session.glyphs.show(text), copy_folder=folder))
+    text = copyable(text)  # every known secret masked, on screen and in what `y` copies
+    screen.app.push_screen(FullTextScreen(title, screen.session.glyphs.show(text), copy_folder=folder, raw=text))
 
 
 def help_screen(screen: MainScreen) -> None:

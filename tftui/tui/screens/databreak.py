@@ -16,6 +16,7 @@ from tftui.engine import databreak
 from tftui.lang.condition import syntax_error
 from tftui.tui.screens.modals import MODAL_CSS
 from tftui.tui.widgets.folded import Folded
+from tftui.tui.widgets.ordered_input import OrderedInput
 
 KNOWN = " ".join(f"{{{head}.{name}}}" for head, names in databreak.NAMES.items() for name in names)
 EXAMPLES = "{phase.attempt} >= 2 · {gate.verdict} == block · {run.costUSD} > 0.2 · {phase.id} == review"
@@ -52,7 +53,7 @@ class DataBreakpointScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="modal-box"):
             yield Folded("Data breakpoint — stop when this becomes true", classes="modal-title")
-            yield Input(id="databreak-input", placeholder="{phase.attempt} >= 2")
+            yield OrderedInput(id="databreak-input", placeholder="{phase.attempt} >= 2")
             yield Folded(feedback("", self.current), id="databreak-feedback", markup=False)
             listed = "\n".join(f"  • {e}" for e in self.current) if self.current else "  (none)"
             yield Folded(f"Set now (type one again to remove it):\n{listed}", id="databreak-list", markup=False)

@@ -24,9 +24,19 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, TextArea
 from textual.widgets.text_area import Selection
 
-from tftui.tui.clipboard import copy_text
+from tftui.tui.clipboard import copy_text, copyable, raw_selection
 from tftui.tui.widgets.folded import Folded
 from tftui.tui.widgets.ordered_input import OrderedInput
+
+
+def _without_final_newline(text: str) -> str:
+    # A TextArea shows a text's final newline as one more, empty, numbered line: the tabs'
+    # texts end with one, which is not a line of the content.
+    for end in ("\r\n", "\n", "\r"):
+        if text.endswith(end):
+            return text[: -len(end)]
+    return text
+
 
 FULL_TEXT_CSS = """
 FullTextScreen { align: center middle; }
@@ -60,16 +70,12 @@ class FullTextScreen(ModalScreen[None]):
         Binding("w", "toggle_wrap", "Wrap"),
     ]
 
-    def __init__(self, title: str, text: str, *, copy_folder: Path | None = None) -> None:
+    def __init__(self, title: str, text: str, *, copy_folder: Path | None = None, raw: str | None = None) -> None:
+        """`text` as shown (folded, escaped); `raw`, the text itself, is what `y` copies."""
         super().__init__()
         self.title_text = title
-        # A TextArea shows a text's final newline as one more, empty, numbered line: the
-        # tabs' texts end with one, which is not a line of the content.
-        for end in ("\r\n", "\n", "\r"):
-            if text.endswith(end):
-                text = text[: -len(end)]
-                break
-        self.text = text
+        self.text = _without_final_newline(text)
+        self.raw = copyable(_without_final_newline(raw if raw is not None else text))
         self.copy_folder = copy_folder or Path(".tftui")  # where `y` saves when no clipboard confirms
         self.query_text = ""
         self._matches: list[tuple[int, int]] | None = None  # (row, column) of each match
@@ -184,12 +190,23 @@ class FullTextScreen(ModalScreen[None]):
         self.dismiss(None)
 
     def action_copy(self) -> None:
-        """To a clipboard program that confirms it, else to a file (and OSC 52): the toast says which."""
+        """The text itself (not as drawn: `raw_selection`), to a clipboard program that confirms
+        it, else to a file (and OSC 52), in a worker thread (a program may take up to its timeout);
+        the toast says which it did."""
         area = self.area
-        chosen = area.selected_text or area.text
-        what = "selection" if area.selected_text else "whole text"
-        copied = copy_text(chosen, self.copy_folder, osc52=self.app.copy_to_clipboard)
-        # a path to read off the screen: shown twice as long as a toast's 5 s
-        self.app.notify(copied.message(f"{what} ({len(chosen):,} characters)"),
-                        severity="information" if copied.tool or copied.path else "error",
-                        timeout=None if copied.tool else 10)
+        selection = area.selection
+        if area.selected_text:
+            chosen = copyable(raw_selection(self.text, self.raw, selection.start, selection.end, area.selected_text))
+            what = "selection"
+        else:
+            chosen, what = self.raw, "whole text"
+        app = self.app
+
+        def copy() -> None:  # a worker thread: what touches the app goes through call_from_thread
+            copied = copy_text(chosen, self.copy_folder, osc52=lambda text: app.call_from_thread(app.copy_to_clipboard, text))
+            # a path to read off the screen: shown twice as long as a toast's 5 s
+            app.call_from_thread(app.notify, copied.message(f"{what} ({len(chosen):,} characters)"),
+                                 severity="information" if copied.tool or copied.path else "error",
+                                 timeout=None if copied.tool else 10)
+
+        app.run_worker(copy, name="copy", group="clipboard", thread=True, exit_on_error=False)

@@ -29,6 +29,7 @@ from tftui.flow.lint import Shape, phase_scope
 from tftui.flow.model import Flow
 from tftui.tui.screens.modals import MODAL_CSS
 from tftui.tui.widgets.folded import Folded
+from tftui.tui.widgets.ordered_input import OrderedInput
 
 RUN_MARK = {"run": "✓ run ", "skip": "✗ skip", "wait": "… wait"}
 RUN_MARK_ASCII = {"run": "+ run ", "skip": "- skip", "wait": "? wait"}
@@ -86,7 +87,7 @@ class GuardEditorScreen(ModalScreen[GuardEdit | None]):
         with Vertical(classes="modal-box"):
             yield Folded(f"Guard of {self.phase_id} — when", classes="modal-title", markup=False)
             yield Folded(id="guard-explain", markup=False)
-            yield Input(value=self.value, placeholder="empty = always run", id="guard-input")
+            yield OrderedInput(value=self.value, placeholder="empty = always run", id="guard-input")
             yield Folded(id="guard-feedback", markup=False)
             with VerticalScroll(id="guard-reach-box"):
                 yield Folded(id="guard-reach", markup=False)

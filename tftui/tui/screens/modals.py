@@ -14,7 +14,7 @@ from textual.widgets import Button, Input, TextArea
 
 from tftui.tui.actions import VERBS, VERBS_BY_ID, key_for
 from tftui.tui.widgets.folded import Folded
-from tftui.tui.widgets.ordered_input import OrderedInput
+from tftui.tui.widgets.ordered_input import OrderedInput, OrderedTextArea
 from tftui.verbs import verbs_for
 
 MODAL_CSS = """
@@ -108,7 +108,7 @@ class AnswerScreen(ModalScreen[str | None]):
             with VerticalScroll(classes="modal-scroll"):
                 yield Folded(self.prompt_text, markup=False, id="answer-prompt")
             with Vertical(id="answer-foot"):
-                yield TextArea(id="answer-text")
+                yield OrderedTextArea(id="answer-text")
                 yield Folded("ctrl+s submits · esc cancels (the call fails)", classes="modal-hint")
 
     def on_mount(self) -> None:
@@ -185,7 +185,7 @@ class ApprovalScreen(ModalScreen[tuple[str, str | None] | None]):
                 with VerticalScroll(classes="modal-scroll", id="approval-previous"):
                     yield Folded(self.previous_output, markup=False)
             with Vertical(id="approval-foot"):
-                yield TextArea(id="approval-note")
+                yield OrderedTextArea(id="approval-note")
                 yield Folded("", classes="modal-hint", id="approval-hint")
                 with Horizontal(classes="modal-buttons", id="approval-buttons"):
                     yield Button("Approve", id="approve", variant="success")
