@@ -195,6 +195,7 @@ def _run(args: argparse.Namespace) -> int:
         trace_metrics,
         warning_ages,
     )
+    from tftui.trace.columns import ColumnsLoad, TraceColumns
     from tftui.trace.dates import today
     from tftui.trace.distribution import (
         DistributionSection,
@@ -203,10 +204,7 @@ def _run(args: argparse.Namespace) -> int:
         timed_columns,
     )
     from tftui.trace.fileload import load_trace_file
-    from tftui.trace.model import ColumnsLoad, TraceColumns, dump_trace
-    from tftui.trace.normalize import columns_to_trace
     from tftui.trace.otlp import load_trace_bytes, looks_like_otlp, otlp_fixture_name
-    from tftui.trace.record import trace_of_run_dir
     from tftui.trace.report import (
         distribution_report,
         error_report,
@@ -260,6 +258,8 @@ def _run(args: argparse.Namespace) -> int:
     used_names: set[str] = set()
     for path, shown in paths:
         if path.name == "events.jsonl":  # a run directory without trace.json: trace its journal
+            from tftui.trace.record import trace_of_run_dir  # the recorder: only for a journal
+
             traced, warnings = trace_of_run_dir(path.parent)
             for warning in warnings:
                 _err(f"warning: {warning}")
@@ -305,6 +305,9 @@ def _run(args: argparse.Namespace) -> int:
                 name, n = f"{stem}-{n}", n + 1
             used_names.add(name)
             target = Path(args.write_normalized) / f"{_safe(name)}.trace.json"
+            from tftui.trace.model import dump_trace
+            from tftui.trace.normalize import columns_to_trace
+
             problem = _write(str(target), dump_trace(columns_to_trace(report.normalized)))
             if problem:
                 _err(problem)

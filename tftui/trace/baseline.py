@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 import tomli_w
 
+from tftui.trace.columns import TraceColumns
 from tftui.trace.facts import Facts
-from tftui.trace.model import TraceColumns
 from tftui.trace.rules import num_text
 
 if TYPE_CHECKING:

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TypedDict
 
 from tftui.trace.baseline import Slack, is_regression
-from tftui.trace.model import TraceColumns
+from tftui.trace.columns import TraceColumns
 from tftui.trace.rules import num_text
 
 DEFAULT_MIN_SAMPLES = 5

@@ -13,11 +13,11 @@ from collections.abc import Callable, Sequence
 from itertools import compress, repeat
 from typing import Final, cast
 
-from tftui.trace.model import Metadata, TraceColumns
+from tftui.trace.columns import Metadata, TraceColumns
 
 EXTERNAL_KINDS = frozenset({"model", "tool"})
-ABSENT: Final = object()
-_NO_METADATA: Final[Metadata] = {}  # a metadata key that is not there (distinct from null)
+ABSENT: Final = object()  # a metadata key that is not there (distinct from null)
+_NO_METADATA: Final[Metadata] = {}
 # (name, kind, status, then each key's metadata value or ABSENT): hashable parts of mixed types
 Signature = tuple[object, ...]
 

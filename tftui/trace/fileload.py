@@ -25,8 +25,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from tftui.trace.columns import StepKind, StepStatus, TraceColumns
 from tftui.trace.integrity import schema_error, schema_problems
-from tftui.trace.model import ColumnsLoad, StepKind, StepStatus, TraceColumns, load_columns
 
 __all__ = ["FileLoad", "fast_columns", "load_trace_file"]
 
@@ -123,5 +123,7 @@ def load_trace_file(data: bytes) -> FileLoad:
             fixture = decoded.get("fixture") if isinstance(decoded, dict) else None
             return FileLoad(None, nonconforming=((fixture if isinstance(fixture, str) else ""), error))
     del decoded
-    loaded: ColumnsLoad = load_columns(data)
+    from tftui.trace.model import load_columns  # the strict loader, for what the fast path refused
+
+    loaded = load_columns(data)
     return FileLoad(loaded.columns, loaded.error)

@@ -18,13 +18,15 @@ from functools import lru_cache
 from importlib import resources
 from itertools import compress, repeat
 from operator import eq, is_not, lt
-from typing import Any, cast
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
+from typing import TYPE_CHECKING, Any, cast
 
 from tftui.lang.values import js_number_str
-from tftui.trace.model import STEP_STATUSES, AgentTrace, TraceColumns
+from tftui.trace.columns import STEP_STATUSES, TraceColumns
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
+
+    from tftui.trace.model import AgentTrace
 
 # tftui decision (docs/trace-gates.md §4): payload keys that must never reach trace metadata (case-insensitive).
 FORBIDDEN_METADATA_KEYS = frozenset(
@@ -241,6 +243,8 @@ class _SchemaCheck:
     """The envelope validator, the step validator, and what makes two steps the same shape."""
 
     def __init__(self, schema: dict[str, Any]) -> None:
+        from jsonschema import Draft202012Validator  # only a file the fast reader refused is schema-checked
+
         step = schema["$defs"]["step"]
         self.envelope = Draft202012Validator(schema)
         self.step = Draft202012Validator(step)

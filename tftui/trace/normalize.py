@@ -15,9 +15,12 @@ Idempotent. Run the integrity check first (duplicate sequences would collide as 
 from __future__ import annotations
 
 import re
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from tftui.trace.model import FAKE_CLOCK_KEY, SCHEMA_VERSION, AgentTrace, Metadata, TraceColumns, TraceStep
+from tftui.trace.columns import FAKE_CLOCK_KEY, SCHEMA_VERSION, Metadata, TraceColumns
+
+if TYPE_CHECKING:
+    from tftui.trace.model import AgentTrace
 
 _T = TypeVar("_T")
 
@@ -113,6 +116,8 @@ def normalize_columns(cols: TraceColumns, *, fake_clock: bool | None = None) -> 
 
 def columns_to_trace(cols: TraceColumns) -> AgentTrace:
     """Back to the pydantic boundary type (for writing files and for callers of `normalize`)."""
+    from tftui.trace.model import AgentTrace, TraceStep  # the validation models: only when asked for
+
     steps = [
         TraceStep.model_construct(
             id=i, parent_id=p, sequence=q, name=n, kind=k, status=st, attempt=a,

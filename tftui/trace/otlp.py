@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
 
+from tftui.trace.columns import ColumnsLoad, Metadata, StepKind, StepStatus, TraceColumns
 from tftui.trace.integrity import check_columns, integrity_error
-from tftui.trace.model import ColumnsLoad, Metadata, StepKind, StepStatus, TraceColumns, load_columns
 from tftui.trace.normalize import normalize_columns
 
 OtlpFormat = Literal["otlp-json", "openinference"]
@@ -358,6 +358,8 @@ def load_trace_bytes(data: bytes, *, fixture: str) -> ColumnsLoad:
     """What `tftui gate` reads: a tftui trace file, or an OTLP/JSON export (detected by content;
     `fixture` names it). The columns are as loaded: integrity and normalization come next."""
     if not looks_like_otlp(data):
+        from tftui.trace.model import load_columns  # the validation models, only for a tftui trace file
+
         return load_columns(data)
     imported = import_otlp(data, fixture=fixture)
     return ColumnsLoad(imported.columns, imported.error)

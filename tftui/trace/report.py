@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import NotRequired, TypedDict
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from tftui.trace.baseline import BaselineEntry, WarningAgeJSON
+from tftui.trace.columns import TraceColumns
 from tftui.trace.distribution import (
     DistributionJSON,
     DistributionSection,
@@ -19,9 +20,11 @@ from tftui.trace.distribution import (
     sparkline,
 )
 from tftui.trace.integrity import check_columns, integrity_error
-from tftui.trace.model import AgentTrace, TraceColumns
 from tftui.trace.normalize import normalize_columns
 from tftui.trace.rules import EvidenceValue, Rule, RuleResult, RuleResultJSON, evaluate_rules, num_text
+
+if TYPE_CHECKING:
+    from tftui.trace.model import AgentTrace
 
 REPORT_SCHEMA_VERSION = 1
 _TABLE_MESSAGE_MAX = 160  # the table stays readable; the bullets and the JSON keep the whole message

@@ -9,11 +9,14 @@ A rule never raises: an unexpected exception becomes a failed result naming the 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
 
 from tftui.lang.values import js_number_str
+from tftui.trace.columns import TraceColumns
 from tftui.trace.facts import ABSENT, Facts, Signature
-from tftui.trace.model import AgentTrace, TraceColumns
+
+if TYPE_CHECKING:
+    from tftui.trace.model import AgentTrace
 
 Severity = Literal["error", "warning"]
 SEVERITIES: tuple[str, ...] = ("error", "warning")

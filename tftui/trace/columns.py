@@ -1,0 +1,166 @@
+"""The column view of a trace (docs/trace-gates.md §1): one plain list per step field, what
+integrity, normalization and the rules read. No pydantic here: `tftui gate` on a trace file
+reads, checks and judges it without importing the validation models (`tftui.trace.model`,
+which re-exports everything below), which the slow path of a damaged file loads on demand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import chain
+from typing import TYPE_CHECKING, Final, Literal, Protocol
+
+if TYPE_CHECKING:
+    from tftui.trace.model import AgentTrace, StepJSON
+
+SCHEMA_VERSION: Final = 1
+StepKind = Literal["run", "model", "tool", "retrieval", "policy", "fallback"]
+StepStatus = Literal["ok", "error", "blocked", "cancelled"]
+STEP_KINDS: tuple[str, ...] = ("run", "model", "tool", "retrieval", "policy", "fallback")
+STEP_STATUSES: tuple[str, ...] = ("ok", "error", "blocked", "cancelled")
+
+MetaValue = str | bool | int | float | None
+Metadata = dict[str, MetaValue]  # a step's flat metadata object
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+# Root-step metadata flag saying the run used a fake clock, so `durationMs` is deterministic and kept.
+FAKE_CLOCK_KEY = "fakeClock"
+
+
+@dataclass
+class ColumnsLoad:
+    columns: TraceColumns | None
+    error: str | None = None
+
+
+# --- the column view (what rules read) --------------------------------------------------------------
+
+
+class StepLike(Protocol):
+    """What `TraceColumns.from_steps` reads: TraceStep's attribute names (model steps, recorder steps)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def parent_id(self) -> str | None: ...
+    @property
+    def sequence(self) -> int: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def kind(self) -> StepKind: ...
+    @property
+    def status(self) -> StepStatus: ...
+    @property
+    def attempt(self) -> int | None: ...
+    @property
+    def input_tokens(self) -> float | int | None: ...
+    @property
+    def output_tokens(self) -> float | int | None: ...
+    @property
+    def duration_ms(self) -> float | int | None: ...
+    @property
+    def metadata(self) -> Metadata | None: ...
+
+
+@dataclass
+class TraceColumns:
+    """One list per step field, index-aligned, in sequence order once normalized.
+
+    Absent optional values are None. Build it once per trace; every rule reads it.
+    """
+
+    fixture: str
+    status: StepStatus | None
+    ids: list[str]
+    parent_ids: list[str | None]
+    sequences: list[int]
+    names: list[str]
+    kinds: list[StepKind]
+    statuses: list[StepStatus]
+    attempts: list[int | None]
+    input_tokens: list[float | int | None]
+    output_tokens: list[float | int | None]
+    durations: list[float | int | None]
+    metadata: list[Metadata | None]
+    # Facts derived from whole columns, computed once and shared by integrity, normalization and
+    # rules (a pass over a million scattered objects costs as much as the work done in it). The
+    # columns are never changed once built, so these never go stale.
+    _roots: int | None = field(default=None, init=False, repr=False, compare=False)
+    _metadata_summary: tuple[set[str], set[MetaValue]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def root_count(self) -> int:
+        """How many steps have no parent."""
+        if self._roots is None:
+            self._roots = self.parent_ids.count(None)
+        return self._roots
+
+    def metadata_summary(self) -> tuple[set[str], set[MetaValue]]:
+        """(every metadata key, every distinct metadata value) over all steps; values that compare
+        equal are one (1, 1.0 and True), which is all a check of "is any value bad" needs."""
+        if self._metadata_summary is None:
+            present = list(filter(None, self.metadata))
+            try:
+                values = set(chain.from_iterable(map(dict.values, present)))
+            except TypeError:  # a value outside the schema (a list from an in-memory recorder): not a scalar fact
+                values = {v for v in chain.from_iterable(map(dict.values, present)) if type(v) in _SCALARS}
+            self._metadata_summary = (set(chain.from_iterable(present)), values)
+        return self._metadata_summary
+
+    def share_summaries(self, source: TraceColumns, *, same_metadata: bool) -> TraceColumns:
+        """Carry `source`'s derived facts over to these columns (the same steps, reordered and
+        renamed: the root count stays; the metadata summary stays when no metadata changed)."""
+        self._roots = source._roots
+        if same_metadata:
+            self._metadata_summary = source._metadata_summary
+        return self
+
+    @classmethod
+    def from_trace(cls, trace: AgentTrace) -> TraceColumns:
+        return cls.from_steps(trace.steps, fixture=trace.fixture, status=trace.status)
+
+    @classmethod
+    def from_steps(cls, steps: Sequence[StepLike], *, fixture: str, status: StepStatus | None) -> TraceColumns:
+        """Columns from objects with TraceStep's attribute names (model steps, recorder steps)."""
+        return cls(
+            fixture=fixture,
+            status=status,
+            ids=[s.id for s in steps],
+            parent_ids=[s.parent_id for s in steps],
+            sequences=[s.sequence for s in steps],
+            names=[s.name for s in steps],
+            kinds=[s.kind for s in steps],
+            statuses=[s.status for s in steps],
+            attempts=[s.attempt for s in steps],
+            input_tokens=[s.input_tokens for s in steps],
+            output_tokens=[s.output_tokens for s in steps],
+            durations=[s.duration_ms for s in steps],
+            metadata=[s.metadata for s in steps],
+        )
+
+    @classmethod
+    def from_dicts(
+        cls, steps: Sequence[StepJSON], *, fixture: str = "", status: StepStatus | None = "ok"
+    ) -> TraceColumns:
+        """Columns from plain camelCase step dicts (already trusted: tests, benchmarks, recorders)."""
+        return cls(
+            fixture=fixture,
+            status=status,
+            ids=[s["id"] for s in steps],
+            parent_ids=[s.get("parentId") for s in steps],
+            sequences=[s["sequence"] for s in steps],
+            names=[s["name"] for s in steps],
+            kinds=[s["kind"] for s in steps],
+            statuses=[s["status"] for s in steps],
+            attempts=[s.get("attempt") for s in steps],
+            input_tokens=[s.get("inputTokens") for s in steps],
+            output_tokens=[s.get("outputTokens") for s in steps],
+            durations=[s.get("durationMs") for s in steps],
+            metadata=[s.get("metadata") for s in steps],
+        )
