@@ -10,7 +10,7 @@ normalization (the other per-trace passes of `tftui gate`), the child's peak RSS
     .venv/bin/python benchmarks/trace.py            # all sizes
     .venv/bin/python benchmarks/trace.py 1000000    # one size
     .venv/bin/python benchmarks/trace.py --otlp      # gating 100k steps of imported OpenTelemetry spans
-    .venv/bin/python benchmarks/trace.py --file 1000000   # `tftui gate` end to end, from the file on disk
+    .venv/bin/python benchmarks/trace.py --file [N]   # `tftui gate` end to end from the file on disk (100k and 1M)
 
 `--file N` writes an N-step trace.json (as a run writes it) and a rules file with the standard
 rule set, then runs `tftui gate FILE --rules R --json report.json` as a user does, in its own
@@ -316,8 +316,10 @@ def file_pipeline(n: int) -> int:
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["--file"]:
-        return file_pipeline(int(argv[1]) if len(argv) > 1 else 1_000_000)
+    if argv[:1] == ["--file"]:  # `tftui gate` from the file on disk to the written report (issue 18)
+        for n in ([int(argv[1])] if len(argv) > 1 else [100_000, 1_000_000]):
+            file_pipeline(n)
+        return 0
     if len(argv) == 2 and argv[0] == "--child":
         print(json.dumps(child(int(argv[1]))))
         return 0
