@@ -130,7 +130,7 @@ def test_malformed_body_is_a_hard_failure_naming_the_problem(fake_provider, tmp_
     assert code == 1
     assert len(fake_provider.requests) == 1  # not transient: no retry
     error = doc["phases"]["ask"]["error"]
-    assert "JSON" in error or "malformed" in error.lower(), error
+    assert error == "Malformed response from provider 'local': body is not JSON: '<html>gateway says hello</html>'"
 
 
 def test_usage_cost_recorded_and_key_absent_from_journal_trace_and_reports(
