@@ -21,6 +21,23 @@ def _matching() -> bool:
     return any(t.name == "tftui-regex" for t in threading.enumerate())
 
 
+async def _until(pilot, predicate, limit: int = 3000) -> None:
+    """h.settle without its idle waits: with the worker thread busy the process is never idle,
+    so each of Textual's idle waits (in pilot.press and pilot.pause()) would last its 1 s cap."""
+    for _ in range(limit):
+        await pilot.pause(0.01)
+        if predicate():
+            return
+    raise AssertionError("the app did not reach the expected state")
+
+
+def _key(app, key: str, char: str | None = None) -> None:
+    """A key as the terminal delivers it (pilot.press would then wait for an idle process)."""
+    from textual import events
+
+    app.post_message(events.Key(key, char))
+
+
 async def test_the_debugger_answers_keys_while_a_redos_gate_runs(h, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                                                                  ) -> None:
     flow = tmp_path / "redos.json"
@@ -52,12 +69,12 @@ async def test_the_debugger_answers_keys_while_a_redos_gate_runs(h, tmp_path: Pa
         app = h.make_app(flow, runner=ScriptedRunner({"gen": "a" * 48 + "!"}))
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.press("c")
-            await h.settle(pilot, _matching, limit=3000)
-            await pilot.press("?")  # the help screen opens while the match runs
-            await h.settle(pilot, lambda: isinstance(app.screen, HelpScreen))
+            await _until(pilot, _matching)
+            _key(app, "question_mark", "?")  # the help screen opens while the match runs
+            await _until(pilot, lambda: isinstance(app.screen, HelpScreen))
             assert _matching()
-            await pilot.press("escape")
-            await h.settle(pilot, lambda: not isinstance(app.screen, HelpScreen))
+            _key(app, "escape")
+            await _until(pilot, lambda: not isinstance(app.screen, HelpScreen))
             assert app.last_result is None  # the gate is still matching
             done_with_keys.set()
             await h.settle(pilot, lambda: app.last_result is not None and not app.ctl.running, limit=3000)
