@@ -100,15 +100,25 @@ def pane_lines(app: TftuiApp, widget) -> list[str]:
     return [row[region.x : region.x + region.width] for row in rows]
 
 
-_KEY_NAMES = {"/": "slash", " ": "space", ":": "colon", ".": "full_stop", ",": "comma", "=": "equals_sign",
-              "-": "minus", "\r": "enter", "\b": "backspace"}
+_KEY_NAMES = {"\r": "enter", "\b": "backspace"}
 
 
 def type_fast(app: TftuiApp, text: str) -> None:
     """Queue `text` as key presses all at once, as a paste, a fast typist or `tmux send-keys`
-    delivers them (Pilot's press waits for the app between keys, which hides lost keys)."""
+    delivers them (Pilot's press waits for the app between keys, which hides lost keys).
+    A key's name is Textual's own for its character, as pilot.press names it."""
     from textual import events
+    from textual.keys import _character_to_key
 
     for char in text:
-        name = _KEY_NAMES.get(char, char)
+        name = _KEY_NAMES.get(char) or (char if char.isalnum() else _character_to_key(char))
         app.post_message(events.Key(name, None if name in ("enter", "backspace") else char))
+
+
+async def type_into(pilot, app: TftuiApp, field, text: str) -> None:
+    """Empty the Input `field` (focused), type `text` into it key by key in one burst (type_fast)
+    and wait until it holds the text: every key still goes through the field and every change
+    reaches its handlers, without pilot.press's idle wait per key (~50 ms a key, a frame each)."""
+    field.value = ""
+    type_fast(app, text)
+    await settle(pilot, lambda: field.value == text)

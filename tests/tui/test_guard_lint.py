@@ -23,16 +23,12 @@ async def test_guard_editor_shows_the_linter_findings_while_typing(h, size, asci
         assert isinstance(screen, GuardEditorScreen)
         assert "did you mean" not in screen.feedback_text()  # the file's own guard is clean
 
-        screen.query_one(Input).value = ""
-        await pilot.press(*"{steps.triag.json.severity} != high")
-        await pilot.pause()
+        await h.type_into(pilot, app, screen.query_one(Input), "{steps.triag.json.severity} != high")
         shown = screen.feedback_text()
         dash = "-" if ascii else "—"
         assert f"column 1: {{steps.triag.json.severity}}: no phase 'triag' {dash} did you mean {{steps.triage.json.severity}}?" in " ".join(shown.split())
 
-        screen.query_one(Input).value = ""
-        await pilot.press(*"{steps.triage.json.severity} != high && {stesp.x}")
-        await pilot.pause()
+        await h.type_into(pilot, app, screen.query_one(Input), "{steps.triage.json.severity} != high && {stesp.x}")
         shown = screen.feedback_text()
         assert "no phase" not in shown
         assert "column 41: {stesp.x}: unknown placeholder head 'stesp'" in " ".join(shown.split())

@@ -26,10 +26,9 @@ async def _open_editor(h, pilot, app, pid: str) -> GuardEditorScreen:
     return app.screen
 
 
-async def _type(pilot, screen: GuardEditorScreen, text: str) -> None:
-    screen.query_one(Input).value = ""
-    await pilot.press(*text)  # one key at a time: the feedback follows every keystroke
-    await pilot.pause()
+async def _type(h, pilot, screen: GuardEditorScreen, text: str) -> None:
+    # key by key (in one burst): the feedback follows every keystroke
+    await h.type_into(pilot, screen.app, screen.query_one(Input), text)
 
 
 async def test_guard_editor_live_feedback(h):
@@ -44,21 +43,21 @@ async def test_guard_editor_live_feedback(h):
         assert '{steps.triage.json.severity} = "high"' in shown
         assert "✗ skip quick-summary" in shown and "✗ skip report — Upstream dependency not satisfied" in shown
 
-        await _type(pilot, screen, "{steps.triage.json.severity} == = high")
+        await _type(h, pilot, screen, "{steps.triage.json.severity} == = high")
         lines = screen.feedback_text().splitlines()
         at = lines.index("{steps.triage.json.severity} == = high")
         assert "syntax error at column 33" in lines[at - 1]
         assert lines[at + 1] == " " * 32 + "^"  # the caret sits under the stray '='
         assert "the phase would run (fail-open)" in screen.feedback_text()
 
-        await _type(pilot, screen, "{steps.triage.json.severity} == high && {args.x} == 1")
+        await _type(h, pilot, screen, "{steps.triage.json.severity} == high && {args.x} == 1")
         shown = screen.feedback_text()
         assert "syntax error" not in shown
         assert '{steps.triage.json.severity} = "high"' in shown
         assert "{args.x} = unresolved" in shown
         assert "→ false — skipped" in shown
 
-        await _type(pilot, screen, "{steps.triage.json.severity} == high")
+        await _type(h, pilot, screen, "{steps.triage.json.severity} == high")
         shown = screen.feedback_text()
         assert "→ true — the phase runs" in shown
         assert "✓ run  quick-summary" in shown and "✓ run  report — no guard" in shown
@@ -72,7 +71,7 @@ async def test_guard_editor_before_a_run_resolves_args(h):
     app = h.make_app(h.FIXTURES / "guarded.json", args={"depth": "full"})
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await _open_editor(h, pilot, app, "deep-audit")
-        await _type(pilot, screen, "{args.depth} == full && {steps.triage.json.severity} == high")
+        await _type(h, pilot, screen, "{args.depth} == full && {steps.triage.json.severity} == high")
         shown = screen.feedback_text()
         assert '{args.depth} = "full"' in shown
         assert "{steps.triage.json.severity} = unresolved" in shown  # triage has not run yet
@@ -89,7 +88,7 @@ async def test_guard_apply_runs_the_skipped_branch(h):
         assert h.statuses(app)["quick-summary"] == "skipped"
         before = len(runner.calls)
         screen = await _open_editor(h, pilot, app, "quick-summary")
-        await _type(pilot, screen, "{steps.triage.json.severity} == high")
+        await _type(h, pilot, screen, "{steps.triage.json.severity} == high")
         await pilot.press("enter")
         await h.settle(pilot, lambda: len(runner.calls) > before)
         await h.run_to_end(pilot, app)
@@ -106,7 +105,7 @@ async def test_guard_save_changes_only_the_guard(h, workdir: Path):
     app = h.make_app(path)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await _open_editor(h, pilot, app, "quick-summary")
-        await _type(pilot, screen, "{steps.triage.json.severity} == low")
+        await _type(h, pilot, screen, "{steps.triage.json.severity} == low")
         await pilot.press("ctrl+s")
         await h.settle(pilot, lambda: not isinstance(app.screen, GuardEditorScreen))
     expected = original.replace(f'"{GUARD}"', '"{steps.triage.json.severity} == low"')
@@ -122,7 +121,7 @@ async def test_guard_save_refused_after_a_change_on_disk(h, workdir: Path):
         screen = await _open_editor(h, pilot, app, "deep-audit")
         changed = path.read_text(encoding="utf-8").replace("the expensive branch", "edited elsewhere")
         path.write_text(changed, encoding="utf-8")  # someone else saved the file meanwhile
-        await _type(pilot, screen, "{steps.triage.json.severity} == critical")
+        await _type(h, pilot, screen, "{steps.triage.json.severity} == critical")
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert isinstance(app.screen, GuardEditorScreen)  # still open, showing why
