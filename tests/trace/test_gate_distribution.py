@@ -75,7 +75,9 @@ def test_repeat_20_baseline_then_slower_runs_fail_on_p95(tmp_path: Path, monkeyp
     baseline = (tmp_path / "baseline.toml").read_text()
     assert "[distribution.fixtures.jitter]" in baseline and "samples = 20" in baseline
 
-    slow = _runs(tmp_path, "slow", 20, 120, monkeypatch)
+    # 8 slowed runs (the distribution rule compares from 5 on): each is ~240 ms slower, so their p95
+    # stands clear of the baseline's whatever the sample size; 20 of them only waited longer
+    slow = _runs(tmp_path, "slow", 8, 120, monkeypatch)
     code, data = _gate(tmp_path, slow, "--profile", "real")
     assert code == 1
     report = _distribution_report(data)
