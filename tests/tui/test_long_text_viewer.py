@@ -12,7 +12,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from textual.widgets import TextArea
+from textual.widgets import Input, TextArea
 
 from tftui.agents.scripted import ScriptedRunner
 from tftui.tui.screens.full_text import FullTextScreen
@@ -94,13 +94,18 @@ async def test_the_viewer_goes_to_the_end_finds_and_wraps(h, tmp_path, size, asc
         assert area.cursor_location[0] == 0
 
         await pilot.press("slash")
-        await pilot.press(*"LINE 4321:")  # case-insensitive
+        box = app.screen.query_one("#full-text-search", Input)
+        h.type_fast(app, "LINE 4321:")  # case-insensitive; key by key, in one burst
+        await h.settle(pilot, lambda: box.value == "LINE 4321:")
         await pilot.press("enter")
         await pilot.pause()
         assert area.selection.start == (4320, 0) and area.selected_text == "line 4321:"
         assert any("line 4321: " in row for row in _viewer_rows(h, app))  # scrolled to it
         assert any("match 1 of 1" in row for row in h.screen_lines(app))
-        await pilot.press("slash", "ctrl+u", *"dolor", "enter")
+        await pilot.press("slash", "ctrl+u")
+        h.type_fast(app, "dolor")
+        await h.settle(pilot, lambda: box.value == "dolor")
+        await pilot.press("enter")
         await pilot.pause()
         first = area.selection.start
         await pilot.press("n")
