@@ -27,7 +27,9 @@ _JSON = st.recursive(
 )
 _RAW = st.sampled_from(["1e400", "-1e400", "NaN", "Infinity", '"\\ud800"', '"\\udc00x"', '"\\ud83d\\ude00"', "01",
                         "1.", ".5", "-0", "-0.0", "1E2", "[1,]", '{"a":1,"a":2}', "\t", "\u00a0", "\ufeff", "\x00",
-                        '"\\x"', '"\\/"', "true", "tru", "]", "}", " "])
+                        '"\\x"', '"\\/"', "true", "tru", "]", "}", " ",
+                        # lone surrogate characters (not escapes): a reply decoded from a split emoji
+                        '"a\ud83db"', "\udc00"])
 
 
 def _reference(text: str) -> Any:
@@ -47,6 +49,14 @@ def test_strict_json_reads_every_text_as_json_does(value: Any, ascii_only: bool,
     assert (got is MISSING) == (want is MISSING)
     if want is not MISSING:
         assert repr(got) == repr(want)  # the same types too: 1 is not 1.0, -0.0 is not 0
+
+
+def test_a_lone_surrogate_character_in_a_reply_reads_as_json_reads_it() -> None:
+    # A provider stream can cut an emoji's escape pair; json.loads of the reply keeps the lone half.
+    reply = json.loads('"{\\"x\\": \\"hi \\ud83d\\"}"')
+    assert strict_json(reply) == {"x": "hi \ud83d"}
+    assert lenient_parse("here: " + reply) == {"x": "hi \ud83d"}
+    assert strict_json('{"x": 1} \ud83d') is MISSING
 
 
 def test_deep_nesting_reads_the_same_well_inside_the_recursion_limit() -> None:

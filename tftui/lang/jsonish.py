@@ -59,7 +59,8 @@ def strict_json(text: str) -> JSONValue:
     """JSON.parse: MISSING on any syntax error (NaN/Infinity are not JSON).
 
     msgspec reads it first (2-3 times faster than `json` on a big reply). It refuses more than
-    `json` only in three cases, where `json` reads the text again: lone `\\u` surrogate escapes,
+    `json` only in four cases, where `json` reads the text again: lone `\\u` surrogate escapes,
+    lone surrogate characters in the text (a provider's reply decoded from a split emoji escape),
     numbers beyond a double (`1e400`, which JSON.parse reads as Infinity) and nesting at the
     interpreter's recursion limit (about 1,000 levels, where either reader gives up a few levels
     before or after the other, as `json` alone already did depending on the caller's stack)."""
@@ -73,6 +74,8 @@ def strict_json(text: str) -> JSONValue:
             return MISSING  # malformed for `json` too
     except RecursionError:
         pass
+    except UnicodeEncodeError:
+        pass  # a lone surrogate character in the text itself (not an escape): msgspec reads UTF-8
     return _strict_json_slow(text)
 
 
