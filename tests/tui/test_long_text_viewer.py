@@ -255,3 +255,29 @@ async def test_copy_waits_for_the_clipboard_program_off_the_ui_thread(h, tmp_pat
         await h.settle(pilot, lambda: len(app.screen.query("Toast")) > 0)
         toast = " ".join(" ".join(h.pane_lines(app, app.screen.query("Toast").last())).split())
         assert "to the clipboard (xclip)" in toast, toast
+
+
+def test_a_lone_surrogate_is_copied_not_dropped(tmp_path):
+    # A reply can hold half an emoji (a stream cut its escape pair); the copy still lands.
+    from tftui.tui.clipboard import copy_text, copyable
+
+    sent: list[str] = []
+    copied = copy_text(copyable("emoji cut \ud83d here"), tmp_path, osc52=sent.append, env={"PATH": ""})
+    assert copied.path == tmp_path / "copied.txt"
+    assert copied.path.read_text(encoding="utf-8") == "emoji cut \\ud83d here"
+    assert sent == ["emoji cut \\ud83d here"]
+
+
+def test_a_selection_after_a_unicode_line_separator_copies_the_selected_row():
+    # U+2028 breaks a TextArea's rows but not split("\n"): the shown text escapes it, so the
+    # row a user selects is the raw row copied.
+    from textual.widgets.text_area import Document
+
+    from tftui.present.terminal import term_text
+    from tftui.tui.clipboard import raw_selection
+
+    raw = "intro\u2028visible row two\nthe key line\nlast"
+    shown = term_text(raw)
+    rows = Document(shown).lines
+    assert rows[1] == "the key line"
+    assert raw_selection(shown, raw, (1, 0), (1, 12), rows[1]) == "the key line"

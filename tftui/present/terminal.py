@@ -30,10 +30,12 @@ from rich.text import Text
 from tftui.present.asciifold import rewritten
 
 # One pattern, one author. `\r` is escaped unless it is followed by `\n`.
+# U+2028/U+2029 break lines for str.splitlines (and so for a TextArea) but not for split("\n"):
+# escaped, a shown text has the same rows everywhere (a copied selection maps back to them).
 _UNSAFE = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]|\r(?!\n)"
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]|\r(?!\n)"
 )
-_UNSAFE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_UNSAFE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from tftui.present.terminal import encodable
 from tftui.redaction import redact_known
 
 COPY_FILE = "copied.txt"  # in the `.tftui` folder beside the flow (as the run journals)
@@ -90,7 +91,8 @@ def copy_text(
     """Copy `text`: through a clipboard program that confirms it, else into `folder/COPY_FILE`
     (and OSC 52 through `osc52`). Never raises."""
     env = os.environ if env is None else env
-    data = text.encode("utf-8", "surrogateescape")
+    text = encodable(text)  # a lone surrogate (a split emoji) cannot be UTF-8: written as \udXXX
+    data = text.encode("utf-8")
     for argv in clipboard_programs(env, platform):
         try:  # the text on stdin; nothing read back (a program that keeps its pipes open cannot hold us)
             done = subprocess.run(argv, input=data, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
