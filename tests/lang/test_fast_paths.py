@@ -140,3 +140,27 @@ def test_a_catastrophic_pattern_still_hits_the_budget() -> None:
     finally:
         set_default_budget(before)
     assert result.detail == "regex timed out after 50ms (catastrophic backtracking?): /^(a|a)*$/"
+
+
+def test_a_long_pattern_or_a_long_text_keeps_the_budget() -> None:
+    # Linear is not enough: a search costs text length x positions, so both stay small.
+    long_pattern = "x\\d*" * 40 + "z"
+    assert not linear_time(long_pattern) and linear_time("x\\d*" * 8 + "z")
+    from tftui.scoring.scorers import evaluate_scorer
+
+    budgeted: list[str] = []
+    import tftui.scoring.scorers as scorers
+
+    real = scorers.search_within
+    def spy(*args: Any, **kwargs: Any) -> bool:
+        budgeted.append("budget")
+        return real(*args, **kwargs)
+
+    scorers.search_within = spy  # type: ignore[assignment]
+    try:
+        evaluate_scorer({"type": "regex", "pattern": "x\\d*z"}, 0, "x1z")
+        assert budgeted == []
+        evaluate_scorer({"type": "regex", "pattern": "x\\d*z"}, 0, "x1" * 40_000 + "z")
+        assert budgeted == ["budget"]
+    finally:
+        scorers.search_within = real  # type: ignore[assignment]

@@ -314,9 +314,29 @@ def value_text(value: JSONValue) -> str:
 
 # Large enough for every task of a 16,000-phase flow: a cache smaller than the flow's own
 # templates is missed on every run, so a big flow paid a compile per phase that a small one
-# did not (the per-phase time grew with the flow). An entry is a few hundred bytes.
-@lru_cache(maxsize=1 << 16)
+# did not (the per-phase time grew with the flow). An entry holds about twice its template, so
+# the big cache takes only short templates (at most ~128 MB however many edits a hot-reload
+# session makes); long prompts share a small one (their compile is cheap beside their size).
+_SHORT_TEMPLATE = 1024
+
+
 def _compile_template(template: str) -> tuple[str, tuple[tuple[str, Resolver], ...]]:
+    if len(template) <= _SHORT_TEMPLATE:
+        return _compile_short(template)
+    return _compile_long(template)
+
+
+@lru_cache(maxsize=1 << 16)
+def _compile_short(template: str) -> tuple[str, tuple[tuple[str, Resolver], ...]]:
+    return _compile_uncached(template)
+
+
+@lru_cache(maxsize=256)
+def _compile_long(template: str) -> tuple[str, tuple[tuple[str, Resolver], ...]]:
+    return _compile_uncached(template)
+
+
+def _compile_uncached(template: str) -> tuple[str, tuple[tuple[str, Resolver], ...]]:
     """A template as a `%`-format string (literals escaped) plus (path, resolver) per placeholder."""
     pieces: list[str] = []
     refs: list[tuple[str, Resolver]] = []

@@ -534,6 +534,10 @@ _Ranges = tuple[tuple[int, int], ...]
 _MAX_CODE = 0x10FFFF
 _UNBOUNDED = -1
 _MAX_COPIES = 64  # `x{n}` is read as n positions up to this n
+# The fast path's bounds (docs/trust.md §3): a linear search still costs up to (text length x
+# pattern positions), so only patterns of up to 64 positions on texts up to 64 KB skip the budget.
+FAST_MAX_POSITIONS = 64
+FAST_MAX_TEXT = 64 * 1024
 
 
 def _ranges(codes: list[tuple[int, int]]) -> _Ranges:
@@ -714,11 +718,15 @@ def linear_time(pattern: str) -> bool:
     - unless the pattern starts with `^`, its first position is not quantified and shares no
       character with any quantified position, so no two match attempts scan the same run.
 
+    - it has at most FAST_MAX_POSITIONS positions.
+
     Anything else (`(a+)+`, `\s*\s*x`, `.*x`, `(a|ab)*`) keeps the budgeted `regex` match."""
     try:
         atoms = _atoms(pattern)
     except (_NotLinear, ValueError, IndexError):
         return False
+    if len(atoms) > FAST_MAX_POSITIONS:
+        return False  # a search costs up to (text length x positions): keep that product small
     chars = [(s, low, high) for s, low, high in atoms if s is not None]
     for index, (own, low, high) in enumerate(chars):
         if (low, high) == (1, 1):

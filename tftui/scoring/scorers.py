@@ -18,6 +18,7 @@ here).
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import NotRequired, TypedDict
@@ -25,7 +26,7 @@ from typing import NotRequired, TypedDict
 from tftui.flow.score_shape import ScorerSpec, is_num, score_shape_errors
 from tftui.lang.contract import compile_contract
 from tftui.lang.jsonish import lenient_parse, strict_json
-from tftui.lang.jsregex import compile_js_regex, default_budget, search_within, timeout_detail
+from tftui.lang.jsregex import FAST_MAX_TEXT, compile_js_regex, default_budget, search_within, timeout_detail
 from tftui.lang.values import MISSING, JSONValue, js_json_stringify, js_number_str, js_trim
 
 __all__ = [
@@ -129,7 +130,7 @@ def _regex(
 ) -> tuple[bool, str | None]:
     pattern = _text_field(scorer, "pattern")
     compiled = compile_js_regex(pattern)
-    if compiled.fast is not None:  # proven linear: no budget to keep (docs/trust.md §3)
+    if compiled.fast is not None and len(target) <= FAST_MAX_TEXT:  # proven linear, small: no budget (docs/trust.md §3)
         matched = compiled.fast.search(target) is not None
     elif compiled.regex is None:
         return False, compiled.error
@@ -150,6 +151,7 @@ def _regex(
 # target) parses it once. Values are only read, never handed out.
 _PARSED: dict[str, JSONValue] = {}
 _PARSED_MAX = 8
+_PARSED_LOCK = threading.Lock()
 
 
 def _parse_target(target: str) -> JSONValue:
@@ -160,9 +162,10 @@ def _parse_target(target: str) -> JSONValue:
     value = strict_json(js_trim(target))  # the common case: the whole target is JSON (docs/language.md §3.4 step 1)
     if value is MISSING:
         value = lenient_parse(target)  # empty, fenced blocks, bracket slice (and step 1 again)
-    if len(_PARSED) >= _PARSED_MAX:
-        del _PARSED[next(iter(_PARSED))]
-    _PARSED[target] = value
+    with _PARSED_LOCK:  # what-if answers score in worker threads beside the run
+        if len(_PARSED) >= _PARSED_MAX:
+            _PARSED.pop(next(iter(_PARSED)), None)
+        _PARSED[target] = value
     return value
 
 

@@ -242,7 +242,12 @@ class WhatIfScreen(ModalScreen[None]):
         phase, ctx, overrides, previous = self.phase, self.ctx, self.overrides, self.previous
 
         def work() -> None:
-            box.append(what_if_gate(phase, ctx, overrides, previous=previous, in_worker=True))
+            try:
+                box.append(what_if_gate(phase, ctx, overrides, previous=previous, in_worker=True))
+            except Exception as exc:  # a bug must not leave the dialog "checking…" for ever
+                with contextlib.suppress(RuntimeError):
+                    loop.call_soon_threadsafe(self._fail, asked, f"what-if failed: {type(exc).__name__}: {exc}")
+                return
             with contextlib.suppress(RuntimeError):  # the app is gone: nobody waits any more
                 loop.call_soon_threadsafe(self._show, asked, box[0])
 
@@ -260,6 +265,14 @@ class WhatIfScreen(ModalScreen[None]):
         self._answered_for = asked
         self.result = result
         self.query_one("#whatif-result", Static).update(result_text(self.result, self.errors))
+        self._answer_in.set()
+
+    def _fail(self, asked: int, message: str) -> None:
+        if asked != self._asked or self._answered_for == asked or not self.is_attached:
+            return
+        self._answered_for = asked
+        self.result, self.errors = None, [message]  # and so nothing is written from it
+        self.query_one("#whatif-result", Static).update(result_text(None, self.errors))
         self._answer_in.set()
 
     def on_input_changed(self, _event: Input.Changed) -> None:
