@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from tftui.engine import events as ev
 from tftui.engine.state import RunState
 from tftui.present.gates import verdict_reason
+from tftui.scoring.combine import js_to_fixed
 from tftui.present.numbers import elapsed_text, spend_tokens_text, untracked_calls, usage_tokens
 from tftui.present.status import DISPLAY_STATUSES, display_status, look, shown_status
 
@@ -78,7 +79,7 @@ def describe(event: ev.Event) -> EventLine:
             else:
                 text = f"{event.node_path}: waited {elapsed_text(event.waited_ms)}, retrying"
         case ev.ScorersEvaluated():
-            text = f"{pid}: scorers combined {event.combined} ({event.stage})"
+            text = f"{pid}: scorers combined {js_to_fixed(event.combined, 2)} ({event.stage})"  # as the Gate tab
         case ev.JudgeCalled():
             text = f"{pid}: judge called"
         case ev.FallbackUsed():
