@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from tftui.engine import events as ev
 from tftui.engine.state import RunState
 from tftui.present.gates import verdict_reason
-from tftui.scoring.combine import js_to_fixed
 from tftui.present.numbers import elapsed_text, spend_tokens_text, untracked_calls, usage_tokens
 from tftui.present.status import DISPLAY_STATUSES, display_status, look, shown_status
+from tftui.scoring.combine import js_to_fixed
 
 
 @dataclass(frozen=True)
