@@ -287,3 +287,31 @@ async def test_answer_and_approval_boxes_take_a_burst_of_keys_in_order(h):
         h.type_fast(app, "no\b\bfine by me")
         await h.settle(pilot, lambda: area.text.endswith("me"))
         assert area.text == "fine by me"
+
+
+# -- item 12: the run's clock never lags behind a running phase's --------------------------
+async def test_the_header_clock_moves_with_the_running_rows(h):
+    import re as _re
+
+    from tftui.agents.human import HumanRunner
+    from tftui.engine.clock import InstantClock
+    from tftui.tui.screens.modals import AnswerScreen
+
+    clock = InstantClock()
+    holder = {}
+    runner = HumanRunner(lambda request: holder["app"].ask_human(request))
+    app = h.make_app(h.FIXTURES / "human.json", runner=runner, clock=clock)
+    app.show_times = True  # make_app turns times off for stable labels; this test is about them
+    holder["app"] = app
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.main.dag.show_times = True
+        await pilot.press("c")
+        await h.settle(pilot, lambda: isinstance(app.screen, AnswerScreen))  # idea runs: a person answers
+        clock.now += 3.0
+        app.main._tick_spinner()  # the spinner's tick (every 0.25 s), before the header's 1 s tick
+        await pilot.pause()
+        lines = h.screen_lines(app)
+        row = next(line for line in lines if " idea agent " in line)
+        assert "3.0s" in row, row
+        header = lines[0]
+        assert _re.search(r"· 3\.0s ·", header), header

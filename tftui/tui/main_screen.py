@@ -319,6 +319,8 @@ class MainScreen(Screen[None]):
         if running:
             tree.spin += 1
             tree.refresh_phases(running)
+            if self.session.show_times:
+                self.refresh_header()  # the run's clock moves with the rows' clocks: it never lags behind them
 
     def _tick_live(self) -> None:
         """Streamed text that arrived since the last tick: the tree's live sub-lines and, for the
