@@ -29,6 +29,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,15 +45,19 @@ from tftui.tui.app import TftuiApp  # noqa: E402
 
 
 def flow_500() -> dict:
-    """500 phases: 10 roots, then layers fanning in and out (every phase has 1-2 deps)."""
+    return flow_n(500)
+
+
+def flow_n(count: int) -> dict:
+    """`count` phases: 10 roots, then layers fanning in and out (every phase has 1-2 deps)."""
     phases = []
-    for i in range(500):
+    for i in range(count):
         phase: dict = {"id": f"p{i}", "agent": "a", "task": f"[[p{i}]] step {i}"}
         if i >= 10:
             deps = [f"p{i - 10}"] + ([f"p{i - 7}"] if i % 3 == 0 else [])
             phase["dependsOn"] = deps
         phases.append(phase)
-    return {"name": "bench-500", "phases": phases}
+    return {"name": f"bench-{count}", "phases": phases}
 
 
 class BenchApp(TftuiApp):
@@ -68,6 +73,10 @@ class BenchApp(TftuiApp):
         self.sent: list[float] = []
         self.acted = 0  # keys whose action ran (their frame is still to come)
         self.waits: list[float] = []
+        # a condition on the app's state (a saved edit marked stale, a run ended): the time of
+        # the first frame written once it holds goes to `frames_at`
+        self.watch_for: Callable[[], bool] | None = None
+        self.frame_at: float | None = None
 
     def action_bench_ping(self) -> None:
         self.acted += 1
@@ -79,6 +88,8 @@ class BenchApp(TftuiApp):
             now = time.perf_counter()
             while len(self.waits) < self.acted:
                 self.waits.append(now - self.sent[len(self.waits)])
+            if self.watch_for is not None and self.watch_for():
+                self.watch_for, self.frame_at = None, now
 
 
 def make_app(path: Path, runner, *, watch: bool, cls=TftuiApp) -> TftuiApp:
@@ -148,7 +159,7 @@ async def input_latency(runs: int = 5) -> tuple[list[float], int, int, int]:
         async with app.run_test(size=(120, 40)) as pilot:
             for index in range(runs):
                 app.ctl.runner = MarkerRunner(spec.get("script") or {}, spec.get("default_output"))
-                app.main.action_run_continue()  # not pilot.press: that would wait for the whole run
+                _start_run(app)  # not pilot.press: that would wait for the whole run (and ask to confirm a new one)
                 while app.last_result is None:
                     app.sent.append(time.perf_counter())
                     app.post_message(events.Key("f12", None))
@@ -162,11 +173,13 @@ async def input_latency(runs: int = 5) -> tuple[list[float], int, int, int]:
             return app.waits, app.batcher.flushes, events_seen, first_run_keys
 
 
-async def input_latency_threaded(runs: int = 5, *, journal: bool = False, tab: str | None = None) -> tuple[list[float], int]:
+async def input_latency_threaded(runs: int = 5, *, journal: bool = False, tab: str | None = None,
+                                 items: int = 1000) -> tuple[list[float], int]:
     """Like `input_latency`, with the keys posted from another thread (a terminal's input thread).
     `journal`: the runs are journaled (events.jsonl + trace.json), as `tftui FLOW` does.
-    `tab`: the map phase is selected with this detail tab open (its text grows with every item)."""
-    spec = json.loads((ROOT / "benchmarks/flows/c-map-1000.json").read_text())
+    `tab`: the map phase is selected with this detail tab open (its text grows with every item).
+    `items`: the map's size."""
+    spec = map_spec(items)
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "map-1000.json"
         path.write_text(json.dumps(spec["flow"]))
@@ -192,7 +205,7 @@ async def input_latency_threaded(runs: int = 5, *, journal: bool = False, tab: s
 
                 sender = threading.Thread(target=send)
                 sender.start()
-                app.main.action_run_continue()
+                _start_run(app)
                 while app.last_result is None:
                     await asyncio.sleep(0.005)
                 done.set()
@@ -317,6 +330,207 @@ def print_streaming() -> None:
     )
 
 
+# -- issue 18: the debugger at scale ------------------------------------------------------
+def _screen(app):  # the main screen (older versions had the verbs on the app)
+    return getattr(app, "_main", None) or app
+
+
+def _start_run(app, **kwargs) -> None:
+    screen = _screen(app)
+    if hasattr(screen, "start_run"):
+        screen.start_run(**kwargs)
+    else:
+        app.start_run(**kwargs)
+
+
+def map_spec(items: int) -> dict:
+    """benchmarks/flows/c-map-1000.json with `items` items."""
+    spec = json.loads((ROOT / "benchmarks/flows/c-map-1000.json").read_text())
+    spec["script"]["src"][0]["output"] = json.dumps([{"id": i, "name": f"n{i}"} for i in range(items)])
+    spec["flow"]["name"] = f"bench-map-{items}"
+    return spec
+
+
+def first_paint_process(phases: int = 5000, *, python: str = sys.executable, cwd: Path = ROOT,
+                        size: tuple[int, int] = (120, 40)) -> tuple[float, float]:
+    """`tftui FLOW` in a pseudo-terminal: from the fork (before the interpreter starts) to the
+    first frame on the terminal (the output holds the footer's Quit and the first phase).
+    Returns (wall seconds, the process's CPU seconds until then)."""
+    import fcntl
+    import os
+    import pty
+    import re
+    import select
+    import signal
+    import struct
+    import termios
+
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / f"bench-{phases}.json"
+        flow = flow_n(phases)
+        for phase in flow["phases"]:
+            phase["agent"] = "default"  # a known agent: no lint warning per phase in the log
+        path.write_text(json.dumps(flow))
+        env = {**os.environ, "HOME": d, "XDG_CONFIG_HOME": d, "TERM": "xterm-256color", "COLUMNS": str(size[0]),
+               "LINES": str(size[1])}
+        env.pop("NO_COLOR", None)
+        start = time.perf_counter()
+        pid, fd = pty.fork()
+        if pid == 0:  # the child: the terminal's size, then the debugger
+            fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
+            os.chdir(cwd)
+            os.execve(python, [python, "-m", "tftui", str(path), "--no-watch", "--no-journal"], env)
+        seen = b""
+        ansi = re.compile(rb"\x1b\[[0-9;?<>=$]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b.")
+        painted = float("nan")
+        deadline = start + 30
+        try:
+            while time.perf_counter() < deadline:
+                ready, _, _ = select.select([fd], [], [], 0.5)
+                if not ready:
+                    continue
+                try:
+                    chunk = os.read(fd, 1 << 16)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+                if b"\x1b[" in chunk and b"[6n" in chunk:  # a cursor position request: answer it
+                    os.write(fd, b"\x1b[1;1R")
+                plain = ansi.sub(b"", seen)
+                if b"Quit" in plain and b"p0 " in plain:
+                    painted = time.perf_counter() - start
+                    break
+        finally:
+            os.kill(pid, signal.SIGKILL)  # SIGTERM: the app would restore the terminal into a pty nobody reads
+            _, _, usage = os.wait4(pid, 0)
+            os.close(fd)
+    return painted, usage.ru_utime + usage.ru_stime
+
+
+async def first_paint_n(phases: int) -> float:
+    """In process (the modules already imported): build the app, mount it, first frame."""
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / f"bench-{phases}.json"
+        path.write_text(json.dumps(flow_n(phases)))
+        start = time.perf_counter()
+        app = make_app(path, MarkerRunner(), watch=False, cls=BenchApp)
+        app.watch_for = lambda: True
+        async with app.run_test(size=(120, 40)) as pilot:
+            while app.frame_at is None:
+                await pilot.pause()
+            return app.frame_at - start
+
+
+async def save_latency(phases: int = 2000, edits: int = 10) -> tuple[list[float], list[float], list[float]]:
+    """Edits saved to a `phases`-phase flow after a run: from the file write to the first frame
+    written once the edited phase is stale (the watcher, the reload, the tree's labels), and `u`
+    after an edit of one phase with no dependents: from the key to the first frame after the
+    re-run ended. Returns (save waits for a phase with dependents, for a leaf, `u` waits)."""
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / f"bench-{phases}.json"
+        data = flow_n(phases)
+        path.write_text(json.dumps(data, indent=1))
+        app = make_app(path, MarkerRunner(), watch=True, cls=BenchApp)
+        middle: list[float] = []
+        leaf: list[float] = []
+        rerun: list[float] = []
+        async with app.run_test(size=(120, 40)) as pilot:
+            _start_run(app)
+            while app.last_result is None:
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.3)  # let the watcher settle
+            for i in range(edits):
+                for waits, index in ((middle, phases // 2 + i), (leaf, phases - 1 - i)):
+                    target = data["phases"][index]
+                    target["task"] = target["task"] + f" (edit {i})"
+                    pid = target["id"]
+                    app.stale.clear()
+                    app.frame_at = None
+                    app.watch_for = lambda pid=pid: pid in app.stale
+                    start = time.perf_counter()
+                    path.write_text(json.dumps(data, indent=1))
+                    while app.frame_at is None:
+                        await asyncio.sleep(0.001)
+                    waits.append(app.frame_at - start)
+                    await asyncio.sleep(0.05)
+                # `u`: the leaf just edited is the only stale phase
+                app.stale.clear()
+                app.stale.add(data["phases"][phases - 1 - i]["id"])
+                app.frame_at = None
+                app.last_result = None
+                app.watch_for = lambda: app.last_result is not None
+                start = time.perf_counter()
+                await pilot.press("u")
+                while app.frame_at is None:
+                    await asyncio.sleep(0.001)
+                rerun.append(app.frame_at - start)
+                await asyncio.sleep(0.05)
+        return middle, leaf, rerun
+
+
+def rss_mb() -> float:
+    import os
+
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
+
+
+async def memory_over_runs(items: int = 1000, runs: int = 20) -> list[float]:
+    """Resident memory after each of `runs` journaled re-runs of an `items`-item map (after a full
+    collection), Trace tab shown at the end of each."""
+    import gc
+
+    spec = map_spec(items)
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "map.json"
+        path.write_text(json.dumps(spec["flow"]))
+        app = make_app(path, MarkerRunner(), watch=False, cls=BenchApp)
+        app.runs_root = Path(d) / "runs"
+        out = []
+        async with app.run_test(size=(120, 40)) as pilot:
+            for _ in range(runs):
+                app.ctl.runner = MarkerRunner(spec.get("script") or {}, spec.get("default_output"))
+                _start_run(app)
+                while app.last_result is None:
+                    await asyncio.sleep(0.01)
+                await pilot.pause()
+                gc.collect()
+                out.append(rss_mb())
+        return out
+
+
+TABS_ALL = ("overview", "prompt", "output", "gate", "attempts", "raw", "trace")
+
+
+def print_scale(tab_items: int = 10_000, tab_runs: int = 2) -> None:
+    import os
+
+    print(f"load average {os.getloadavg()[0]:.2f} (2 cores, shared)")
+    cold = [first_paint_process(5000) for _ in range(3)]
+    print(f"first paint, 5,000-phase flow, from process start (pty 120x40): "
+          f"{', '.join(f'{w * 1000:.0f}' for w, _ in cold)} ms wall, {', '.join(f'{c * 1000:.0f}' for _, c in cold)} "
+          f"ms CPU   (target < 1000 ms)")
+    warm = asyncio.run(first_paint_n(5000))
+    print(f"  in process (modules imported): {warm * 1000:.0f} ms")
+    middle, leaf, rerun = asyncio.run(save_latency())
+    print(f"save of a 2,000-phase flow to the frame showing it stale: p50 {statistics.median(middle) * 1000:.0f} ms "
+          f"(max {max(middle) * 1000:.0f}) for a phase with dependents, p50 {statistics.median(leaf) * 1000:.0f} ms "
+          f"(max {max(leaf) * 1000:.0f}) for a leaf   (target p50 < 200 ms)")
+    print(f"  u of the one changed phase to the frame after the re-run: p50 {statistics.median(rerun) * 1000:.0f} ms, "
+          f"max {max(rerun) * 1000:.0f} ms   (target < 300 ms)")
+    rows = []
+    for tab in TABS_ALL:
+        waits, _ = asyncio.run(input_latency_threaded(runs=tab_runs, journal=True, tab=tab, items=tab_items))
+        rows.append(f"{tab} {statistics.median(waits) * 1000:.0f}/{max(waits) * 1000:.0f}")
+    print(f"key wait p50/max (ms) with each tab open on the {tab_items:,}-item map, journaled runs, keys from a "
+          f"thread: " + ", ".join(rows) + "   (target p50 < 20, max < 100)")
+    mem = asyncio.run(memory_over_runs())
+    print(f"resident memory over {len(mem)} re-runs of a 1,000-item map: run 1 {mem[0]:.0f} MB, run 2 {mem[1]:.0f} MB, "
+          f"last {mem[-1]:.0f} MB ({(mem[-1] / mem[1] - 1) * 100:+.1f} % from run 2)   (target ±5 %)")
+
+
 async def baseline_paint() -> float:
     """A bare Textual app (a tree of 5 nodes and a footer): this machine's floor for first paint."""
     from textual.app import App, ComposeResult
@@ -356,10 +570,39 @@ async def idle_key_wait() -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--edits", type=int, default=20)
-    parser.add_argument("--only", choices=["stream"], help="run just this benchmark")
+    parser.add_argument("--only", choices=["stream", "scale", "paint", "save", "tabs", "memory"],
+                        help="run just this benchmark (scale: all of issue 18's debugger figures)")
+    parser.add_argument("--items", type=int, default=10_000, help="the map's size for --only tabs")
+    parser.add_argument("--tabs", default=",".join(TABS_ALL), help="the tabs for --only tabs")
     opts = parser.parse_args()
     if opts.only == "stream":
         print_streaming()
+        return 0
+    if opts.only == "scale":
+        print_scale()
+        return 0
+    if opts.only == "paint":
+        for phases in (5000, 500):
+            runs = [first_paint_process(phases) for _ in range(3)]
+            print(f"first paint, {phases:,}-phase flow, from process start: "
+                  f"{', '.join(f'{w * 1000:.0f}' for w, _ in runs)} ms wall, "
+                  f"{', '.join(f'{c * 1000:.0f}' for _, c in runs)} ms CPU")
+        print(f"  in process: {asyncio.run(first_paint_n(5000)) * 1000:.0f} ms")
+        return 0
+    if opts.only == "save":
+        middle, leaf, rerun = asyncio.run(save_latency(edits=opts.edits))
+        for name, waits in (("save, phase with dependents", middle), ("save, leaf", leaf), ("u of one phase", rerun)):
+            print(f"{name}: p50 {statistics.median(waits) * 1000:.0f} ms, max {max(waits) * 1000:.0f} ms")
+        return 0
+    if opts.only == "tabs":
+        for tab in opts.tabs.split(","):
+            waits, _ = asyncio.run(input_latency_threaded(runs=2, journal=True, tab=tab, items=opts.items))
+            print(f"{tab}: key wait p50 {statistics.median(waits) * 1000:.1f} ms, max {max(waits) * 1000:.0f} ms "
+                  f"over {len(waits)} keys")
+        return 0
+    if opts.only == "memory":
+        mem = asyncio.run(memory_over_runs())
+        print("resident MB after each run:", " ".join(f"{m:.1f}" for m in mem))
         return 0
     print(f"machine floor: bare Textual app first paint {asyncio.run(baseline_paint()) * 1000:.0f} ms, "
           f"idle key wait p50 {asyncio.run(idle_key_wait()) * 1000:.1f} ms")
