@@ -48,3 +48,17 @@ def test_trace_tab_shows_recent_runs_after_the_run(tmp_path: Path, monkeypatch: 
     assert "Trace jitter" in plain  # the steps follow
     running = tab.text(None, 120, running=True, paused=False, rules_path=None).plain
     assert "Recent runs" not in running  # journals are read once the run has ended, not while it goes
+
+    # the debugger: the journals are read in a worker, and the run shown is not one of its own
+    # recent runs (it is the fourth, so three remain)
+    shown = TraceTab(flow_path=str(flow), flow_name="jitter", runs_root=runs)
+    shown.feed(events)
+    shown.background = True
+    asked: list[int] = []
+    shown.on_history_wanted = asked.append
+    first = shown.text(None, 120, running=False, paused=False, rules_path=None).plain
+    assert "Recent runs" not in first and "Trace jitter" in first  # the steps at once, no file read
+    assert asked == [shown.history_key()]
+    shown.set_history(asked[0], shown.load_history(list(events), exclude=last))
+    assert "Recent runs of this flow (3): where this run falls" in shown.text(
+        None, 120, running=False, paused=False, rules_path=None).plain

@@ -316,19 +316,23 @@ HISTORY_RUNS = 30  # the debugger's Trace tab: how many recent runs of a flow ma
 
 
 def recent_samples(root: Path, flow_path: str | None, *, limit: int = HISTORY_RUNS,
-                   cache: dict[str, dict[str, float]] | None = None) -> list[dict[str, float]]:
+                   cache: dict[str, dict[str, float]] | None = None,
+                   exclude: Path | None = None) -> list[dict[str, float]]:
     """The metrics of the last `limit` finished runs of the flow at `flow_path` under `root`
-    (oldest first), each read from its journal; `cache` (run dir -> sample) spares re-reading
-    runs already read. Never raises: an unreadable run is left out."""
+    (oldest first), each read from its journal, leaving out the run at `exclude` (the one being
+    compared with them); `cache` (run id -> sample) spares re-reading runs already read. Never
+    raises: an unreadable run is left out."""
     from tftui.engine.journal import list_runs
 
     if flow_path is None:
         return []
     wanted = str(Path(flow_path).resolve())
     out: list[dict[str, float]] = []
-    entries = [e for e in list_runs(root) if e.meta.get("flowPath") == wanted and (e.run_dir / "trace.json").is_file()]
+    skip = exclude.resolve() if exclude is not None else None
+    entries = [e for e in list_runs(root) if e.meta.get("flowPath") == wanted and (e.run_dir / "trace.json").is_file()
+               and (skip is None or e.run_dir.resolve() != skip)]
     for entry in entries[-limit:]:
-        key = str(entry.run_dir)
+        key = entry.run_dir.name  # the run id
         sample = cache.get(key) if cache is not None else None
         if sample is None:
             try:

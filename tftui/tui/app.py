@@ -12,7 +12,7 @@ import signal
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
@@ -27,8 +27,6 @@ from tftui.admit import AdmitRules
 from tftui.agents.base import AgentRequest, AgentRunner
 from tftui.engine.clock import Clock
 from tftui.engine.events import Event
-from tftui.engine.phases.approval import Decision
-from tftui.engine.run import RunResult
 from tftui.engine.state import RunState
 from tftui.flow.diagnostics import Diagnostic
 from tftui.flow.model import Flow
@@ -42,6 +40,10 @@ from tftui.tui.runctl import RunController
 from tftui.tui.term_filter import ControlFilter
 from tftui.tui.themes import DEFAULT_THEME, load_builtin_themes, status_colours, status_variable_defaults
 from tftui.tui.verbs import ModalBridge
+
+if TYPE_CHECKING:  # the engine's phases and run load after first paint (main_screen warms them up)
+    from tftui.engine.phases.approval import Decision
+    from tftui.engine.run import RunResult
 
 THEME_SAVE_AFTER_S = 1.5  # `t` writes the user config once the presses have stopped this long
 TOAST_REPEAT_S = 2.0  # an identical toast within this many seconds of it is not shown again (< the toast's 5 s)

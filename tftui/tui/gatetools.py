@@ -9,14 +9,16 @@ re-run. Plain state, no widgets: the main screen owns one and the detail panel a
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
 from tftui.engine import events as ev
-from tftui.engine.gate_history import GateHistoryBuilder, GateRecord
-from tftui.engine.timeline import TimelineBuilder
 from tftui.flow.model import Flow
-from tftui.tui import gate_text, timeline_text
+
+if TYPE_CHECKING:  # the gate history (the scorers, the regex engine) loads after first paint
+    from tftui.engine.gate_history import GateHistoryBuilder, GateRecord
+    from tftui.engine.timeline import TimelineBuilder
 
 
 class GateTools:
@@ -26,16 +28,23 @@ class GateTools:
         self._start()
 
     def _start(self) -> None:
-        self._gates = GateHistoryBuilder(self.flow)
-        self._timeline = TimelineBuilder()
+        self._built: tuple[GateHistoryBuilder, TimelineBuilder] | None = None  # made when first fed or asked
         self._index: dict[str, int] = {}  # gate -> the evaluation shown (`[` / `]`); latest when absent
+
+    def _builders(self) -> tuple[GateHistoryBuilder, TimelineBuilder]:
+        if self._built is None:
+            from tftui.engine.gate_history import GateHistoryBuilder
+            from tftui.engine.timeline import TimelineBuilder
+
+            self._built = (GateHistoryBuilder(self.flow), TimelineBuilder())
+        return self._built
 
     def reset(self) -> None:
         """A run from scratch: the history starts over (re-runs and resumes keep it)."""
         self._start()
 
     def feed(self, events: Iterable[ev.Event]) -> None:
-        gates, timeline = self._gates, self._timeline
+        gates, timeline = self._builders()
         gates.flow = self.flow
         for event in events:
             if isinstance(event, ev.GateVerdict) or (isinstance(event, ev.PhaseFinished) and event.status == "failed"):
@@ -44,7 +53,7 @@ class GateTools:
             timeline.feed(event)
 
     def records(self, pid: str) -> list[GateRecord]:
-        return self._gates.records(pid)
+        return self._builders()[0].records(pid)
 
     def shown_index(self, pid: str) -> int | None:
         return self._index.get(pid)
@@ -62,8 +71,12 @@ class GateTools:
     def gate_panes(self, pid: str, width: int = 80) -> tuple[Text, Text]:
         spec = self.flow.phase(pid)
         kind = spec.type if spec is not None else None
+        from tftui.tui import gate_text
+
         return gate_text.panes(pid, self.records(pid), self._index.get(pid), width, kind)
 
     def calls_text(self, pid: str) -> Text:
-        return timeline_text.calls(self._timeline.get(pid), diff=self.calls_diff)
+        from tftui.tui import timeline_text
+
+        return timeline_text.calls(self._builders()[1].get(pid), diff=self.calls_diff)
 

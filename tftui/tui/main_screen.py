@@ -17,6 +17,7 @@ import asyncio
 import contextvars
 import time
 from collections import deque
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -41,7 +42,7 @@ from tftui.tui.journaling import Rerun, journaled_run
 from tftui.tui.messages import EngineEvents, FlowChanged, RunEnded
 from tftui.tui.reload import WATCH_WORKERS, Reloader
 from tftui.tui.subtree import detail_state
-from tftui.tui.trace_tab import REFRESH_S, TraceTab
+from tftui.tui.trace_tab import REFRESH_S, History, TraceTab
 from tftui.tui.widgets.dag_tree import DagTree
 from tftui.tui.widgets.event_log import EventLog
 from tftui.tui.widgets.folded import Folded
@@ -56,6 +57,7 @@ EVENT_CHUNK = 250  # engine events applied per UI step
 LIVE_TICK_S = 0.1  # streamed text is drawn at most this often (~10 repaints/s, however fast it arrives)
 DETAIL_REFRESH_S = 0.2  # while a run goes: the selected phase's detail is redrawn at most this often
 RUN_WORKERS = "run"  # the worker group of runs (see on_worker_state_changed)
+BACKGROUND_WORKERS = "background"  # start-up warm-up, the Trace tab's recent runs
 
 
 class MainScreen(Screen[None]):
@@ -66,6 +68,8 @@ class MainScreen(Screen[None]):
         self.session = session
         self.gate_tools = GateTools(session.flow)
         self.trace_tab = TraceTab(flow_path=session.flow_path, flow_name=session.flow.name, runs_root=session.runs_root)
+        self.trace_tab.background = True  # its journals are read in a worker (_trace_history_worker)
+        self.trace_tab.on_history_wanted = self._want_trace_history
         self.reloader = Reloader(self)
         self._event_queue: deque[ev.Event] = deque()
         self._draining = False
@@ -144,6 +148,43 @@ class MainScreen(Screen[None]):
         ui_context = contextvars.copy_context()  # the app's context: widgets need the active app
         # a new answer is drawn at once, not at the next tick
         session.live_text.on_first = lambda: loop.call_soon_threadsafe(self._tick_live, context=ui_context)
+        self.call_after_refresh(self._warm_up_worker)
+
+    # -- background work ------------------------------------------------------------
+    @work(thread=True, group=BACKGROUND_WORKERS, exit_on_error=False)
+    def _warm_up_worker(self) -> None:
+        """After first paint, in a thread: load what the first run, the first save and the Trace
+        tab need (the engine, the run service, the rule engine; the flow's fingerprints), so
+        first paint does not wait for them and the first `c` or save does not either."""
+        import tftui.engine.gate_history  # noqa: F401
+        import tftui.run_service  # noqa: F401
+        import tftui.tui.gate_text  # noqa: F401
+        import tftui.tui.timeline_text  # noqa: F401
+        import tftui.tui.trace_text  # noqa: F401
+        from tftui.flow.graph import phase_prints
+
+        phase_prints(self.session.flow)
+
+    def _want_trace_history(self, key: int) -> None:
+        self._trace_history_worker(key, list(self.trace_tab.events), self.session.run_dir)
+
+    @work(thread=True, group=BACKGROUND_WORKERS, exit_on_error=False)
+    def _trace_history_worker(self, key: int, events: list[ev.Event], exclude: Path | None) -> None:
+        """The Trace tab's recent runs, read from their journals off the UI thread (the run
+        shown, `exclude`, is not one of them)."""
+        history = self.trace_tab.load_history(events, exclude)
+        try:
+            self.app.call_from_thread(self._trace_history_ready, key, history)
+        except RuntimeError:  # the app is closing
+            pass
+
+    def _trace_history_ready(self, key: int, history: History | None) -> None:
+        self.trace_tab.set_history(key, history)
+        try:
+            if self.detail.active == "trace":
+                self.show_selected()
+        except NoMatches:  # closing
+            pass
 
     def note(self, text: str) -> None:
         """A line in the event log that is not an engine event (never raises while closing)."""

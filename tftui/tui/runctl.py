@@ -15,15 +15,16 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tftui import run_service
 from tftui.agents.base import AgentRunner
-from tftui.engine import databreak
 from tftui.engine.clock import Clock
-from tftui.engine.debugger import Debugger
 from tftui.engine.events import Event
-from tftui.engine.run import RunResult
+
+if TYPE_CHECKING:  # the engine's run loads after first paint (main_screen warms it up)
+    from tftui import run_service
+    from tftui.engine.debugger import Debugger
+    from tftui.engine.run import RunResult
 
 GIL_SWITCH_INTERVAL_S = 0.0005
 
@@ -48,6 +49,8 @@ class RunController:
 
     # -- debugger wiring -------------------------------------------------------------
     def _new_debugger(self, *, step_first: bool) -> Debugger:
+        from tftui.engine.debugger import Debugger
+
         dbg = Debugger(start_paused=step_first, approver=self.approver, skip_backoff=self.fast_forwarding)
         for pid in self.breakpoints:
             dbg.set_breakpoint(pid)
@@ -66,6 +69,8 @@ class RunController:
         step_first: bool = False,
     ) -> RunResult:
         """Execute a prepared session on this (the worker thread's) loop, under a new debugger."""
+        from tftui import run_service
+
         runner = self.runner
         if runner is None:
             raise RuntimeError("this session has no agent runner: it cannot run (a replay)")
@@ -120,17 +125,17 @@ class RunController:
 
     # -- verbs ----------------------------------------------------------------------
     def step(self) -> bool:
-        return self._send(Debugger.step)
+        return self._send(lambda dbg: dbg.step())
 
     def resume(self) -> bool:
-        return self._send(Debugger.continue_)
+        return self._send(lambda dbg: dbg.continue_())
 
     @property
     def paused(self) -> bool:
         return self.debugger is not None and self.debugger.paused is not None
 
     def pause(self) -> bool:
-        return self._send(Debugger.pause)
+        return self._send(lambda dbg: dbg.pause())
 
     def toggle_breakpoint(self, pid: str) -> bool:
         """Returns True when the phase now has a breakpoint."""
@@ -156,6 +161,8 @@ class RunController:
     def add_data_breakpoint(self, expr: str) -> str | None:
         """Add a data breakpoint (this run and later ones); why not, when it does not parse or
         names a field a data breakpoint cannot read (tftui.engine.databreak)."""
+        from tftui.engine import databreak
+
         problems = databreak.problems(expr)
         if problems:
             return "; ".join(problems)
@@ -182,4 +189,4 @@ class RunController:
         self.fast_forwarding = False
 
     def abort(self) -> None:
-        self._send(Debugger.abort)
+        self._send(lambda dbg: dbg.abort())

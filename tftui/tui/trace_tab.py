@@ -10,26 +10,35 @@ recorder `tftui run` writes trace.json with), so showing the tab only turns the 
 into the tab's trace, never re-reads the whole run; that happens only when the tab is shown
 and the event count changed since the last build, and at most every `REFRESH_S` while the
 run goes.
+
+The recent runs' sparklines read up to 30 journals: the debugger reads them in a worker
+(`background`: `text` asks for them through `on_history_wanted` and shows them once
+`set_history` has them), never the current run's own journal, and each run once (`_samples`,
+by run id: a finished run never changes).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
 from tftui.engine import events as ev
-from tftui.trace.model import AgentTrace
 from tftui.trace.record import LiveTrace
-from tftui.trace.report import GateReport
-from tftui.tui import trace_text
+
+if TYPE_CHECKING:  # the rule engine loads when the tab is first shown, not at start-up
+    from tftui.trace.model import AgentTrace
+    from tftui.trace.report import GateReport
+    from tftui.tui import trace_text
 
 REFRESH_S = 0.5
 
 _Key = tuple[int, bool, object, object]
+History = tuple[list[dict[str, float]], dict[str, float]]  # recent runs' metrics, this run's
 
 
 @dataclass
@@ -37,8 +46,7 @@ class _Built:
     key: _Key
     trace: AgentTrace
     report: GateReport | None
-    bodies: dict[tuple[str | None, bool], Text]
-    history: tuple[list[dict[str, float]], dict[str, float]] | None = None  # recent runs, this run
+    bodies: dict[tuple[str | None, bool, bool], Text]  # (selected, narrow, with the recent runs)
 
 
 class TraceTab:
@@ -51,20 +59,53 @@ class TraceTab:
         self._built: _Built | None = None
         self._built_at = 0.0
         self._rules: trace_text.RulesCache | None = None
-        self._samples: dict[str, dict[str, float]] = {}  # run dir -> its metrics (runs never change)
+        self._samples: dict[str, dict[str, float]] = {}  # run id -> its metrics (a finished run never changes)
+        self.exclude_run: Path | None = None  # the journal of the run these events are (not a "recent run")
+        # the debugger: journals are read in a worker (on_history_wanted), text() never reads them
+        self.background = False
+        self.on_history_wanted: Callable[[int], None] | None = None
+        self._history: tuple[int, History | None] | None = None  # (for which events, the sparklines' data)
+        self._history_asked: int | None = None
 
-    def _history(self) -> tuple[list[dict[str, float]], dict[str, float]] | None:
-        """The flow's recent runs and this run's metrics, once the run has ended (journals are
-        read then, not per frame); None with fewer than two recent runs."""
+    def history_key(self) -> int:
+        """Which run state a history is for: the events so far (a fresh run starts them over)."""
+        return len(self.events)
+
+    def load_history(self, events: Sequence[ev.Event] | None = None, exclude: Path | None = None) -> History | None:
+        """The flow's recent runs (their journals; not `exclude`, the run shown) and this run's
+        metrics; None with fewer than two recent runs. Reads files: the debugger calls it in a
+        worker, with a copy of the events."""
         if self.runs_root is None:
             return None
         from tftui.trace.distribution import recent_samples, sample_metrics
         from tftui.trace.record import trace_columns_from_events
 
-        history = recent_samples(self.runs_root, self.flow_path, cache=self._samples)
+        history = recent_samples(self.runs_root, self.flow_path, cache=self._samples, exclude=exclude)
         if len(history) < 2:
             return None
-        return history, sample_metrics(trace_columns_from_events(self.events, "current", fake_clock=True))
+        shown = self.events if events is None else events
+        return history, sample_metrics(trace_columns_from_events(list(shown), "current", fake_clock=True))
+
+    def set_history(self, key: int, history: History | None) -> None:
+        """A worker's `load_history` for the events as they were at `key`."""
+        self._history = (key, history)
+        self._history_asked = None
+        if self._built is not None:
+            self._built.bodies.clear()  # drawn again, with the sparklines
+
+    def _current_history(self, running: bool) -> History | None:
+        if running or self.runs_root is None:
+            return None
+        key = self.history_key()
+        if self._history is not None and self._history[0] == key:
+            return self._history[1]
+        if not self.background:
+            self.set_history(key, self.load_history(exclude=self.exclude_run))
+            return self._history[1] if self._history is not None else None
+        if self._history_asked != key and self.on_history_wanted is not None:
+            self._history_asked = key
+            self.on_history_wanted(key)
+        return None
 
     def feed(self, events: Iterable[ev.Event]) -> None:
         for event in events:
@@ -86,6 +127,8 @@ class TraceTab:
 
     def rules(self, rules_path: str | None) -> trace_text.RulesCache:
         """The rule set: `rules_path` (--rules FILE), else the one beside the flow."""
+        from tftui.tui import trace_text
+
         path = trace_text.find_rules(self.flow_path, rules_path)
         if self._rules is None or self._rules.path != path:
             self._rules = trace_text.RulesCache(path)
@@ -97,6 +140,8 @@ class TraceTab:
         """Rule results, then the trace's steps. The trace and the rule results are rebuilt only
         when events arrived (or the run ended, or the rule file changed); moving the cursor
         only re-renders the text."""
+        from tftui.tui import trace_text
+
         events = self.events
         if not events:
             return trace_text.trace_tab(None, None, None, None)
@@ -117,13 +162,13 @@ class TraceTab:
 
             fixture = trace_text.fixture_name(self.flow_path, self.flow_name)
             trace = columns_to_trace(self._live.columns({}, fixture=fixture))
-            history = None if running else self._history()
-            built = self._built = _Built(key, trace, trace_text.evaluate(trace, rules), {}, history)
+            built = self._built = _Built(key, trace, trace_text.evaluate(trace, rules), {})
+        history = self._current_history(running)
         narrow = width is not None and width < trace_text.NARROW
-        body = built.bodies.get((selected, narrow))
+        body = built.bodies.get((selected, narrow, history is not None))
         if body is None:
-            body = built.bodies[(selected, narrow)] = trace_text.trace_tab(
+            body = built.bodies[(selected, narrow, history is not None)] = trace_text.trace_tab(
                 built.trace, built.report, rules, rules_cache.path, selected=selected, running=running, width=width,
-                history=trace_text.history_text(*built.history, width=width) if built.history else None,
+                history=trace_text.history_text(*history, width=width) if history else None,
             )
         return body

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import copy
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -17,13 +16,13 @@ from textual.screen import Screen
 
 from tftui import present
 from tftui.agents.base import AgentRequest
-from tftui.engine.phases.approval import Decision
 from tftui.engine.resume import RerunReason, guard_rerun
 from tftui.engine.state import RunState
 from tftui.present import events as present_events
-from tftui.tui.journaling import Rerun
+from tftui.tui.journaling import Rerun, snapshot_of
 
 if TYPE_CHECKING:
+    from tftui.engine.phases.approval import Decision
     from tftui.tui.main_screen import MainScreen
 
 __all__ = ["ModalBridge", "RerunReason", "rerun_of"]
@@ -34,7 +33,7 @@ T = TypeVar("T")
 def rerun_of(state: RunState, phase_ids: list[str], reason: RerunReason) -> Rerun:
     """A partial re-run of the current state: the run continues a copy (the engine thread never
     shares the UI thread's state); the engine resets `phase_ids` in it."""
-    return Rerun(list(phase_ids), reason, copy.deepcopy(state))
+    return Rerun(list(phase_ids), reason, snapshot_of(state))
 
 
 def confirm_new_run(screen: MainScreen, verb: str, start: Callable[[], None]) -> None:
@@ -290,4 +289,6 @@ class ModalBridge:
 
         answer = await self.modal(lambda: ApprovalScreen(request.phase_id, request.message, request.previous_output))
         action, note = answer if answer else ("reject", None)
+        from tftui.engine.phases.approval import Decision  # the engine's phases load after first paint
+
         return Decision(action, note)

@@ -30,8 +30,14 @@ class Reload:
 
 def load_text(text: str, path: str, rules: AdmitRules) -> LoadResult:
     """A saved version, admitted as `tftui run` and `tftui FLOW` admit the file (tftui/admit.py):
-    the same checks, the same cwd-bridge refusal, the same diagnostics."""
-    return admit_text(text, path, rules).loaded
+    the same checks, the same cwd-bridge refusal, the same diagnostics. Its phases are
+    fingerprinted here too (the watcher's thread), not when the UI thread diffs the versions."""
+    from tftui.flow.graph import phase_prints
+
+    result = admit_text(text, path, rules).loaded
+    if result.flow is not None:
+        phase_prints(result.flow)
+    return result
 
 
 def read_flow_text(path: Path) -> str | None:
@@ -76,7 +82,9 @@ class FlowWatcher:
         if text is None or text == self.last_text:
             return False
         self.last_text = text
-        result = load_text(text, str(self.path), self.rules)
+        # parsed and checked off the UI loop (a 2,000-phase flow takes a few hundred ms): keys
+        # and repaints go on while it loads
+        result = await asyncio.to_thread(load_text, text, str(self.path), self.rules)
         outcome = self.on_reload(Reload(str(self.path), text, result))
         if asyncio.iscoroutine(outcome):
             await outcome

@@ -1,8 +1,10 @@
 """The DAG tree: one line per phase, updated in place.
 
 The tree is built once per flow (and rebuilt only when a reload changes the flow's
-shape); engine events only call `refresh_phases(ids)`, which sets the labels of
-the affected nodes. Node data is the phase id; reference nodes (`↪ id`) carry the
+shape); engine events only call `refresh_phases(ids)`, which marks the labels of the
+affected nodes out of date. A label is built when its line is drawn (or read): a
+5,000-phase flow builds the few dozen labels on screen, not 8,000, at first paint and
+on every batch of events (README, "Large flows"). Node data is the phase id; reference nodes (`↪ id`) carry the
 same id so selecting one shows the phase. Phases run inside their parent (a sub-flow's
 `a/b`, a grafted `x-b`) start with `⤷` (ASCII `\\_`): under the same tree connector as
 the parent's dependents, they must not be taken for one.
@@ -13,7 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from rich.cells import cell_len
+from rich.style import Style
 from rich.text import Text
+from textual import events
+from textual.geometry import Size
+from textual.strip import Strip
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -24,17 +30,40 @@ from tftui.tui.subtree import nested_children, parent_of, state_at
 from tftui.tui.tree_layout import TreeItem, build_tree
 
 
+class PhaseNode(TreeNode[str]):
+    """A tree node whose label the tree builds when it is needed (see `DagTree.refresh_phases`)."""
+
+    @property
+    def label(self) -> Text:
+        tree = self._tree
+        if isinstance(tree, DagTree):
+            tree.fresh_label(self)
+        return self._label
+
+    @label.setter
+    def label(self, new_label: str | Text) -> None:
+        self.set_label(new_label)
+
+
+_BLANK = Text()
+
+
 class DagTree(Tree[str]):
     DEFAULT_CSS = """
     DagTree { background: $surface; }
     """
 
     def __init__(self, *, glyphs: present.Glyphs, show_times: bool = True, **kwargs) -> None:
+        # set before Tree's constructor: it lays the (empty) tree out, which measures labels
+        self._stale_labels: set[int] = set()  # nodes whose label is built when next drawn or read
+        self._wider_at = 0  # a drawn line wider than the virtual width: grow it (see _render_line)
+        self._ref_ids: set[int] = set()  # nodes that are `↪ id` references to a phase shown elsewhere
+        self._phase_types: dict[str, str] = {}
+        self.glyphs = glyphs
         super().__init__("flow", **kwargs)
         self.show_root = False
         self.guide_depth = 2
         self.auto_expand = False
-        self.glyphs = glyphs
         if glyphs is present.ASCII:  # --ascii: Textual's tree guides and expand arrows are Unicode too
             self.ICON_NODE, self.ICON_NODE_EXPANDED = "> ", "v "
             self.LINES = {style: ("  ", "| ", "`-", "+-") for style in Tree.LINES}
@@ -48,8 +77,6 @@ class DagTree(Tree[str]):
         self.spin = 0
         self.now: Callable[[], float | None] = lambda: None
         self._phase_nodes: dict[str, list[TreeNode[str]]] = {}
-        self._ref_ids: set[int] = set()  # nodes that are `↪ id` references to a phase shown elsewhere
-        self._phase_types: dict[str, str] = {}
         self._specs: dict[str, PhaseBase] = {}  # flow.phase() scans the list: one lookup per label
         self._live_nodes: dict[str, TreeNode[str]] = {}  # phase -> its live sub-line (streamed text)
 
@@ -64,8 +91,10 @@ class DagTree(Tree[str]):
         self._phase_nodes = {}
         self._live_nodes = {}
         self._ref_ids.clear()
+        self._stale_labels.clear()
         for item in build_tree(flow):
             self._add(self.root, item)
+        self._invalidate()  # once: `TreeNode.add` would invalidate the whole tree per node
         self.root.expand()  # children are created expanded: expand_all would post a message per node
         for pid in list(self._phase_nodes):  # sub-flow subtrees and grafted children seen so far
             self._sync_nested(pid)
@@ -76,16 +105,28 @@ class DagTree(Tree[str]):
             self.cursor_line = 0
 
     def _add(self, parent: TreeNode[str], item: TreeItem) -> None:
-        label = self.label_for(item.phase_id, ref=item.ref)
-        if item.children:
-            node = parent.add(label, data=item.phase_id, expand=True)
-            for child in item.children:
-                self._add(node, child)
-        else:
-            node = parent.add_leaf(label, data=item.phase_id)
+        # built the way TreeNode.add builds a node, without its per-node invalidation (load
+        # invalidates once); the label is built when the line is first drawn
+        node = self._add_node(parent, _BLANK, item.phase_id, expand=bool(item.children))
+        node._allow_expand = bool(item.children)
+        parent._children.append(node)
+        self._stale_labels.add(node._id)
         if item.ref:
             self._ref_ids.add(node.id)
         self._phase_nodes.setdefault(item.phase_id, []).append(node)
+        for child in item.children:
+            self._add(node, child)
+
+    def process_label(self, label: str | Text) -> Text:
+        # a node made for a label built later: nothing to process (Tree splits every label)
+        return label if label is _BLANK else super().process_label(label)
+
+    def _add_node(self, parent: TreeNode[str] | None, label: Text, data: str | None,
+                  expand: bool = False) -> TreeNode[str]:
+        node = PhaseNode(self, parent, self._new_id(), label, data, expanded=expand)
+        self._tree_nodes[node._id] = node
+        self._updates += 1
+        return node
 
     def is_reference(self, node: TreeNode[str]) -> bool:
         """True for a `↪ id` line: a phase reached twice is shown once, then referenced."""
@@ -93,7 +134,68 @@ class DagTree(Tree[str]):
 
     def get_label_width(self, node: TreeNode[str]) -> int:
         # Tree measures every line this way on each rebuild; the default renders each label.
-        return node._label.cell_len + (cell_len(self.ICON_NODE) if node.allow_expand else 0)
+        # A label not built yet is measured as it reads before a run (lines drawn wider grow
+        # the virtual width as they are drawn: _render_line).
+        icon = cell_len(self.ICON_NODE) if node._allow_expand else 0
+        if node._id not in self._stale_labels:
+            return node._label.cell_len + icon
+        pid = node.data or ""
+        if node.id in self._ref_ids:
+            return cell_len(self.glyphs.ref) + 1 + cell_len(pid) + icon
+        ptype = self._phase_types.get(pid, "")
+        return 3 + cell_len(pid) + (1 + len(ptype) if ptype else 0) + icon
+
+    def notify_style_update(self) -> None:
+        # Tree re-lays out every line on a style change (a theme, a focus change): the lines do
+        # not depend on styles, so only the drawn lines are dropped (5,000 phases: ~40 ms a time)
+        super(Tree, self).notify_style_update()
+        self._line_cache.clear()  # not _clear_line_cache: that drops the laid-out lines too
+        self._updates += 1
+        self.refresh()
+
+    def _on_resize(self, event: events.Resize) -> None:
+        event.prevent_default()  # Tree's own handler re-lays out every line; a size changes none
+        self._line_cache.grow(event.size.height)
+        self._line_cache.clear()
+        self._updates += 1
+        self.refresh()
+
+    # -- labels built when drawn ------------------------------------------------
+    def fresh_label(self, node: TreeNode[str]) -> None:
+        """Build the node's label now if it is out of date."""
+        if node._id in self._stale_labels:
+            self._stale_labels.discard(node._id)
+            if node.data is not None:
+                node._label = self.label_for(node.data, ref=self.is_reference(node))
+
+    def _mark(self, nodes: Iterable[TreeNode[str]]) -> None:
+        """These nodes' labels are out of date: drop their drawn lines, redraw those on screen."""
+        top = self.scroll_offset.y
+        bottom = top + self.size.height
+        stale = self._stale_labels
+        for node in nodes:
+            node._updates += 1  # part of the tree's line-cache key
+            stale.add(node._id)
+            if top <= node._line < bottom:
+                self._refresh_line(node._line)
+
+    def _render_line(self, y: int, x1: int, x2: int, base_style: Style) -> Strip:
+        lines = self._tree_lines
+        if 0 <= y < len(lines):
+            tree_line = lines[y]
+            node = tree_line.node
+            if node._id in self._stale_labels:
+                self.fresh_label(node)
+                width = self.get_label_width(node) + tree_line._get_guide_width(self.guide_depth, self.show_root)
+                if width > max(self.virtual_size.width, self._wider_at):
+                    self._wider_at = width
+                    self.call_later(self._grow)
+        return super()._render_line(y, x1, x2, base_style)
+
+    def _grow(self) -> None:
+        width, self._wider_at = self._wider_at, 0
+        if width > self.virtual_size.width:
+            self.virtual_size = Size(width, self.virtual_size.height)
 
     # -- labels ---------------------------------------------------------------
     def label_for(self, phase_id: str, *, ref: bool = False) -> Text:
@@ -155,9 +257,9 @@ class DagTree(Tree[str]):
             order = {pid: i for i, pid in enumerate(self.state.phases)}
             for pid in sorted(new, key=lambda p: (p.count("/"), order.get(p, len(order)), p)):
                 self._ensure_node(pid)
+        phase_nodes = self._phase_nodes
+        self._mark([node for pid in ids for node in phase_nodes.get(pid, ())])
         for pid in ids:
-            for node in self._phase_nodes.get(pid, ()):
-                node.set_label(self.label_for(pid, ref=self.is_reference(node)))
             self._sync_nested(pid)
 
     def refresh_all(self) -> None:
@@ -169,8 +271,7 @@ class DagTree(Tree[str]):
         for child in nested_children(self.state, pid):
             if child not in self._phase_nodes:
                 self._ensure_node(child)
-            for node in self._phase_nodes[child]:
-                node.set_label(self.label_for(child))
+            self._mark(self._phase_nodes[child])
             self._sync_nested(child)
 
     def _ensure_node(self, pid: str) -> TreeNode[str]:
@@ -181,7 +282,8 @@ class DagTree(Tree[str]):
         parent = self._ensure_node(parent_id) if parent_id else self.root
         # before the parent's `↪ id` references: a phase's own sub-phases come first
         first_ref = next((c for c in parent.children if self.is_reference(c)), None)
-        node = parent.add_leaf(self.label_for(pid), data=pid, before=first_ref)
+        node = parent.add_leaf(_BLANK, data=pid, before=first_ref)
+        self._stale_labels.add(node._id)
         self._phase_nodes[pid] = [node]
         if parent is not self.root and not parent.allow_expand:
             parent.allow_expand = True
