@@ -504,6 +504,38 @@ async def memory_over_runs(items: int = 1000, runs: int = 20) -> list[float]:
 TABS_ALL = ("overview", "prompt", "output", "gate", "attempts", "raw", "trace")
 
 
+def print_compare(edits: int) -> None:
+    """Issue 13's before/after set (the same script on the baseline and on HEAD): first paint from
+    process start, reload and save latency, key waits during journaled runs. Each line also gives
+    this process's CPU seconds for it (the machine is shared: wall figures move with its load)."""
+    import os
+
+    def cpu_line(label: str, start: float) -> str:
+        return f"{label}   [process CPU {time.process_time() - start:.2f} s, load {os.getloadavg()[0]:.1f}]"
+
+    for phases in (500, 5000):
+        runs = [first_paint_process(phases) for _ in range(3)]
+        print(f"first paint, {phases:,}-phase flow, from process start: wall "
+              f"{', '.join(f'{w * 1000:.0f}' for w, _ in runs)} ms; its CPU {', '.join(f'{c * 1000:.0f}' for _, c in runs)} ms")
+    with tempfile.TemporaryDirectory() as d:
+        t = time.process_time()
+        pairs = asyncio.run(reload_latency(Path(d), edits))
+        painted = [p for _, p in pairs]
+        print(cpu_line(f"reload, 200-phase flow: p50 {statistics.median(painted) * 1000:.0f} ms, "
+                       f"max {max(painted) * 1000:.0f} ms over {len(painted)} edits", t))
+    t = time.process_time()
+    middle, leaf, rerun = asyncio.run(save_latency(edits=max(2, edits // 4)))
+    print(cpu_line(f"save, 2,000-phase flow: p50 {statistics.median(middle + leaf) * 1000:.0f} ms, max "
+                   f"{max(middle + leaf) * 1000:.0f} ms; u of one phase p50 {statistics.median(rerun) * 1000:.0f} ms, "
+                   f"max {max(rerun) * 1000:.0f} ms", t))
+    for tab in (None, "trace"):
+        t = time.process_time()
+        waits, _ = asyncio.run(input_latency_threaded(runs=3, journal=True, tab=tab))
+        print(cpu_line(f"key wait, journaled 1,000-item map{', Trace tab open' if tab else ''}: "
+                       f"p50 {statistics.median(waits) * 1000:.0f} ms, max {max(waits) * 1000:.0f} ms "
+                       f"over {len(waits)} keys", t))
+
+
 def print_scale(tab_items: int = 10_000, tab_runs: int = 2) -> None:
     import os
 
@@ -570,8 +602,9 @@ async def idle_key_wait() -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--edits", type=int, default=20)
-    parser.add_argument("--only", choices=["stream", "scale", "paint", "save", "tabs", "memory"],
-                        help="run just this benchmark (scale: all of issue 18's debugger figures)")
+    parser.add_argument("--only", choices=["stream", "scale", "paint", "save", "tabs", "memory", "compare"],
+                        help="run just this benchmark (scale: all of issue 18's debugger figures; compare: "
+                             "the before/after set, which runs on older versions too)")
     parser.add_argument("--items", type=int, default=10_000, help="the map's size for --only tabs")
     parser.add_argument("--tabs", default=",".join(TABS_ALL), help="the tabs for --only tabs")
     opts = parser.parse_args()
@@ -599,6 +632,9 @@ def main() -> int:
             waits, _ = asyncio.run(input_latency_threaded(runs=2, journal=True, tab=tab, items=opts.items))
             print(f"{tab}: key wait p50 {statistics.median(waits) * 1000:.1f} ms, max {max(waits) * 1000:.0f} ms "
                   f"over {len(waits)} keys")
+        return 0
+    if opts.only == "compare":
+        print_compare(opts.edits)
         return 0
     if opts.only == "memory":
         mem = asyncio.run(memory_over_runs())
