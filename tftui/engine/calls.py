@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from tftui.agent_types import AgentRequest, AgentResult
 from tftui.engine import events as ev
 from tftui.engine.retry import backoff_honouring_retry_after, is_transient, max_attempts, should_retry
+from tftui.engine.state import add_usage
 from tftui.lang.jsonish import lenient_parse
 from tftui.lang.values import MISSING
 
@@ -85,6 +86,11 @@ def failure_text(result: AgentResult) -> str:
     return f"Agent exited with code {result.exit_code}"
 
 
+def runner_error(exc: Exception) -> AgentResult:
+    """A runner bug must not crash the run: the call fails with the exception's name and text."""
+    return AgentResult(error=f"runner error: {type(exc).__name__}: {exc}", exit_code=1)
+
+
 async def invoke(run: PhaseHost, request: AgentRequest, timeout_ms: int | None) -> AgentResult:
     """One runner call with the per-call timeout; runner exceptions become failed calls."""
     try:
@@ -100,8 +106,8 @@ async def invoke(run: PhaseHost, request: AgentRequest, timeout_ms: int | None) 
         return AgentResult(error=message, exit_code=1, timed_out=True, aborted=True)
     except asyncio.CancelledError:
         raise
-    except Exception as exc:  # a runner bug must not crash the run: the call fails
-        return AgentResult(error=f"runner error: {type(exc).__name__}: {exc}", exit_code=1)
+    except Exception as exc:
+        return runner_error(exc)
 
 
 @dataclass(slots=True)
@@ -161,7 +167,15 @@ async def call_with_retry(run: PhaseHost, pr: PhaseRun, spec: CallSpec) -> CallO
         )
         started = run.clock.monotonic()
         try:
-            result = await invoke(run, request, timeout_ms)
+            if timeout_ms is None:  # `invoke` without its own coroutine frame (the common case, every call)
+                try:
+                    result = await run.runner.run(request)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:
+                    result = runner_error(exc)
+            else:
+                result = await invoke(run, request, timeout_ms)
         except asyncio.CancelledError:
             # cancelled (race loser, user abort): close the attempt in the event stream
             aborted = "Aborted (cancelled)"
@@ -185,7 +199,7 @@ async def call_with_retry(run: PhaseHost, pr: PhaseRun, spec: CallSpec) -> CallO
                 exit_code=result.exit_code,
             )
         )
-        pr.add_usage(usage, answered=error is None, metering=run.metering)  # as the fold counts it
+        add_usage(pr.usage, usage, answered=error is None, metering=run.metering)  # as the fold counts it
         pr.calls += 1
         outcome.attempts = k + 1
         outcome.output = result.output
