@@ -42,7 +42,7 @@ from tftui.tui.journaling import Rerun, journaled_run
 from tftui.tui.messages import EngineEvents, FlowChanged, RunEnded
 from tftui.tui.reload import WATCH_WORKERS, Reloader
 from tftui.tui.subtree import detail_state
-from tftui.tui.trace_tab import REFRESH_S, History, TraceTab
+from tftui.tui.trace_tab import BUSY_SHARE, History, TraceTab
 from tftui.tui.widgets.dag_tree import DagTree
 from tftui.tui.widgets.event_log import EventLog
 from tftui.tui.widgets.folded import Folded
@@ -77,6 +77,7 @@ class MainScreen(Screen[None]):
         self._restart_pending = False
         self._detail_timer: Timer | None = None
         self._detail_shown_at = 0.0
+        self._detail_cost = 0.0  # how long the last detail redraw took
         self._trace_timer: Timer | None = None
         self._trace_back_to: str | None = None
 
@@ -254,7 +255,7 @@ class MainScreen(Screen[None]):
         self.gate_tools.feed(events)
         self.trace_tab.feed(events)
         if self.detail.active == "trace" and self._trace_timer is None:
-            self._trace_timer = self.set_timer(REFRESH_S, self._trace_refresh)
+            self._trace_timer = self.set_timer(self.trace_tab.refresh_interval(), self._trace_refresh)
 
     def _trace_refresh(self) -> None:
         self._trace_timer = None
@@ -274,7 +275,10 @@ class MainScreen(Screen[None]):
             return
         if self._detail_timer is not None:
             return  # a redraw is already due
-        wait = DETAIL_REFRESH_S - (time.monotonic() - self._detail_shown_at)
+        # a tab whose text grows with the run (Calls, Raw of a 10,000-item map) waits longer
+        # between redraws, as long as BUSY_SHARE redraws take (trace_tab.py)
+        every = max(DETAIL_REFRESH_S, BUSY_SHARE * self._detail_cost)
+        wait = every - (time.monotonic() - self._detail_shown_at)
         if wait <= 0:
             self.show_selected()
         else:
@@ -316,7 +320,11 @@ class MainScreen(Screen[None]):
         self.run_header.show(header_parts(self.session))  # fitted to the width (widgets/run_header)
 
     def show_selected(self) -> None:
-        self._detail_shown_at = time.monotonic()
+        started = self._detail_shown_at = time.monotonic()
+        self._show_selected()
+        self._detail_cost = time.monotonic() - started
+
+    def _show_selected(self) -> None:
         session = self.session
         pid = self.dag.selected_phase()
         spec = session.flow.phase(pid) if pid else None

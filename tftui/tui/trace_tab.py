@@ -36,6 +36,10 @@ if TYPE_CHECKING:  # the rule engine loads when the tab is first shown, not at s
     from tftui.tui import trace_text
 
 REFRESH_S = 0.5
+# While a run goes, a rebuild waits at least this many times as long as the last one took, so
+# rebuilding a 10,000-item map's trace (which grows with the run) takes at most ~1/10 of the UI
+# thread and keys stay answered; paused or idle, the tab is always current.
+BUSY_SHARE = 10
 
 _Key = tuple[int, bool, object, object]
 History = tuple[list[dict[str, float]], dict[str, float]]  # recent runs' metrics, this run's
@@ -58,6 +62,7 @@ class TraceTab:
         self._live = LiveTrace()  # the trace of `events`, folded as they come
         self._built: _Built | None = None
         self._built_at = 0.0
+        self._build_s = 0.0  # how long the last rebuild took (see refresh_interval)
         self._rules: trace_text.RulesCache | None = None
         self._samples: dict[str, dict[str, float]] = {}  # run id -> its metrics (a finished run never changes)
         self.exclude_run: Path | None = None  # the journal of the run these events are (not a "recent run")
@@ -121,6 +126,10 @@ class TraceTab:
         self._live = LiveTrace()
         self.feed(events)
 
+    def refresh_interval(self) -> float:
+        """How long a running trace waits between rebuilds: REFRESH_S, longer as it grows."""
+        return max(REFRESH_S, BUSY_SHARE * self._build_s)
+
     def due(self) -> None:
         """The next `text` rebuilds whatever the throttle says (its refresh timer fired)."""
         self._built_at = 0.0
@@ -154,7 +163,7 @@ class TraceTab:
         # rebuild at most every REFRESH_S (the screen's timer shows the rest). Paused: always current.
         fresh_enough = (
             built is not None and running and not paused and built.key[1] and built.key[2:] == key[2:]
-            and now - self._built_at < REFRESH_S
+            and now - self._built_at < self.refresh_interval()
         )
         if built is None or (built.key != key and not fresh_enough):
             self._built_at = now
@@ -163,6 +172,7 @@ class TraceTab:
             fixture = trace_text.fixture_name(self.flow_path, self.flow_name)
             trace = columns_to_trace(self._live.columns({}, fixture=fixture))
             built = self._built = _Built(key, trace, trace_text.evaluate(trace, rules), {})
+            self._build_s = time.monotonic() - now
         history = self._current_history(running)
         narrow = width is not None and width < trace_text.NARROW
         body = built.bodies.get((selected, narrow, history is not None))
