@@ -48,6 +48,25 @@ def test_the_most_repeated_signature_is_the_plain_count(steps: list[Any], keys: 
     assert Facts(_columns(steps)).worst_signature(keys) == _plain_worst(steps, keys)
 
 
+@settings(max_examples=80, deadline=None)
+@given(st.lists(STEP, max_size=40), st.sampled_from([KEYS, ("state",), ()]))
+def test_the_evidence_steps_are_the_steps_carrying_the_worst_signature(steps: list[Any], keys: tuple[str, ...]) -> None:
+    facts = Facts(_columns(steps))
+    worst, count = facts.worst_signature(keys)
+    plain = [(n, k, s, *((m or {}).get(key, ABSENT) for key in keys)) for n, k, s, m in steps]
+    if worst is not None:
+        assert facts.signature_indices(keys, worst) == [i for i, sig in enumerate(plain) if sig == worst]
+        assert len(facts.signature_indices(keys, worst)) == count
+
+
+def test_a_rare_triple_with_one_signature_beats_a_common_triple_split_by_its_state() -> None:
+    """Many steps of one name, kind and status but all different states; a rarer triple repeats one state."""
+    steps = [("loop", "tool", "ok", {"state": f"s{i}"}) for i in range(30)]
+    steps += [("other", "model", "ok", {"state": "same"}) for _ in range(3)]
+    steps += [(f"item-{i}", "model", "ok", None) for i in range(40)]
+    assert Facts(_columns(steps)).worst_signature(KEYS) == (("other", "model", "ok", "same", ABSENT), 3)
+
+
 @settings(max_examples=120, deadline=None)
 @given(st.lists(st.sampled_from([None, "s0", "s1", "s2", "s3", "s4", "s9"]), min_size=1, max_size=6),
        st.booleans())

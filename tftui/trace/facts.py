@@ -157,12 +157,12 @@ class Facts:
     def signature_indices(self, keys: tuple[str, ...], signature: Signature) -> list[int]:
         """Indices of the steps whose signature (as `worst_signature` builds it) is `signature`."""
         cols = self.cols
+        name, kind, status = signature[:3]
         out: list[int] = []
-        for i, (name, kind, status, meta) in enumerate(
-            zip(cols.names, cols.kinds, cols.statuses, cols.metadata, strict=True)
-        ):
-            if (name, kind, status) != signature[:3]:
+        for i in self.indices(cast(str, name)):  # a signature's steps all carry its name
+            if cols.kinds[i] != kind or cols.statuses[i] != status:
                 continue
+            meta = cols.metadata[i]
             values = tuple((meta.get(k, ABSENT) if meta else ABSENT) for k in keys)
             if values == signature[3:]:
                 out.append(i)
