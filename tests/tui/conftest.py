@@ -35,6 +35,16 @@ def make_app(flow_path: Path, replies: Path | None = None, *, watch: bool = Fals
     )
 
 
+def make_human_app(flow_path: Path, **kwargs) -> TftuiApp:
+    """An app whose runner asks the person at the screen (answer and approval modals)."""
+    from tftui.agents.human import HumanRunner
+
+    holder: dict[str, TftuiApp] = {}
+    app = make_app(flow_path, runner=HumanRunner(lambda request: holder["app"].ask_human(request)), **kwargs)
+    holder["app"] = app
+    return app
+
+
 async def settle(pilot, predicate, *, limit: int = 500) -> None:
     """Let the app process messages until `predicate()` holds (bounded by a step count, not a clock)."""
     for _ in range(limit):

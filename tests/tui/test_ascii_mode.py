@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, TextArea
 
-from tftui.agents.human import HumanRunner
 from tftui.agents.scripted import ScriptedRunner
 from tftui.engine.clock import InstantClock
 from tftui.flow.load import load_flow
@@ -119,9 +118,7 @@ async def test_human_answer_and_approval_modals_are_ascii(h, tmp_path):
         {"id": "idea", "agent": "thinker", "task": "Name one colour — short → one word…"},
         {"id": "ok", "type": "approval", "dependsOn": ["idea"], "task": "Ship “{steps.idea.output}”?"},
     ]}, ensure_ascii=False))
-    holder = {}
-    app = h.make_app(flow, runner=HumanRunner(lambda request: holder["app"].ask_human(request)), ascii=True)
-    holder["app"] = app
+    app = h.make_human_app(flow, ascii=True)
     async with app.run_test(size=(80, 24)) as pilot:
         net_off(app)
         await pilot.press("c")

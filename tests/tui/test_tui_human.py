@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from textual.widgets import TextArea
 
-from tftui.agents.human import HumanRunner
 from tftui.tui.screens.modals import AnswerScreen, ApprovalScreen
 
 
 async def test_human_answers_and_approves(h):
+    from tftui.agents.human import HumanRunner
+
     holder = {}
     runner = HumanRunner(lambda request: holder["app"].ask_human(request))
     app = h.make_app(h.FIXTURES / "human.json", runner=runner)
@@ -38,10 +39,7 @@ async def test_human_answers_and_approves(h):
 
 
 async def test_reject_with_note_blocks_the_run(h):
-    holder = {}
-    runner = HumanRunner(lambda request: holder["app"].ask_human(request))
-    app = h.make_app(h.FIXTURES / "human.json", runner=runner)
-    holder["app"] = app
+    app = h.make_human_app(h.FIXTURES / "human.json")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("c")
         await h.settle(pilot, lambda: isinstance(app.screen, AnswerScreen))
@@ -58,10 +56,7 @@ async def test_reject_with_note_blocks_the_run(h):
 
 
 async def test_approval_does_not_repeat_output_the_message_already_quotes(h):
-    holder = {}
-    runner = HumanRunner(lambda request: holder["app"].ask_human(request))
-    app = h.make_app(h.FIXTURES / "human.json", runner=runner)
-    holder["app"] = app
+    app = h.make_human_app(h.FIXTURES / "human.json")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("c")
         await h.settle(pilot, lambda: isinstance(app.screen, AnswerScreen))
@@ -108,10 +103,7 @@ async def test_answer_box_and_hint_fit_at_80x24_with_a_long_prompt(h, tmp_path):
 
     flow = tmp_path / "lp.json"
     flow.write_text(json.dumps({"name": "lp", "phases": [{"id": "a", "task": "\n".join(f"req {i}" for i in range(40))}]}))
-    holder = {}
-    runner = HumanRunner(lambda request: holder["app"].ask_human(request))
-    app = h.make_app(flow, runner=runner)
-    holder["app"] = app
+    app = h.make_human_app(flow)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("c")
         await h.settle(pilot, lambda: isinstance(app.screen, AnswerScreen))

@@ -267,13 +267,9 @@ async def test_guard_editor_and_data_breakpoint_take_a_burst_of_keys_in_order(h)
 async def test_answer_and_approval_boxes_take_a_burst_of_keys_in_order(h):
     from textual.widgets import TextArea
 
-    from tftui.agents.human import HumanRunner
     from tftui.tui.screens.modals import AnswerScreen, ApprovalScreen
 
-    holder = {}
-    runner = HumanRunner(lambda request: holder["app"].ask_human(request))
-    app = h.make_app(h.FIXTURES / "human.json", runner=runner)
-    holder["app"] = app
+    app = h.make_human_app(h.FIXTURES / "human.json")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("c")
         await h.settle(pilot, lambda: isinstance(app.screen, AnswerScreen))
@@ -293,16 +289,12 @@ async def test_answer_and_approval_boxes_take_a_burst_of_keys_in_order(h):
 async def test_the_header_clock_moves_with_the_running_rows(h):
     import re as _re
 
-    from tftui.agents.human import HumanRunner
     from tftui.engine.clock import InstantClock
     from tftui.tui.screens.modals import AnswerScreen
 
     clock = InstantClock()
-    holder = {}
-    runner = HumanRunner(lambda request: holder["app"].ask_human(request))
-    app = h.make_app(h.FIXTURES / "human.json", runner=runner, clock=clock)
+    app = h.make_human_app(h.FIXTURES / "human.json", clock=clock)
     app.show_times = True  # make_app turns times off for stable labels; this test is about them
-    holder["app"] = app
     async with app.run_test(size=(80, 24)) as pilot:
         app.main.dag.show_times = True
         await pilot.press("c")
