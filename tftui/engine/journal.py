@@ -438,12 +438,9 @@ def load_events(run_dir: str | os.PathLike[str]) -> tuple[list[Any], dict[str, A
     or an event cannot be decoded (a field of the wrong type, an unknown status). A torn last
     line (a kill mid-write) is only a warning: the journal is repaired on resume."""
     path = Path(run_dir)
-    rows, meta, warnings, damage = _read_rows(path)
+    rows, lines, meta, warnings, damage = _read_numbered_rows(path)
     events, undecodable = _decode_rows(rows)
-    if undecodable:
-        lines = _row_lines(path / EVENTS_FILE)
-        damage += [f"{path / EVENTS_FILE}{f':{lines[index]}' if index < len(lines) else ''}: {problem}"
-                   for index, problem in undecodable]
+    damage += [f"{path / EVENTS_FILE}:{lines[index]}: {problem}" for index, problem in undecodable]
     if damage:
         more = f" (and {len(damage) - 1} more)" if len(damage) > 1 else ""
         raise JournalDamaged(f"damaged journal: {damage[0]}{more}")
@@ -452,6 +449,12 @@ def load_events(run_dir: str | os.PathLike[str]) -> tuple[list[Any], dict[str, A
 
 def _read_rows(path: Path) -> tuple[list[dict[str, Any]], dict[str, Any], list[str], list[str]]:
     """(rows, meta, warnings, damage): damage is what makes the journal untrustworthy."""
+    rows, _lines, meta, warnings, damage = _read_numbered_rows(path)
+    return rows, meta, warnings, damage
+
+
+def _read_numbered_rows(path: Path) -> tuple[list[dict[str, Any]], list[int], dict[str, Any], list[str], list[str]]:
+    """`_read_rows` plus the file line number of each row (to name the line of an undecodable event)."""
     warnings: list[str] = []
     damage: list[str] = []
     meta = read_meta(path)
@@ -459,12 +462,13 @@ def _read_rows(path: Path) -> tuple[list[dict[str, Any]], dict[str, Any], list[s
         warnings.append(f"{path / META_FILE}: missing or not valid JSON")
         meta = {}
     events: list[dict[str, Any]] = []
+    numbers: list[int] = []
     events_path = path / EVENTS_FILE
     try:
         data = events_path.read_bytes()
     except OSError as exc:
         damage.append(f"{events_path}: cannot read ({exc.strerror or exc})")
-        return events, meta, warnings, damage
+        return events, numbers, meta, warnings, damage
     lines = data.split(b"\n")
     last_index = len(lines) - 1
     for number, raw in enumerate(lines, start=1):
@@ -473,6 +477,7 @@ def _read_rows(path: Path) -> tuple[list[dict[str, Any]], dict[str, Any], list[s
         parsed = _parse_line(raw)
         if parsed is not None:
             events.append(parsed)
+            numbers.append(number)
             continue
         if number - 1 == last_index:
             warnings.append(
@@ -480,7 +485,7 @@ def _read_rows(path: Path) -> tuple[list[dict[str, Any]], dict[str, Any], list[s
             )
         else:
             damage.append(f"{events_path}:{number}: not a JSON object")
-    return events, meta, warnings, damage
+    return events, numbers, meta, warnings, damage
 
 
 def decode_events(rows: Iterable[dict[str, Any]]) -> tuple[list[Any], list[str]]:
@@ -501,16 +506,6 @@ def _decode_rows(rows: Iterable[dict[str, Any]]) -> tuple[list[Any], list[tuple[
         except (TypeError, ValueError) as exc:
             problems.append((index, f"event {index + 1} ({row.get('kind')!r}) could not be decoded: {exc}"))
     return events, problems
-
-
-def _row_lines(events_path: Path) -> list[int]:
-    """The line number of each row `_read_rows` read from `events_path` (its lines that are JSON
-    objects), for naming the line of an event that cannot be decoded (only then: it reads again)."""
-    try:
-        data = events_path.read_bytes()
-    except OSError:
-        return []
-    return [n for n, raw in enumerate(data.split(b"\n"), start=1) if raw.strip() and _parse_line(raw) is not None]
 
 
 @dataclass
