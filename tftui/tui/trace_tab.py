@@ -31,7 +31,7 @@ from tftui.engine import events as ev
 from tftui.trace.record import LiveTrace
 
 if TYPE_CHECKING:  # the rule engine loads when the tab is first shown, not at start-up
-    from tftui.trace.model import AgentTrace
+    from tftui.trace.columns import TraceColumns
     from tftui.trace.report import GateReport
     from tftui.tui import trace_text
 
@@ -48,7 +48,7 @@ History = tuple[list[dict[str, float]], dict[str, float]]  # recent runs' metric
 @dataclass
 class _Built:
     key: _Key
-    trace: AgentTrace
+    trace: TraceColumns  # the normalized trace as columns: the tab never builds a model object per step
     report: GateReport | None
     bodies: dict[tuple[str | None, bool, bool], Text]  # (selected, narrow, with the recent runs)
 
@@ -167,10 +167,8 @@ class TraceTab:
         )
         if built is None or (built.key != key and not fresh_enough):
             self._built_at = now
-            from tftui.trace.normalize import columns_to_trace
-
             fixture = trace_text.fixture_name(self.flow_path, self.flow_name)
-            trace = columns_to_trace(self._live.columns({}, fixture=fixture))
+            trace = self._live.columns({}, fixture=fixture)
             built = self._built = _Built(key, trace, trace_text.evaluate(trace, rules), {})
             self._build_s = time.monotonic() - now
         history = self._current_history(running)

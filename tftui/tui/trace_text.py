@@ -11,16 +11,20 @@ flow (a directory of flows often shares one rule set; a flow-specific file wins)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
 from tftui.present.status import glyph
-from tftui.trace.model import AgentTrace
+from tftui.trace.columns import TraceColumns
 from tftui.trace.report import GateReport, evaluate_trace, evidence_text
 from tftui.trace.ruleset import RuleSetLoad, load_ruleset
+
+if TYPE_CHECKING:  # the validation models: the tab itself reads the trace's columns
+    from tftui.trace.model import AgentTrace
 
 STATUS_STYLE = {"ok": "green", "error": "red", "blocked": "yellow", "cancelled": "dim"}
 # A Static with thousands of lines takes ~200 ms to lay out: the tab shows at most this many
@@ -73,42 +77,39 @@ def fixture_name(flow_path: str | None, flow_name: str) -> str:
     return Path(flow_path).stem if flow_path else (flow_name or "run")
 
 
-def evaluate(trace: AgentTrace, rules: RuleSetLoad | None) -> GateReport | None:
+def evaluate(trace: AgentTrace | TraceColumns, rules: RuleSetLoad | None) -> GateReport | None:
     if rules is None or rules.error:
         return None
     return evaluate_trace(trace, rules.rules)
 
 
-def _tokens(step: Any) -> str:
-    if step.input_tokens is None and step.output_tokens is None:
+def _tokens(input_tokens: float | None, output_tokens: float | None) -> str:
+    if input_tokens is None and output_tokens is None:
         return ""
-    return f"{_num(step.input_tokens)}+{_num(step.output_tokens)}"
+    return f"{_num(input_tokens)}+{_num(output_tokens)}"
 
 
-def _num(value: Any) -> str:
+def _num(value: float | None) -> str:
     if value is None:
         return "?"
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
-def _depths(trace: AgentTrace) -> dict[str, int]:
-    parents = {s.id: s.parent_id for s in trace.steps}
-    depths: dict[str, int] = {}
-    for step in trace.steps:
-        depth, seen, cur = 0, set(), step.parent_id
-        while cur is not None and cur not in seen and depth < 32:  # a bad link never loops
-            seen.add(cur)
-            depth += 1
-            cur = parents.get(cur)
-        depths[step.id] = depth
-    return depths
+def _depth(cols: TraceColumns, parents: dict[str, str | None], index: int) -> int:
+    depth, seen, cur = 0, set(), cols.parent_ids[index]
+    while cur is not None and cur not in seen and depth < 32:  # a bad link never loops
+        seen.add(cur)
+        depth += 1
+        cur = parents.get(cur)
+    return depth
 
 
-def _mine(step: Any, selected: str | None) -> bool:
+def _mine(cols: TraceColumns, index: int, selected: str | None) -> bool:
     if selected is None:
         return False
-    phase = (step.metadata or {}).get("phase")
-    return phase == selected or step.name == selected or step.name.startswith(selected + "/")
+    name = cols.names[index]
+    phase = (cols.metadata[index] or {}).get("phase")
+    return phase == selected or name == selected or name.startswith(selected + "/")
 
 
 NARROW = 60  # below this many columns the steps table puts attempt and tokens after the name
@@ -118,28 +119,40 @@ NARROW_STATUS = {step: glyph(status) for step, status in
 
 
 def steps_text(
-    trace: AgentTrace, *, selected: str | None = None, running: bool = False, max_steps: int = MAX_STEPS,
-    width: int | None = None,
+    trace: AgentTrace | TraceColumns, *, selected: str | None = None, running: bool = False,
+    max_steps: int = MAX_STEPS, width: int | None = None,
 ) -> Text:
     """One line per step: sequence, kind, status, attempt, tokens (in+out), name (indented by depth).
     Narrower than NARROW columns (the detail panel at 80x24): `seq ✓ kind name  a1 30+20`,
-    so a row stays on one line."""
+    so a row stays on one line.
+
+    Read from the trace's columns (the Trace tab has them as the run goes: no model object per
+    step), and only the steps shown are formatted, so a 10,000-step trace costs what 200 do but
+    for one scan for the selected phase's steps."""
+    cols = trace if isinstance(trace, TraceColumns) else TraceColumns.from_trace(trace)
+    count = len(cols)
     text = Text(no_wrap=True, overflow="ellipsis")
-    root = trace.steps[0] if trace.steps else None
-    run_status = (root.metadata or {}).get("runStatus") if root is not None else None
-    head = f"Trace {trace.fixture} · {len(trace.steps)} steps · {trace.status}"
+    root_meta = cols.metadata[0] if count else None
+    run_status = (root_meta or {}).get("runStatus") if count else None
+    head = f"Trace {cols.fixture} · {count} steps · {cols.status}"
     if run_status:
         head += f" (run {run_status})"
     text.append(head + "\n", style="bold")
     if running:
         text.append("live: the run is in progress (unfinished steps show as cancelled)\n", style="dim")
-    shown = trace.steps
-    if len(shown) > max_steps:
-        selected_steps = [s for s in shown if _mine(s, selected)]
+    shown: Sequence[int] = range(count)
+    if count > max_steps:
+        selected_steps: list[int] = []
+        if selected is not None:
+            for index in range(count):
+                if _mine(cols, index, selected):
+                    selected_steps.append(index)
+                    if len(selected_steps) == max_steps:
+                        break
         shown = (selected_steps or shown)[:max_steps]
         whose = f" of {selected}" if selected_steps else ""
         word = "step" if len(shown) == 1 else "steps"
-        text.append(f"showing {len(shown)} {word}{whose} of {len(trace.steps)} (all of them: the run's trace.json)\n",
+        text.append(f"showing {len(shown)} {word}{whose} of {count} (all of them: the run's trace.json)\n",
                     style="dim")
     narrow = width is not None and width < NARROW
     if narrow:
@@ -147,22 +160,24 @@ def steps_text(
                     style="dim")
     else:
         text.append(f"{'seq':>4} {'kind':<8} {'status':<9} {'att':>3} {'tokens':>9}  name\n", style="dim")
-    depths = _depths(trace)
-    for step in shown:
-        mine = _mine(step, selected)
-        attempt = "" if step.attempt is None else str(step.attempt)
-        name = "  " * depths.get(step.id, 0) + step.name
+    parents = dict(zip(cols.ids, cols.parent_ids, strict=True)) if shown else {}
+    for index in shown:
+        mine = _mine(cols, index, selected)
+        step_attempt, status, kind = cols.attempts[index], cols.statuses[index], cols.kinds[index]
+        attempt = "" if step_attempt is None else str(step_attempt)
+        name = "  " * _depth(cols, parents, index) + cols.names[index]
+        tokens = _tokens(cols.input_tokens[index], cols.output_tokens[index])
         if narrow:
-            text.append(f"{step.sequence:>3} ")
-            text.append(NARROW_STATUS.get(step.status, "?"), style=STATUS_STYLE.get(step.status, ""))
-            text.append(f" {step.kind:<8} ")
+            text.append(f"{cols.sequences[index]:>3} ")
+            text.append(NARROW_STATUS.get(status, "?"), style=STATUS_STYLE.get(status, ""))
+            text.append(f" {kind:<8} ")
             text.append(name, style="bold" if mine else "")
-            extra = " ".join(x for x in (f"a{attempt}" if attempt else "", _tokens(step)) if x)
+            extra = " ".join(x for x in (f"a{attempt}" if attempt else "", tokens) if x)
             text.append(f"  {extra}\n" if extra else "\n", style="dim")
             continue
-        text.append(f"{step.sequence:>4} {step.kind:<8} ")
-        text.append(f"{step.status:<9}", style=STATUS_STYLE.get(step.status, ""))
-        text.append(f" {attempt:>3} {_tokens(step):>9}  ")
+        text.append(f"{cols.sequences[index]:>4} {kind:<8} ")
+        text.append(f"{status:<9}", style=STATUS_STYLE.get(status, ""))
+        text.append(f" {attempt:>3} {tokens:>9}  ")
         text.append(name + "\n", style="bold" if mine else "")
     return text
 
@@ -237,7 +252,7 @@ def history_text(history: list[dict[str, float]], current: dict[str, float] | No
 
 
 def trace_tab(
-    trace: AgentTrace | None,
+    trace: AgentTrace | TraceColumns | None,
     report: GateReport | None,
     rules: RuleSetLoad | None,
     rules_path: Path | None,
