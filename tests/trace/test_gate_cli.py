@@ -125,3 +125,17 @@ def test_gate_does_not_import_textual() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_gate_on_a_trace_file_loads_neither_the_engine_nor_the_validators() -> None:
+    """The CI path starts light (issue 18): gating a sound trace file reads it with the typed
+    decoder, so the engine, the scorers, pydantic, jsonschema and rich's Text never load."""
+    heavy = ("tftui.engine", "tftui.scoring", "pydantic", "jsonschema", "rich.text", "textual")
+    code = (
+        "import sys; from tftui.cli import main; "
+        f"rc = main(['gate', {str(FIXTURES / 'ok.json')!r}, '--rules', {RULES!r}]); "
+        f"loaded = sorted(m for m in sys.modules if m.startswith({heavy!r})); "
+        "assert not loaded, loaded; sys.exit(rc)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr

@@ -3,57 +3,143 @@
 One table per fact, shared by the debugger and the headless commands (`tftui run`, `runs`,
 `replay --print`, reports), so the same status always reads the same. Textual-free: this
 package may use rich, never textual, and it decides no semantics (it reads engine values).
+
+The names below are re-exported lazily (PEP 562): importing one submodule (`tftui.present.terminal`,
+which every command's output goes through) does not load the others, so `tftui gate` and `tftui check`
+start without the engine and scorer modules that `header` and `phase` read.
 """
 
-from tftui.present.header import HeaderPart, cut, fit_header, pause_text, pause_variants, stop_variants
-from tftui.present.numbers import (
-    cost_json,
-    cost_known,
-    elapsed_text,
-    format_cost,
-    format_duration,
-    format_tokens,
-    spend_cost_text,
-    spend_cost_variants,
-    spend_tokens_count,
-    spend_tokens_text,
-    tokens_known,
-    tokens_text,
-    unpriced_calls,
-    untracked_calls,
-    usage_cost,
-    usage_text,
-    usage_tokens,
-)
-from tftui.present.phase import (
-    counters_text,
-    loop_iterations,
-    paused_s_at,
-    phase_duration_ms,
-    plain_reason,
-    progress,
-    run_elapsed_ms,
-)
-from tftui.present.status import (
-    ASCII,
-    DISPLAY_STATUSES,
-    ROLES,
-    RUN_STATUSES,
-    STATUSES,
-    UNICODE,
-    Glyphs,
-    Look,
-    ansi_code,
-    colour_role,
-    display_status,
-    glyph,
-    glyphs_for,
-    glyphs_for_stream,
-    look,
-    mark,
-    shown_status,
-    status_word,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tftui.present.header import HeaderPart, cut, fit_header, pause_text, pause_variants, stop_variants
+    from tftui.present.numbers import (
+        cost_json,
+        cost_known,
+        elapsed_text,
+        format_cost,
+        format_duration,
+        format_tokens,
+        spend_cost_text,
+        spend_cost_variants,
+        spend_tokens_count,
+        spend_tokens_text,
+        tokens_known,
+        tokens_text,
+        unpriced_calls,
+        untracked_calls,
+        usage_cost,
+        usage_text,
+        usage_tokens,
+    )
+    from tftui.present.phase import (
+        counters_text,
+        loop_iterations,
+        paused_s_at,
+        phase_duration_ms,
+        plain_reason,
+        progress,
+        run_elapsed_ms,
+    )
+    from tftui.present.status import (
+        ASCII,
+        DISPLAY_STATUSES,
+        ROLES,
+        RUN_STATUSES,
+        STATUSES,
+        UNICODE,
+        Glyphs,
+        Look,
+        ansi_code,
+        colour_role,
+        display_status,
+        glyph,
+        glyphs_for,
+        glyphs_for_stream,
+        look,
+        mark,
+        shown_status,
+        status_word,
+    )
+
+# name -> the submodule that defines it
+_HOMES: dict[str, str] = {
+    "ASCII": "status",
+    "DISPLAY_STATUSES": "status",
+    "Glyphs": "status",
+    "HeaderPart": "header",
+    "Look": "status",
+    "ROLES": "status",
+    "RUN_STATUSES": "status",
+    "STATUSES": "status",
+    "UNICODE": "status",
+    "ansi_code": "status",
+    "colour_role": "status",
+    "cost_json": "numbers",
+    "cost_known": "numbers",
+    "counters_text": "phase",
+    "cut": "header",
+    "display_status": "status",
+    "elapsed_text": "numbers",
+    "fit_header": "header",
+    "format_cost": "numbers",
+    "format_duration": "numbers",
+    "format_tokens": "numbers",
+    "glyph": "status",
+    "glyphs_for": "status",
+    "glyphs_for_stream": "status",
+    "look": "status",
+    "loop_iterations": "phase",
+    "mark": "status",
+    "pause_text": "header",
+    "pause_variants": "header",
+    "paused_s_at": "phase",
+    "phase_duration_ms": "phase",
+    "plain_reason": "phase",
+    "progress": "phase",
+    "run_elapsed_ms": "phase",
+    "shown_status": "status",
+    "spend_cost_text": "numbers",
+    "spend_cost_variants": "numbers",
+    "spend_tokens_count": "numbers",
+    "spend_tokens_text": "numbers",
+    "status_word": "status",
+    "stop_variants": "header",
+    "tokens_known": "numbers",
+    "tokens_text": "numbers",
+    "unpriced_calls": "numbers",
+    "untracked_calls": "numbers",
+    "usage_cost": "numbers",
+    "usage_text": "numbers",
+    "usage_tokens": "numbers",
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _HOMES.get(name)
+    if home == "header":
+        from tftui.present import header
+
+        value: object = getattr(header, name)
+    elif home == "numbers":
+        from tftui.present import numbers
+
+        value = getattr(numbers, name)
+    elif home == "phase":
+        from tftui.present import phase
+
+        value = getattr(phase, name)
+    elif home == "status":
+        from tftui.present import status
+
+        value = getattr(status, name)
+    else:
+        raise AttributeError(f"module 'tftui.present' has no attribute {name!r}")
+    globals()[name] = value  # once: later reads are plain attribute reads
+    return value
+
 
 __all__ = [
     "ASCII",

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import unicodedata
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
-from rich.text import Span, Text
+
+if TYPE_CHECKING:  # a Text is only ever handed in: headless commands load this module without rich.text
+    from rich.text import Text
 
 # Rich >= 14.3 measures graphemes (an emoji and its modifiers) as the terminal draws them, and
 # says so through split_graphemes. The declared floor, Rich 14.2 (what Textual 8.2.5 needs),
@@ -197,15 +200,7 @@ def fold_text(text: Text) -> Text:
 def rewritten(text: Text, plain: str, offsets: list[int]) -> Text:
     """`text` with its characters replaced by `plain`; `offsets` maps each old character index
     (and the end) to its new one, so every styled span covers the same characters."""
-    new = Text(
-        plain,
-        style=text.style,
-        justify=text.justify,
-        overflow=text.overflow,
-        no_wrap=text.no_wrap,
-        end=text.end,
-        tab_size=text.tab_size,
-    )
+    new = text.blank_copy(plain)  # style, justify, overflow, no_wrap, end, tab_size; no spans
     last = len(offsets) - 1
-    new.spans = [Span(offsets[min(s.start, last)], offsets[min(s.end, last)], s.style) for s in text.spans]
+    new.spans = [s._replace(start=offsets[min(s.start, last)], end=offsets[min(s.end, last)]) for s in text.spans]
     return new

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from rich.text import Text
-
-from tftui.engine.state import PhaseState
 from tftui.present.asciifold import fold_text, to_ascii
 from tftui.present.terminal import term_line, term_rich, term_text
+
+if TYPE_CHECKING:  # annotations only: the status table loads without the engine's state module
+    from rich.text import Text
+
+    from tftui.engine.state import PhaseState
 
 
 @dataclass(frozen=True)

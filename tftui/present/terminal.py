@@ -23,11 +23,12 @@ import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TextIO, cast
-
-from rich.text import Text
+from typing import TYPE_CHECKING, TextIO, cast
 
 from tftui.present.asciifold import rewritten
+
+if TYPE_CHECKING:  # annotations only: every command's output goes through here, rich.text stays unloaded
+    from rich.text import Text
 
 # One pattern, one author. `\r` is escaped unless it is followed by `\n`.
 # U+2028/U+2029 break lines for str.splitlines (and so for a TextArea) but not for split("\n"):
