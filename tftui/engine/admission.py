@@ -92,6 +92,8 @@ def admit(
     budget_reason: str | None,
 ) -> Admission:
     """docs/scheduling.md §2.1 checks 1-3' in order (the guard, check 4, is `check_guard`)."""
+    if block is None and budget_reason is None and all(map(is_satisfied, deps)):
+        return ADMITTED  # every phase's turn asks this: the common answer without a Python loop
     if block is not None:
         return Admission("blocked", blocker=block[0], block_reason=block[1])
     if budget_reason is not None:
@@ -128,11 +130,22 @@ def _guard(expr: str, runs: bool, value: bool, error: str | None) -> Guard:
     return Guard(expr, runs, value, error)
 
 
+def has_guard(expr: str | None) -> bool:
+    """False for no guard or an empty one: nothing to evaluate, the phase runs."""
+    return expr is not None and bool(expr.strip())
+
+
 def check_guard(expr: str | None, context: Callable[[], Context]) -> Guard:
     """Evaluate a guard; `context` is only built when there is an expression."""
-    if expr is None or not expr.strip():
+    if not has_guard(expr):
         return Guard(expr, True)
-    result = evaluate(expr, context())
+    assert expr is not None
+    return evaluate_guard(expr, context())
+
+
+def evaluate_guard(expr: str, ctx: Context) -> Guard:
+    """A guard that `has_guard`, evaluated on `ctx` (fail-open on an error, docs/language.md §4.6)."""
+    result = evaluate(expr, ctx)
     value = bool(result.value)
     if result.error:
         return _guard(expr, True, value, result.error)

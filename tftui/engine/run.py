@@ -32,7 +32,7 @@ from typing import Any
 from tftui.agent_types import AgentRunner, reports_cost, reports_usage
 from tftui.engine import cwd_bridge, outcome
 from tftui.engine import events as ev
-from tftui.engine.admission import ADMITTED, admit, check_guard, guard_skip_reason, satisfied
+from tftui.engine.admission import ADMITTED, admit, evaluate_guard, guard_skip_reason, has_guard, satisfied
 from tftui.engine.clock import Clock
 from tftui.engine.context import build_context, step_view
 from tftui.engine.outcome import BUDGET_TRUNCATED
@@ -229,15 +229,13 @@ class Run:
                 expr, overridden = override, True
         if expr is None:  # no guard: the phase runs, nothing to record
             return True, None, None
-        guard = check_guard(expr, lambda: build_context(self, phase))
-        if guard.value is None:  # nothing to evaluate: the phase runs
-            if overridden or expr is not None:
-                self.emit(ev.GuardEvaluated(phase_id=phase.id, expr=expr or "", value=True, overridden=overridden))
+        if not has_guard(expr):  # an empty guard: nothing to evaluate, the phase runs (recorded)
+            self.emit(ev.GuardEvaluated(phase_id=phase.id, expr=expr, value=True, overridden=overridden))
             return True, expr, None
+        guard = evaluate_guard(expr, build_context(self, phase))
         self.emit(
-            ev.GuardEvaluated(
-                phase_id=phase.id, expr=expr or "", value=guard.value, error=guard.error, overridden=overridden
-            )
+            ev.GuardEvaluated(phase_id=phase.id, expr=expr, value=guard.value is True, error=guard.error,
+                              overridden=overridden)
         )
         return guard.runs, expr, guard.error
 
@@ -255,7 +253,8 @@ class Run:
                 # never skips a sibling that was already started (docs/scheduling.md §3).
                 await asyncio.sleep(0)
         # Pause before the guard, so a guard edited while paused here applies to this phase.
-        await self.debug_point("before-phase", pid, depth=depth, round=round)
+        if self.debugger is not None:  # (no coroutine and keyword dict per phase without one)
+            await self.debug_point("before-phase", pid, depth=depth, round=round)
         if self.aborted:
             return
         run_it, expr, guard_error = self.guard(phase)
@@ -283,7 +282,7 @@ class Run:
                 pr.phase = phase.model_copy(update={"cwd": bridged})  # handlers see a literal folder
             outcome = await HANDLERS[phase.type](self, pr)
         self.finish(pr, outcome)
-        if outcome.status == "failed":
+        if outcome.status == "failed" and self.debugger is not None:
             # break-on-failure stops on the failed phase itself: waiting for the next pause point
             # never stopped when the failure skips everything after it (the run just ended)
             await self.debug_point("after-failure", pid, depth=depth, round=round)

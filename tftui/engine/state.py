@@ -13,7 +13,7 @@ call of the phase, including map items, branches, variants and judges).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -37,10 +37,11 @@ class PhaseStatus(StrEnum):
 STATUS: dict[str, PhaseStatus] = {status.value: status for status in PhaseStatus}
 
 
-def empty_usage() -> dict[str, Any]:
-    # `unpriced` / `untracked`: answered calls with no cost / no usage at all (unknown is not 0)
-    return {"input": 0, "output": 0, "cost": 0.0, "cacheRead": 0, "cacheWrite": 0, "turns": 0,
-            "unpriced": 0, "untracked": 0}
+# `unpriced` / `untracked`: answered calls with no cost / no usage at all (unknown is not 0)
+_EMPTY_USAGE: dict[str, Any] = {"input": 0, "output": 0, "cost": 0.0, "cacheRead": 0, "cacheWrite": 0,
+                                "turns": 0, "unpriced": 0, "untracked": 0}
+# A fresh zero tally on each call (a C-level copy: every phase state and phase run makes one or two).
+empty_usage: Callable[[], dict[str, Any]] = _EMPTY_USAGE.copy
 
 
 @dataclass(frozen=True, slots=True)
