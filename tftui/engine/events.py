@@ -363,6 +363,47 @@ EVENT_TYPES: dict[str, type[Event]] = {
     )
 }
 
+# ── per-call events without the keyword call of a class ─────────────────────────────────
+# In CPython 3.11 `Cls(a=…, b=…)` of a Python class packs the keywords into a dict and unpacks
+# it again for `__init__` (about 4x the cost of the assignments themselves); these two events
+# are made for every model call, so they are built field by field. Every field is set, as the
+# constructor sets it (tests/engine/test_fast_constructors.py compares them field by field).
+_new = object.__new__
+
+
+def attempt_started(phase_id: str, node_path: str, attempt: int, prompt: str, agent: str) -> AttemptStarted:
+    """`AttemptStarted(phase_id=…, node_path=…, attempt=…, prompt=…, agent=…)`."""
+    e: AttemptStarted = _new(AttemptStarted)
+    e.seq = 0
+    e.ts = 0.0
+    e.phase_id = phase_id
+    e.node_path = node_path
+    e.attempt = attempt
+    e.prompt = prompt
+    e.agent = agent
+    return e
+
+
+def agent_returned(
+    phase_id: str, node_path: str, attempt: int, output: str, error: str | None, usage: dict[str, Any] | None,
+    duration_ms: float, timed_out: bool, exit_code: int,
+) -> AgentReturned:
+    """`AgentReturned(phase_id=…, …, exit_code=…)`, every field given."""
+    e: AgentReturned = _new(AgentReturned)
+    e.seq = 0
+    e.ts = 0.0
+    e.phase_id = phase_id
+    e.node_path = node_path
+    e.attempt = attempt
+    e.output = output
+    e.error = error
+    e.usage = usage
+    e.duration_ms = duration_ms
+    e.timed_out = timed_out
+    e.exit_code = exit_code
+    return e
+
+
 _FIELDS: dict[type, tuple[str, ...]] = {cls: tuple(f.name for f in fields(cls)) for cls in EVENT_TYPES.values()}
 
 

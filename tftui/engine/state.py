@@ -297,15 +297,47 @@ def _warning(state: RunState, e: ev.PhaseWarning) -> None:
         p.warnings.append(e.message)
 
 
+_new = object.__new__
+
+
+def _started_attempt(node_path: str, attempt: int, agent: str, prompt: str, started_ts: float) -> Attempt:
+    """`Attempt(node_path=…, attempt=…, agent=…, prompt=…, started_ts=…)` set field by field, one
+    per model call (a keyword call of a class costs ~4x in CPython 3.11; see tftui.engine.events).
+    Every field is set as the constructor sets it (tests/engine/test_fast_constructors.py)."""
+    a: Attempt = _new(Attempt)
+    a.node_path = node_path
+    a.attempt = attempt
+    a.agent = agent
+    a.prompt = prompt
+    a.status = "running"
+    a.output = None
+    a.error = None
+    a.usage = None
+    a.duration_ms = 0.0
+    a.transient = False
+    a.why = ""
+    a.will_retry = False
+    a.delay_ms = None
+    a.retry_after_ms = None
+    a.started_ts = started_ts
+    return a
+
+
 def _attempt_started(state: RunState, e: ev.AttemptStarted) -> None:
-    state.phase(e.phase_id).attempt_log.append(
-        Attempt(node_path=e.node_path, attempt=e.attempt, agent=e.agent, prompt=e.prompt, started_ts=e.ts)
-    )
+    phase = state.phases.get(e.phase_id)
+    if phase is None:
+        phase = state.phase(e.phase_id)
+    phase.attempt_log.append(_started_attempt(e.node_path, e.attempt, e.agent, e.prompt, e.ts))
 
 
 def _agent_returned(state: RunState, e: ev.AgentReturned) -> None:
     p = state.phase(e.phase_id)
-    item = _find_attempt(p, e.node_path, e.attempt)
+    log = p.attempt_log
+    last = log[-1] if log else None  # nearly always the one (a call answered before the next started)
+    if last is not None and last.node_path == e.node_path and last.attempt == e.attempt:
+        item: Attempt | None = last
+    else:
+        item = _find_attempt(p, e.node_path, e.attempt)
     if item is None:
         item = Attempt(node_path=e.node_path, attempt=e.attempt)
         p.attempt_log.append(item)

@@ -378,6 +378,104 @@ def interpolate(template: JSONValue, ctx: Context) -> Interpolated:
     return Interpolated(form % tuple(texts), missing)
 
 
+# Heads whose value is the same for every item of a map phase (docs/language.md §3.2): the rest
+# (`{item…}`, any other local name, a bare `{reflexion}`) are read from the item's locals.
+_SHARED_HEADS = frozenset({"previous", "args", "steps"})
+
+
+def _per_item(path: str) -> bool:
+    head, _, rest = path.partition(".")
+    return head not in _SHARED_HEADS and not (head == "reflexion" and rest)
+
+
+class ItemTemplate:
+    """One template filled for many values of a local (the items of a map phase): `fill(value)`
+    is what `interpolate(template, Context(…, locals={name: value}))` gives, with the placeholders
+    that do not read the local resolved once instead of once per item.
+
+    The shared context must not change between `fill` calls (a map renders every item's task
+    before the first one runs)."""
+
+    __slots__ = ("_ctx", "_locals", "_name", "_form", "_texts", "_slots", "_missing_at", "_paths", "_plain",
+                 "_template")
+
+    def __init__(self, template: str, ctx: Context, name: str) -> None:
+        self._template = template
+        self._locals: JSONObject = {}
+        self._ctx = Context(ctx.args, ctx.steps, ctx.previous_output, self._locals, ctx.reflexion)
+        self._name = name
+        form, refs = _compile_template(template) if "{" in template else ("", ())
+        self._plain: str | None = None if refs else template
+        self._form = form
+        self._paths = tuple(path for path, _resolver in refs)
+        texts: list[str] = []
+        # (index, path, resolver, key): `key` for `{name.key}`, read straight from a dict item
+        slots: list[tuple[int, str, Resolver, str | None]] = []
+        missing_at: list[int] = []
+        for index, (path, resolver) in enumerate(refs):
+            if _per_item(path):
+                texts.append("")
+                head, _, key = path.partition(".")
+                own_key = key if head == name and key and "." not in key else None
+                slots.append((index, path, resolver, own_key))
+                continue
+            try:
+                shared = resolver(self._ctx)
+            except Exception:  # a malformed context: treat the ref as unresolved (as `interpolate`)
+                shared = MISSING
+            text, missing = _filled(path, shared)
+            texts.append(text)
+            if missing:
+                missing_at.append(index)
+        self._texts = texts
+        self._slots = tuple(slots)
+        self._missing_at = tuple(missing_at)  # shared placeholders left unresolved
+
+    def fill(self, value: JSONValue) -> Interpolated:
+        if self._plain is not None:
+            return Interpolated(self._plain, [])
+        try:
+            return self._fill(value)
+        except Exception:  # a resolver that raised: `interpolate` itself says what that gives
+            return interpolate(self._template, Context(self._ctx.args, self._ctx.steps, self._ctx.previous_output,
+                                                       {self._name: value}, self._ctx.reflexion))
+
+    def _fill(self, value: JSONValue) -> Interpolated:
+        self._locals[self._name] = value
+        ctx = self._ctx
+        texts = self._texts.copy()
+        missing_here: list[int] | None = None
+        own = value if type(value) is dict else None
+        for index, path, resolver, key in self._slots:
+            # an own key of a dict item is what the resolver would find (js_get of a present key)
+            found = own.get(key, _NOPE) if key is not None and own is not None else _NOPE
+            text, missing = _filled(path, resolver(ctx) if found is _NOPE else found)
+            texts[index] = text
+            if missing:
+                missing_here = [index] if missing_here is None else [*missing_here, index]
+        text = self._form % tuple(texts)
+        if missing_here is None and not self._missing_at:
+            return Interpolated(text, [])
+        # unresolved placeholders in template order, with duplicates (as `interpolate` lists them)
+        at = sorted((*self._missing_at, *(missing_here or ())))
+        return Interpolated(text, [self._paths[index] for index in at])
+
+
+_SAFE_INT = 2**53  # below it, a JS number prints as Python prints the int (js_number_str)
+
+
+def _filled(path: str, value: JSONValue) -> tuple[str, bool]:
+    """(insertion text, unresolved?) of one placeholder's value, as `interpolate` fills it."""
+    kind = type(value)
+    if kind is str:
+        return value, False
+    if kind is int and -_SAFE_INT < value < _SAFE_INT:
+        return str(value), False
+    if value is MISSING:
+        return "{" + path + "}", True
+    return value_text(value), False
+
+
 def interpolate_value(value: JSONValue, ctx: Context) -> JSONValue:
     """docs/language.md §3.8: an exact single placeholder keeps its type; mixed strings become text; others pass.
 

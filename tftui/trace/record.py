@@ -188,7 +188,8 @@ class _Recorder:
             meta["iteration"] = max(1, self.iterations.get(e.phase_id, 1))
         parent = self.parent_for(node) if "/" in node else 0  # first: it may add the sub-flow's step
         steps = self.steps  # (`new`, inlined: two of these per model call)
-        step = _Step(len(steps), node, "model", "cancelled", parent, attempt=e.attempt + 1, metadata=meta)
+        # (positional: a keyword call of a class costs ~2x in CPython 3.11, once per model call)
+        step = _Step(len(steps), node, "model", "cancelled", parent, e.attempt + 1, None, None, None, meta)
         steps.append(step)
         self.open_calls[(node, e.attempt)] = step
 

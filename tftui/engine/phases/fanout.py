@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,7 +11,7 @@ from tftui.engine import events as ev
 from tftui.engine.calls import CallOutcome, CallSpec, call_with_retry
 from tftui.engine.context import build_context, preread
 from tftui.engine.phases.agent import render
-from tftui.engine.phases.base import PhaseHost, PhaseOutcome, PhaseRun, agent_of, phase_as
+from tftui.engine.phases.base import PhaseHost, PhaseOutcome, PhaseRun, agent_of, phase_as, unresolved_warning
 from tftui.flow.model import MapPhase
 from tftui.lang.jsonish import lenient_parse
 from tftui.lang.values import MISSING
@@ -38,27 +39,23 @@ def width_of(run: PhaseHost, phase: Any) -> int:
 
 async def run_items(run: PhaseHost, pr: PhaseRun, items: list[Item], output_mode: str) -> None:
     """Run every item (at most `width` at once, started in order); over budget -> skipped."""
+    budgeted = run.flow.budget is not None  # without a budget nothing is ever over it
 
-    async def one(item: Item) -> None:
-        if run.over_budget() is not None:
-            return
-        spec = CallSpec(node_path=item.node_path, agent=item.agent, task=item.task, output=output_mode)
-        item.call = await call_with_retry(run, pr, spec)
+    async def run_all(queue: Iterator[Item]) -> None:
+        for item in queue:
+            if budgeted and run.over_budget() is not None:
+                continue
+            # (positional: a keyword call of a class costs ~2x in CPython 3.11, once per item)
+            item.call = await call_with_retry(run, pr, CallSpec(item.node_path, item.agent, item.task, output_mode))
 
     width = width_of(run, pr.phase)
     if width == 1 or len(items) <= 1:
-        for item in items:
-            await one(item)
+        await run_all(iter(items))
         return
     # A fixed pool of `width` workers pulling items in order: the same start order and
     # concurrency as one task per item behind a semaphore, at a fraction of the cost.
     queue = iter(items)
-
-    async def worker() -> None:
-        for item in queue:
-            await one(item)
-
-    results = await asyncio.gather(*(worker() for _ in range(min(width, len(items)))), return_exceptions=True)
+    results = await asyncio.gather(*(run_all(queue) for _ in range(min(width, len(items)))), return_exceptions=True)
     for result in results:
         if isinstance(result, BaseException):
             raise result
@@ -172,16 +169,24 @@ async def execute_map(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
     run.emit(ev.ItemsResolved(phase_id=phase.id, total=len(array)))  # so progress can say 2/1000 while it runs
     if not array:
         return PhaseOutcome(status="done", output="", json=[] if phase.output == "json" else MISSING)
-    from tftui.lang.interpolate import Context
-
     prefix = preread(run, phase, ctx)
-    name = phase.as_ or "item"
     agent = agent_of(phase)
-    items = []
-    for i, value in enumerate(array):
-        item_ctx = Context(
-            args=ctx.args, steps=ctx.steps, previous_output=ctx.previous_output, locals={name: value}
-        )
-        items.append(Item(f"{phase.id}#item-{i}", agent, prefix + render(run, pr, phase.task, item_ctx)))
+    base = f"{phase.id}#item-"
+    template = phase.task
+    if isinstance(template, str) and "{" in template:
+        # The task compiled once for the phase: placeholders that do not read the item are
+        # resolved once, not once per item (what `render` does per item, warnings included).
+        from tftui.lang.interpolate import ItemTemplate
+
+        filler = ItemTemplate(template, ctx, phase.as_ or "item")
+        items = []
+        for i, value in enumerate(array):
+            filled = filler.fill(value)
+            if filled.missing:
+                run.phase_warning(phase.id, unresolved_warning(list(filled.missing)))
+            items.append(Item(base + str(i), agent, prefix + filled.text))
+    else:  # no placeholder: every item gets the same task
+        task = prefix + render(run, pr, template, ctx)
+        items = [Item(base + str(i), agent, task) for i in range(len(array))]
     await run_items(run, pr, items, phase.output)
     return merge(items, phase.output)
