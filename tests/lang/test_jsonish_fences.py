@@ -33,3 +33,11 @@ def test_edge_cases() -> None:
 def test_a_fenced_answer_parses() -> None:
     assert lenient_parse('Sure!\n\n```json\n{"ok": true}\n```\nBye') == {"ok": True}
     assert lenient_parse('```text\nno\n```\n```json\n[1, 2]\n```') == [1, 2]  # json-tagged first
+
+
+@settings(max_examples=150)
+@given(st.integers(0, 30), st.lists(st.sampled_from(["`", "``", "```", "\n", "x", "json\n", "{}"]), max_size=30))
+def test_scanner_equals_the_reference_regex_among_many_backticks(spans: int, pieces: list[str]) -> None:
+    # inline `code` before the fences: past a few single backticks the scan goes on with a three-character find
+    text = "see `a` " * spans + "".join(pieces) + "```json\n{}\n```"
+    assert fenced_blocks(text) == _reference(text)
