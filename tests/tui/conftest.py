@@ -59,6 +59,24 @@ async def run_to_end(pilot, app: TftuiApp) -> None:
     await settle(pilot, lambda: app.last_result is not None and not app.ctl.running)
 
 
+async def what_if(pilot, screen, **values: str) -> str:
+    """Set what-if fields (`threshold="0.5"`, `s1_pattern=...`) and wait until the dialog shows its
+    answer for exactly these values; returns that answer's text. The answer is worked out in a
+    worker thread (docs/trust.md §3: a regex match has a budget), so on a loaded machine it can
+    arrive frames after the change: reading it after one pause could read "checking…" or the
+    answer for the values before."""
+    from textual.widgets import Input
+
+    changes = 0
+    asked = screen._asked  # the dialog numbers the form's values as they change
+    for key, value in values.items():
+        field = screen.query_one(f"#wi-{key.replace('_', '-')}", Input)
+        changes += field.value != value  # an unchanged value sends no Changed message
+        field.value = value
+    await settle(pilot, lambda: screen._asked >= asked + changes and not screen.checking)
+    return str(screen.query_one("#whatif-result").render())
+
+
 def statuses(app: TftuiApp) -> dict[str, str]:
     from tftui import present
 

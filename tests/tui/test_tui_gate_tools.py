@@ -169,20 +169,14 @@ async def test_what_if_threshold_flips_block_without_judge_call(h, tmp_path):
         calls = len(runner.calls)
         screen = await _open_what_if(pilot, h, app)
         assert screen.focused is screen.query_one("#wi-threshold")  # typing changes the threshold first
-        screen.query_one("#wi-threshold", Input).value = "0.5"
-        await pilot.pause()
-        shown = str(screen.query_one("#whatif-result").render())
+        shown = await h.what_if(pilot, screen, threshold="0.5")
         assert "before: BLOCK (judge)" in shown
         assert "after:  PASS (score) — early cutoff: lower bound 0.50" in shown
         assert "verdict flips: block → pass (score)" in shown
         assert "judge would be asked: no" in shown
-        screen.query_one("#wi-threshold", Input).value = "0.8"
-        await pilot.pause()
-        shown = str(screen.query_one("#whatif-result").render())
+        shown = await h.what_if(pilot, screen, threshold="0.8")
         assert "judge would be asked: yes" in shown and "with the previous judge score it would block" in shown
-        screen.query_one("#wi-threshold", Input).value = "x"
-        await pilot.pause()
-        assert "threshold: 'x' is not a number" in str(screen.query_one("#whatif-result").render())
+        assert "threshold: 'x' is not a number" in await h.what_if(pilot, screen, threshold="x")
         assert len(runner.calls) == calls  # nothing was sent to any model
         assert flow_path.read_text() == (SAMPLES / "validate_judge.json").read_text()  # nor written
 
@@ -192,17 +186,14 @@ async def test_what_if_writes_to_file_and_refuses_after_disk_change(h, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await _run_and_show(pilot, h, app, GATE, "gate")
         screen = await _open_what_if(pilot, h, app)
-        screen.query_one("#wi-threshold", Input).value = "0.5"
-        screen.query_one("#wi-s1-pattern", Input).value = '"status"\\s*:\\s*"(success|ok)"'
-        await pilot.pause()
+        await h.what_if(pilot, screen, threshold="0.5", s1_pattern='"status"\\s*:\\s*"(success|ok)"')
         await pilot.press("ctrl+w")
         assert "Written to" in str(screen.query_one("#whatif-status").render())
         score = json.loads(flow_path.read_text())["phases"][1]["score"]
         assert score["threshold"] == 0.5 and score["scorers"][1]["pattern"] == '"status"\\s*:\\s*"(success|ok)"'
         # someone else edits the file: the next write must refuse, leaving their change alone
         flow_path.write_text(flow_path.read_text().replace('"threshold": 0.5', '"threshold": 0.6'))
-        screen.query_one("#wi-threshold", Input).value = "0.55"
-        await pilot.pause()
+        await h.what_if(pilot, screen, threshold="0.55")
         await pilot.press("ctrl+w")
         status = str(screen.query_one("#whatif-status").render())
         assert "Not written:" in status and "changed on disk since it was loaded; not saved" in status

@@ -21,6 +21,10 @@ def _joined(rows: list[str]) -> str:
     return " ".join(" ".join(row.strip(" │|") for row in rows).split())
 
 
+def _answer(screen) -> str:
+    return str(screen.query_one("#whatif-result").render())
+
+
 @SIZED
 @MODES
 async def test_the_walkthrough_reads_above_the_buttons(h, size, ascii):
@@ -35,7 +39,9 @@ async def test_the_walkthrough_reads_above_the_buttons(h, size, ascii):
         screen = app.screen
         h.type_fast(app, "\b\b\b\b0.55")  # empty the threshold, type the new one, in one burst
         await h.settle(pilot, lambda: screen.values()["threshold"] != "0.7")
-        await pilot.pause()
+        # the answer is worked out in a worker thread: wait for the one for the typed value
+        await h.settle(pilot, lambda: screen.values()["threshold"] != "0.7" and not screen.checking
+                       and "0.55" in _answer(screen))
         assert screen.values()["threshold"] == "0.55"  # no key lost, none out of order
         buttons_at = screen.query_one("#close").region.y
         above = h.screen_lines(app)[:buttons_at]
@@ -44,8 +50,8 @@ async def test_the_walkthrough_reads_above_the_buttons(h, size, ascii):
         assert "with the previous judge score it would pass" in text
         assert text.endswith("0.55 -> pass") if ascii else text.endswith("0.55 → pass"), text  # the estimate, whole
         h.type_fast(app, "\b\b\b\b0.5")
-        await h.settle(pilot, lambda: screen.values()["threshold"] == "0.5")
-        await pilot.pause()
+        await h.settle(pilot, lambda: screen.values()["threshold"] == "0.5" and not screen.checking
+                       and "PASS (score)" in _answer(screen))
         text = _joined(h.screen_lines(app)[: screen.query_one("#close").region.y])
         assert "after: PASS (score)" in text, text
 
