@@ -124,8 +124,19 @@ async def test_tftui_flow_opens_with_defaults_and_logs_the_problems(tftui, user_
         == expected_problems(user_file)
 
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        notes = [e.text for e in app.query_one(EventLog).entries]
-        assert any(n.startswith(f"· {user_file}: ui.theme: unknown theme 'drakula'") for n in notes), notes
+
+        def notes() -> list[str]:
+            return [e.text for e in app.query_one(EventLog).entries]
+
+        def theme_noted() -> bool:
+            return any(n.startswith(f"· {user_file}: ui.theme: unknown theme 'drakula'") for n in notes())
+
+        # the start-up notes are logged once the main screen has mounted, frames after the app
+        # starts on a loaded machine: wait for them (bounded), then check what they say
+        for _ in range(500):
+            if theme_noted():
+                break
+            await pilot.pause(0.01)
+        assert theme_noted(), notes()
         assert app.theme == "tftui-dark"
         assert app.keymap == {"tftui.run": "g"}
