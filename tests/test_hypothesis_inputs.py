@@ -165,7 +165,10 @@ def test_decoded_events_fold_without_raising(rows) -> None:  # noqa: ANN001
     fold(events)
 
 
-@settings(max_examples=50, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# Health checks named here replace the suite profile's list (tests/conftest.py): too_slow is named
+# again (each example writes files, which a loaded machine makes slow, not wrong), and the
+# function-scoped autouse config isolation may be shared by the examples (each makes its own directory).
+@settings(max_examples=50, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(st.lists(ROWS.map(lambda rows: "\n".join(json.dumps(r, allow_nan=True) for r in rows))
                 | st.binary(max_size=60).map(lambda b: b.decode("latin-1")), max_size=3).map("\n".join))
 def test_the_journal_reader_reads_or_says_damaged(tmp_path_factory, text: str) -> None:  # noqa: ANN001
@@ -179,7 +182,10 @@ def test_the_journal_reader_reads_or_says_damaged(tmp_path_factory, text: str) -
         fold(events)
 
 
-@settings(max_examples=50, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# Health checks named here replace the suite profile's list (tests/conftest.py): too_slow is named
+# again (each example writes files, which a loaded machine makes slow, not wrong), and the
+# function-scoped autouse config isolation may be shared by the examples (each makes its own directory).
+@settings(max_examples=50, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(st.dictionaries(st.sampled_from(["bundle.json", "events.jsonl", "meta.json", "flow.json", "trace.json",
                                         "answers.replies.json", "other"]),
                        st.binary(max_size=40) | JSON.map(lambda v: json.dumps(v, allow_nan=True).encode())
