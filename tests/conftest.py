@@ -7,12 +7,20 @@ offline and deterministic.
 
 import importlib.util
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+# Bytecode is cached even where the environment says not to (PYTHONDONTWRITEBYTECODE, as some CI
+# and sandbox images set): otherwise every `python -m tftui` a test starts compiles the whole
+# package again (~0.5 s of CPU each), and pytest rewrites every test module's asserts afresh.
+# __pycache__/ is git-ignored. Set before the tests import tftui; inherited by subprocesses.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 # The loopback chat-completions server (tests/fake_provider.py), loaded by path: under
 # --import-mode=importlib test helpers are not importable by name.
