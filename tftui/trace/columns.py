@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, islice
+from operator import lt
 from typing import TYPE_CHECKING, Final, Literal, Protocol
 
 if TYPE_CHECKING:
@@ -87,10 +88,14 @@ class TraceColumns:
     # Facts derived from whole columns, computed once and shared by integrity, normalization and
     # rules (a pass over a million scattered objects costs as much as the work done in it). The
     # columns are never changed once built, so these never go stale.
+    # numbers_sound: set by a reader that proved, while reading, what integrity's number checks
+    # check (every number finite, 0 <= n <= 2**53, attempts >= 1; docs/trace-gates.md §4).
+    numbers_sound: bool = field(default=False, init=False, repr=False, compare=False)
     _roots: int | None = field(default=None, init=False, repr=False, compare=False)
-    _metadata_summary: tuple[set[str], set[MetaValue]] | None = field(
-        default=None, init=False, repr=False, compare=False
-    )
+    _increasing: bool | None = field(default=None, init=False, repr=False, compare=False)
+    _canonical_ids: bool | None = field(default=None, init=False, repr=False, compare=False)
+    _metadata_keys: set[str] | None = field(default=None, init=False, repr=False, compare=False)
+    _metadata_values: set[MetaValue] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.names)
@@ -101,24 +106,57 @@ class TraceColumns:
             self._roots = self.parent_ids.count(None)
         return self._roots
 
-    def metadata_summary(self) -> tuple[set[str], set[MetaValue]]:
-        """(every metadata key, every distinct metadata value) over all steps; values that compare
-        equal are one (1, 1.0 and True), which is all a check of "is any value bad" needs."""
-        if self._metadata_summary is None:
+    def increasing(self) -> bool:
+        """Sequences strictly ascending in array order (so unique, and already in normalized order)."""
+        if self._increasing is None:
+            seqs = self.sequences
+            try:
+                self._increasing = all(map(lt, seqs, islice(seqs, 1, None)))
+            except TypeError:  # a value that is not a number (in-memory columns): not proven
+                self._increasing = False
+        return self._increasing
+
+    def canonical_ids(self) -> bool:
+        """Every id is `s<its sequence>`, the name normalization gives it (a trace tftui wrote)."""
+        if self._canonical_ids is None:
+            self._canonical_ids = self.ids == [f"s{q}" for q in self.sequences]
+        return self._canonical_ids
+
+    def metadata_keys(self) -> set[str]:
+        """Every metadata key over all steps."""
+        if self._metadata_keys is None:
+            self._metadata_keys = set(chain.from_iterable(filter(None, self.metadata)))
+        return self._metadata_keys
+
+    def metadata_values(self) -> set[MetaValue]:
+        """Every distinct metadata value over all steps; values that compare equal are one (1, 1.0
+        and True), which is all a check of "is any value bad" needs."""
+        if self._metadata_values is None:
             present = list(filter(None, self.metadata))
             try:
                 values = set(chain.from_iterable(map(dict.values, present)))
             except TypeError:  # a value outside the schema (a list from an in-memory recorder): not a scalar fact
                 values = {v for v in chain.from_iterable(map(dict.values, present)) if type(v) in _SCALARS}
-            self._metadata_summary = (set(chain.from_iterable(present)), values)
-        return self._metadata_summary
+            self._metadata_values = values
+        return self._metadata_values
+
+    def metadata_summary(self) -> tuple[set[str], set[MetaValue]]:
+        """(`metadata_keys()`, `metadata_values()`)."""
+        return self.metadata_keys(), self.metadata_values()
 
     def share_summaries(self, source: TraceColumns, *, same_metadata: bool) -> TraceColumns:
-        """Carry `source`'s derived facts over to these columns (the same steps, reordered and
-        renamed: the root count stays; the metadata summary stays when no metadata changed)."""
+        """Carry `source`'s derived facts over to these columns (the same steps, sorted by sequence
+        and renamed `s<sequence>`: the root count and the numbers' soundness stay, the ids are
+        canonical, the sequences ascending when they were; the metadata summary stays when no
+        metadata changed)."""
         self._roots = source._roots
+        self.numbers_sound = source.numbers_sound
+        self._canonical_ids = True
+        if source._increasing:
+            self._increasing = True
         if same_metadata:
-            self._metadata_summary = source._metadata_summary
+            self._metadata_keys = source._metadata_keys
+            self._metadata_values = source._metadata_values
         return self
 
     @classmethod

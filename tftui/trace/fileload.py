@@ -20,18 +20,25 @@ from __future__ import annotations
 
 import gc
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
+from msgspec import Meta
 
 from tftui.trace.columns import StepKind, StepStatus, TraceColumns
-from tftui.trace.integrity import schema_error, schema_problems
+from tftui.trace.integrity import MAX_SAFE_INTEGER, schema_error, schema_problems
 
 __all__ = ["FileLoad", "fast_columns", "load_trace_file"]
 
 _ABSENT = object()
 _MetaValue = str | int | float | bool | None
+# What integrity checks of every number (docs/trace-gates.md §4), as the decoder's own range
+# checks: finite (the decoder refuses NaN and Infinity anyway), 0 <= n <= 2**53, attempts >= 1.
+_MAX = MAX_SAFE_INTEGER
+_Sound = Annotated[int, Meta(ge=0, le=_MAX)] | Annotated[float, Meta(ge=0, le=float(_MAX))]
+_SoundMetaValue = str | bool | None | Annotated[int, Meta(ge=0, le=_MAX)] | Annotated[float, Meta(ge=0, le=float(_MAX))]
 
 
 class _Step(msgspec.Struct, gc=False):
@@ -51,15 +58,31 @@ class _Step(msgspec.Struct, gc=False):
     metadata: dict[str, _MetaValue] | None = None
 
 
+class _SoundStep(_Step, gc=False):
+    """`_Step` whose numbers are also in integrity's range: a file read so needs no number check."""
+
+    sequence: Annotated[int, Meta(ge=0, le=_MAX)]
+    attempt: Annotated[int, Meta(ge=1, le=_MAX)] | None = None
+    inputTokens: _Sound | None = None  # noqa: N815
+    outputTokens: _Sound | None = None  # noqa: N815
+    durationMs: _Sound | None = None  # noqa: N815
+    metadata: dict[str, _SoundMetaValue] | None = None
+
+
 class _TraceFile(msgspec.Struct, gc=False):
     """The file's top level: schemaVersion, fixture and steps are required (the schema's `required`)."""
 
     schemaVersion: Literal[1]  # noqa: N815
     fixture: str
-    steps: list[_Step]
+    steps: Sequence[_Step]
     status: StepStatus | None = None
 
 
+class _SoundTraceFile(_TraceFile, gc=False):
+    steps: Sequence[_SoundStep]
+
+
+_SOUND_DECODER = msgspec.json.Decoder(_SoundTraceFile)
 _DECODER = msgspec.json.Decoder(_TraceFile)
 
 
@@ -75,11 +98,20 @@ class FileLoad:
 
 def fast_columns(data: bytes) -> TraceColumns | None:
     """The trace's columns when the typed decode accepts the file (then they equal `load_columns`'s);
-    None when it does not (the caller takes the schema check and the strict loader)."""
+    None when it does not (the caller takes the schema check and the strict loader).
+
+    First with integrity's number ranges checked as the file is read (`numbers_sound`: integrity
+    then skips those passes); a file with a number out of range is read again without them, so
+    integrity finds that number and words it as before."""
     paused = gc.isenabled()
     gc.disable()  # the metadata dicts are tracked: a million of them would be re-scanned per collection
     try:
-        trace = _DECODER.decode(data)
+        sound = True
+        try:
+            trace: _TraceFile = _SOUND_DECODER.decode(data)
+        except msgspec.ValidationError:
+            sound = False
+            trace = _DECODER.decode(data)
     except msgspec.MsgspecError:
         return None
     finally:
@@ -87,7 +119,7 @@ def fast_columns(data: bytes) -> TraceColumns | None:
             gc.enable()
     steps = trace.steps
     # List comprehensions: the cheapest way CPython has to pull one field out of a million records.
-    return TraceColumns(
+    cols = TraceColumns(
         fixture=trace.fixture, status=trace.status,
         ids=[s.id for s in steps], parent_ids=[s.parentId for s in steps], sequences=[s.sequence for s in steps],
         names=[s.name for s in steps], kinds=[s.kind for s in steps], statuses=[s.status for s in steps],
@@ -95,6 +127,8 @@ def fast_columns(data: bytes) -> TraceColumns | None:
         output_tokens=[s.outputTokens for s in steps], durations=[s.durationMs for s in steps],
         metadata=[s.metadata for s in steps],
     )
+    cols.numbers_sound = sound
+    return cols
 
 
 def _parse(data: bytes) -> Any:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+from bisect import bisect_left
 from collections.abc import Iterator
 from functools import lru_cache
 from importlib import resources
@@ -142,6 +143,22 @@ def _cycle_problem(ids: list[str], parent_ids: list[str | None], parents: set[st
     return None
 
 
+def _canonical_parents_known(parents: set[str], sequences: list[int]) -> bool:
+    """With ids `s<sequence>` and sequences ascending: True when every distinct parent is a step's
+    id (a binary search per parent; a run's trace has a handful); False when unsure."""
+    if len(parents) > _FEW_PARENTS:
+        return False
+    for parent in parents:
+        try:
+            sequence = int(parent[1:])
+        except ValueError:
+            return False
+        at = bisect_left(sequences, sequence)
+        if parent != f"s{sequence}" or at == len(sequences) or sequences[at] != sequence:
+            return False
+    return True
+
+
 def _present(column: list[Any]) -> list[Any]:
     return list(compress(column, map(is_not, column, repeat(None))))
 
@@ -159,21 +176,30 @@ def check_columns(cols: TraceColumns) -> list[str]:
         return len(problems) >= _MAX_PROBLEMS
 
     ids = cols.ids
-    known = set(ids)
-    # Ids must be unique, or parent links are ambiguous.
-    if len(known) != len(ids):
-        seen: set[str] = set()
-        for step_id in ids:
-            if step_id in seen and add(f"duplicate id {step_id}"):
-                return problems
-            seen.add(step_id)
     parents = cast("set[str]", set(cols.parent_ids) - {None})
-    if not parents <= known:
-        for step_id, parent in zip(ids, cols.parent_ids, strict=True):
-            if parent is not None and parent not in known and add(f"unknown parent {parent} for step {step_id}"):
-                return problems
+    # A trace as tftui writes it (ids `s<sequence>`, sequences ascending) has unique ids and
+    # sequences by construction: proven without a set of a million ids or sequences.
+    canonical = cols.increasing() and cols.canonical_ids()
+    known: set[str] | None = None
+    if not canonical:
+        # Ids must be unique, or parent links are ambiguous.
+        known = set(ids)
+        if len(known) != len(ids):
+            seen: set[str] = set()
+            for step_id in ids:
+                if step_id in seen and add(f"duplicate id {step_id}"):
+                    return problems
+                seen.add(step_id)
+    if not (canonical and _canonical_parents_known(parents, cols.sequences)):
+        if known is None:
+            known = set(ids)
+        if not parents <= known:
+            for step_id, parent in zip(ids, cols.parent_ids, strict=True):
+                if parent is not None and parent not in known and add(f"unknown parent {parent} for step {step_id}"):
+                    return problems
+    unique_ids = canonical or (known is not None and len(known) == len(ids))
 
-    if len(set(cols.sequences)) != len(cols.sequences):
+    if not cols.increasing() and len(set(cols.sequences)) != len(cols.sequences):
         ordered = sorted(cols.sequences)
         for prev, cur in zip(ordered, ordered[1:], strict=False):
             if cur == prev and add(f"duplicate sequence {cur}"):
@@ -182,7 +208,7 @@ def check_columns(cols: TraceColumns) -> list[str]:
     roots = cols.root_count()
     if roots != 1 and add(f"expected exactly one root step, found {roots}"):
         return problems
-    cycle = _cycle_problem(ids, cols.parent_ids, parents) if len(known) == len(ids) else None
+    cycle = _cycle_problem(ids, cols.parent_ids, parents) if unique_ids else None
     if cycle is not None and add(cycle):
         return problems
 
@@ -191,37 +217,41 @@ def check_columns(cols: TraceColumns) -> list[str]:
         if add("missing terminal status"):
             return problems
 
-    numeric = (
-        ("sequence", cols.sequences),
-        ("attempt", cols.attempts),
-        ("inputTokens", cols.input_tokens),
-        ("outputTokens", cols.output_tokens),
-        ("durationMs", cols.durations),
-    )
-    for field, column in numeric:
-        if _column_sound(column):
-            continue
-        for step_id, value in zip(ids, column, strict=True):
-            problem = _number_problem(field, value, step_id) if value is not None else None
-            if problem is not None and add(problem):
-                return problems
-    if 0 in _present(cols.attempts):
-        for step_id, attempt in zip(ids, cols.attempts, strict=True):
-            # docs/trace-gates.md §1: attempt is an integer ≥ 1 (0 would be a 0-based counter leaking into the trace).
-            if attempt is not None and attempt == 0 and add(f"attempt {_num(attempt)} below 1 on step {step_id}"):
-                return problems
-
-    # The distinct values answer for all of them (a value equal to a sound one is sound; NaN stays:
-    # it equals nothing); a set of a million values costs a fraction of a type test per value.
-    keys, distinct = cols.metadata_summary()
-    numbers = [v for v in distinct if type(v) in _NUMBER_TYPES]
-    if not _all_sound(numbers):
-        for step_id, metadata in zip(ids, cols.metadata, strict=True):
-            for key, meta_value in (metadata or {}).items():
-                problem = _number_problem(f"metadata.{key}", meta_value, step_id) \
-                    if type(meta_value) in _NUMBER_TYPES else None
+    # Numbers: a reader that checked every number as it read (fileload's typed decode) proved
+    # all of this already (cols.numbers_sound); whatever it refused was read another way.
+    if not cols.numbers_sound:
+        numeric = (
+            ("sequence", cols.sequences),
+            ("attempt", cols.attempts),
+            ("inputTokens", cols.input_tokens),
+            ("outputTokens", cols.output_tokens),
+            ("durationMs", cols.durations),
+        )
+        for field, column in numeric:
+            if _column_sound(column):
+                continue
+            for step_id, value in zip(ids, column, strict=True):
+                problem = _number_problem(field, value, step_id) if value is not None else None
                 if problem is not None and add(problem):
                     return problems
+        if 0 in _present(cols.attempts):
+            for step_id, attempt in zip(ids, cols.attempts, strict=True):
+                # docs/trace-gates.md §1: attempt is an integer ≥ 1 (0 would be a 0-based counter leaking into the trace).
+                if attempt is not None and attempt == 0 and add(f"attempt {_num(attempt)} below 1 on step {step_id}"):
+                    return problems
+
+        # The distinct values answer for all of them (a value equal to a sound one is sound; NaN stays:
+        # it equals nothing); a set of a million values costs a fraction of a type test per value.
+        distinct = cols.metadata_values()
+        numbers = [v for v in distinct if type(v) in _NUMBER_TYPES]
+        if not _all_sound(numbers):
+            for step_id, metadata in zip(ids, cols.metadata, strict=True):
+                for key, meta_value in (metadata or {}).items():
+                    problem = _number_problem(f"metadata.{key}", meta_value, step_id) \
+                        if type(meta_value) in _NUMBER_TYPES else None
+                    if problem is not None and add(problem):
+                        return problems
+    keys = cols.metadata_keys()
     if any(k.lower() in FORBIDDEN_METADATA_KEYS for k in keys):
         for step_id, metadata in zip(ids, cols.metadata, strict=True):
             for key in metadata or ():

@@ -77,7 +77,8 @@ def uses_fake_clock(cols: TraceColumns) -> bool:
 def normalize_columns(cols: TraceColumns, *, fake_clock: bool | None = None) -> TraceColumns:
     keep_duration = uses_fake_clock(cols) if fake_clock is None else fake_clock
     seqs = cols.sequences
-    if seqs == sorted(seqs):
+    in_order = cols.increasing() or seqs == sorted(seqs)
+    if in_order:
         def reorder(column: list[_T]) -> list[_T]:
             return column
     else:
@@ -90,9 +91,10 @@ def normalize_columns(cols: TraceColumns, *, fake_clock: bool | None = None) -> 
     metadata = _clean_metadata(ordered_metadata, cols)
     bad = metadata is not ordered_metadata
     sequences = reorder(seqs)
-    new_ids = [f"s{q}" for q in sequences]
     ids = reorder(cols.ids)
-    if ids == new_ids:  # already named so (a trace tftui wrote): every parent keeps its name
+    if in_order and cols.canonical_ids():  # a trace tftui wrote: named so already, in order (integrity knows)
+        new_ids, parents = ids, cols.parent_ids
+    elif ids == (new_ids := [f"s{q}" for q in sequences]):  # already named so: every parent keeps its name
         parents = reorder(cols.parent_ids)
     else:
         rename = dict(zip(ids, new_ids, strict=True))
