@@ -196,15 +196,30 @@ def prompt(spec: PhaseBase | None, state: PhaseState | None, *, max_calls: int |
     return out
 
 
+def streaming(state: PhaseState | None) -> bool:
+    """The Output tab shows the text streaming in (not yet the phase's output or error)."""
+    return state is None or (state.output is None and not state.error)
+
+
+def live_tail(live: str) -> str:
+    """The newest LIVE_PANEL_CHARS characters of an answer streaming in (`…` before them when cut)."""
+    return live if len(live) <= LIVE_PANEL_CHARS else "…" + live[-LIVE_PANEL_CHARS:]
+
+
+def streaming_note(total: int, shown: int) -> str:
+    """The line above an answer streaming in: how much has arrived, and how much of it is shown."""
+    more = f"; the newest {shown:,} shown" if shown < total else ""
+    return f"(streaming: {total:,} characters so far{more})"
+
+
 def output(spec: PhaseBase | None, state: PhaseState | None, live: str = "") -> Text:
     """The phase's output; while its call streams (`live`: README "Real agents"), the text so far."""
     out = Text()
-    if state is None or (state.output is None and not state.error):
+    if state is None or streaming(state):
         if live:
             # the newest text only: re-wrapping a 100 KB answer ten times a second would hold the keys
-            shown = live if len(live) <= LIVE_PANEL_CHARS else "…" + live[-LIVE_PANEL_CHARS:]
-            more = f"; the last {LIVE_PANEL_CHARS:,} shown" if shown is not live else ""
-            out.append(f"(streaming: {len(live):,} characters so far{more})\n", style="italic dim")
+            shown = live_tail(live)
+            out.append(streaming_note(len(live), len(shown) - (shown is not live)) + "\n", style="italic dim")
             out.append(shown)
             return out
         out.append("(no output yet)", style="italic")

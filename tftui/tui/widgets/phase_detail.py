@@ -20,6 +20,7 @@ from tftui import present
 from tftui.engine.state import PhaseState
 from tftui.flow.model import PhaseBase
 from tftui.tui import detail_text
+from tftui.tui.widgets import live_panel
 
 TABS = ("overview", "prompt", "output", "gate", "attempts", "raw", "trace")
 # Short labels so all six tabs fit at 80 columns.
@@ -115,6 +116,7 @@ class PhaseDetail(Vertical):
         self.glyphs = glyphs  # what a tab shows is folded to ASCII under --ascii (`text()` stays as built)
         self.show_times = show_times
         self.shown = _Shown()
+        self._live_shape: tuple[int, int] | None = None  # (rows, width) of the live Output panel shown
 
     def compose(self) -> ComposeResult:
         yield Tabs(*(Tab(LABELS[t], id=t) for t in TABS), active="overview", id="detail-tabs")
@@ -220,8 +222,40 @@ class PhaseDetail(Vertical):
             self.query_one("#gate-report", Static).update(self.glyphs.show_text(report))
             self.query_one("#gate-judge", Static).update(self.glyphs.show_text(judge))
             body.display = False
+            self._live_shape = None
             gate_row.add_class("-visible")
         else:
-            body.update(self.glyphs.show_text(capped(self._tab_text(tab), self.open_key)))
+            if not (tab == "output" and self._render_live(body)):
+                self._live_shape = None
+                body.update(self.glyphs.show_text(capped(self._tab_text(tab), self.open_key)))
             body.display = True
             gate_row.remove_class("-visible")
+
+    def _render_live(self, body: Static) -> bool:
+        """The Output tab while the selected phase's answer streams in: the newest rows, exactly
+        as many as the panel has (widgets/live_panel.py), so a new piece repaints the panel alone;
+        the first live frame, and one after a resize, lay out. False when nothing streams."""
+        s = self.shown
+        sources = self.sources
+        if s.pid is None or sources is None or not detail_text.streaming(s.state):
+            return False
+        live = sources.live_output(s.pid)
+        scroll = self.query_one("#detail-scroll")
+        rows = scroll.scrollable_content_region.height
+        width = body.content_region.width
+        if not live or rows < 1 or width < 1:  # nothing yet, or not laid out yet: the usual text
+            return False
+        tail = detail_text.live_tail(live)
+        prefix = len(self.glyphs.show("…")) if tail is not live else 0  # the mark of a cut tail
+        shown_tail = self.glyphs.show_text(Text(tail))
+        whole = len(shown_tail.plain) - prefix  # the tail's characters of the answer
+
+        def note(shown: int) -> Text:
+            count = len(tail) - (prefix > 0) if shown >= whole else min(shown, len(live))
+            return self.glyphs.show_text(Text(detail_text.streaming_note(len(live), count), style="italic dim"))
+
+        shaped = live_panel.live_rows(note, shown_tail, width, rows)
+        shape = (rows, width)
+        body.update(shaped.content, layout=shape != self._live_shape)
+        self._live_shape = shape
+        return True
