@@ -12,10 +12,12 @@ variable the provider names, and is masked out of every text this module returns
 from __future__ import annotations
 
 import asyncio
+import codecs
 import datetime
 import email.utils
 import inspect
 import json
+import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from http import HTTPStatus
@@ -52,6 +54,13 @@ ChunkCallback = Callable[[str, str], Awaitable[None] | None]
 
 PHASE_TIMEOUT = "Phase timed out after {ms}ms (subagent aborted)"  # docs/retry.md §5
 _SNIPPET = 300
+# A streamed answer's socket is read at most this often: the pieces that arrive in between are
+# read, split and handed on together. Read as each arrives, a slow stream of small pieces
+# costs an event-loop round trip and two epoll calls per piece in the engine's thread, which
+# shares the interpreter with the debugger's screen; the screen draws streamed text at most ~10
+# times a second (README "Streaming"), so a piece waiting up to this long is never seen late.
+STREAM_READ_INTERVAL_S = 0.02
+_LINE_END = re.compile("\r\n|\r|\n")  # server-sent events end lines with any of the three
 _EFFORTS = ("minimal", "low", "medium", "high")
 
 
@@ -237,7 +246,7 @@ class OpenAIRunner:
             usage: Any = None
             reported_model: Any = None
             finished = False
-            async for payload in _sse_data(response.aiter_lines()):
+            async for payload in _sse_data(_lines(_paced(response.aiter_bytes(), STREAM_READ_INTERVAL_S))):
                 if payload == "[DONE]":
                     finished = True
                     break
@@ -411,6 +420,48 @@ def _provider_message(data: Any) -> str:
 def _snippet(text: str, limit: int = _SNIPPET) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+async def _paced(chunks: AsyncIterator[bytes], interval_s: float,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> AsyncIterator[bytes]:
+    """`chunks`, with a pause of `interval_s` after each one that took a socket read (see
+    STREAM_READ_INTERVAL_S): what arrives meanwhile comes in the next read, all at once. A chunk
+    that an earlier read brought (several pieces in one read) comes at once, without a pause."""
+    loop = asyncio.get_running_loop()
+    source = aiter(chunks)
+    while True:
+        read: list[bool] = []  # the event loop ran while the chunk was awaited: it took a socket read
+        probe = loop.call_soon(read.append, True)
+        try:
+            chunk = await anext(source)
+        except StopAsyncIteration:
+            return
+        finally:
+            probe.cancel()
+        yield chunk
+        if read:
+            await sleep(interval_s)
+
+
+async def _lines(chunks: AsyncIterator[bytes]) -> AsyncIterator[str]:
+    """The UTF-8 text lines of a byte stream, without their line ends (`\\r\\n`, `\\r` or `\\n`; one
+    may be split across two chunks). Invalid bytes read as U+FFFD."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    pending = ""
+    async for chunk in chunks:
+        text = pending + decoder.decode(chunk)
+        held = "\r" if text.endswith("\r") else ""  # maybe the first half of a `\r\n`
+        lines = _LINE_END.split(text[:-1] if held else text)
+        pending = lines.pop() + held
+        for line in lines:
+            yield line
+    rest = pending + decoder.decode(b"", final=True)
+    if rest:
+        lines = _LINE_END.split(rest)
+        if lines[-1] == "":
+            lines.pop()
+        for line in lines:
+            yield line
 
 
 async def _sse_data(lines: AsyncIterator[str]) -> AsyncIterator[str]:
