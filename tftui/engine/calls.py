@@ -14,7 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 from tftui.agent_types import AgentRequest, AgentResult
 from tftui.engine import events as ev
-from tftui.engine.retry import backoff_honouring_retry_after, is_transient, max_attempts, should_retry
+from tftui.engine.retry import (
+    STOP_ABORTED,
+    STOP_TIMEOUT,
+    backoff_honouring_retry_after,
+    is_transient,
+    max_attempts,
+    retry_decision,
+)
 from tftui.engine.state import add_usage
 from tftui.lang.jsonish import lenient_parse
 from tftui.lang.values import MISSING
@@ -181,7 +188,7 @@ async def call_with_retry(run: PhaseHost, pr: PhaseRun, spec: CallSpec) -> CallO
             aborted = "Aborted (cancelled)"
             run.emit(ev.AgentReturned(phase_id=phase.id, node_path=spec.node_path, attempt=k, error=aborted,
                                       duration_ms=(run.clock.monotonic() - started) * 1000))
-            run.emit(_failed(phase.id, spec, k, aborted, False, "aborted", False))
+            run.emit(_failed(phase.id, spec, k, aborted, False, "aborted", False, STOP_ABORTED))
             raise
         usage = result.usage.to_json() if result.usage is not None else None
         failed = result.failed
@@ -209,7 +216,7 @@ async def call_with_retry(run: PhaseHost, pr: PhaseRun, spec: CallSpec) -> CallO
             outcome.timed_out = True
             pr.timed_out = True
             outcome.error = result.error
-            run.emit(_failed(phase.id, spec, k, outcome.error or "", False, "timeout", False))
+            run.emit(_failed(phase.id, spec, k, outcome.error or "", False, "timeout", False, STOP_TIMEOUT))
             return outcome
         if not failed:
             value = lenient_parse(result.output) if spec.output == "json" else MISSING
@@ -233,13 +240,14 @@ async def call_with_retry(run: PhaseHost, pr: PhaseRun, spec: CallSpec) -> CallO
             outcome.contract_lines = None
         if result.aborted or run.aborted:
             outcome.aborted = True
-            run.emit(_failed(phase.id, spec, k, outcome.error or "", False, "aborted", False))
+            run.emit(_failed(phase.id, spec, k, outcome.error or "", False, "aborted", False, STOP_ABORTED))
             return outcome
         transient = not contract and is_transient(outcome.error, stderr=result.stderr, output=result.output)
         over = run.over_budget() is not None
-        again = not over and should_retry(attempt=k, retry=retry, transient=transient, idempotent=idempotent)
+        again, stop = retry_decision(attempt=k, retry=retry, transient=transient, idempotent=idempotent,
+                                     over_budget=over, contract=contract)
         why = "contract" if contract else ("budget" if over else "error")
-        run.emit(_failed(phase.id, spec, k, outcome.error or "", transient, why, again))
+        run.emit(_failed(phase.id, spec, k, outcome.error or "", transient, why, again, stop))
         if not again:
             return outcome
         delay, asked = backoff_honouring_retry_after(retry, k, outcome.error)
@@ -256,7 +264,7 @@ async def call_with_retry(run: PhaseHost, pr: PhaseRun, spec: CallSpec) -> CallO
 
 
 def _failed(
-    phase_id: str, spec: CallSpec, k: int, error: str, transient: bool, why: str, again: bool
+    phase_id: str, spec: CallSpec, k: int, error: str, transient: bool, why: str, again: bool, stop: str
 ) -> ev.AttemptFailed:
     return ev.AttemptFailed(
         phase_id=phase_id,
@@ -266,4 +274,5 @@ def _failed(
         transient=transient,
         why=why,
         will_retry=again,
+        stop=stop,
     )

@@ -119,6 +119,9 @@ class AttemptFailed(Event):
     transient: bool = False
     why: str = ""  # "error" | "timeout" | "contract" | "aborted" | "budget"
     will_retry: bool = False
+    # why no attempt follows (engine/retry.py STOP_*: the attempt loop's decision); "" when one
+    # does, and in journals written before this field (engine/retry.recorded_stop reads those)
+    stop: str = ""
 
 
 @dataclass(slots=True, kw_only=True)

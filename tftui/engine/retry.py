@@ -168,3 +168,46 @@ def should_retry(*, attempt: int, retry: Any, transient: bool, idempotent: bool)
     within_explicit = attempt < explicit_max(retry) - 1
     within_transient = transient and idempotent and attempt < TRANSIENT_MAX_ATTEMPTS
     return within_explicit or within_transient
+
+
+# Why a failed attempt is its node's last (docs/retry.md §3): the attempt loop's own decision,
+# carried by `AttemptFailed.stop`, so every front end words the engine's reason, never its own guess.
+STOP_BUDGET = "budget"  # the run is over its budget (docs/retry.md §3.1)
+STOP_CONTRACT = "contract"  # an output-contract violation is never transient; retry.max allows no more
+STOP_NOT_IDEMPOTENT = "not-idempotent"  # transient, but `idempotent: false`: no automatic retry
+STOP_RETRIES_USED = "retries-used"  # transient: the automatic retries and retry.max are used up
+STOP_NOT_TRANSIENT = "not-transient"  # not transient, and retry.max (if any) allows no more
+STOP_TIMEOUT = "timeout"  # a phase timeout is never retried
+STOP_ABORTED = "aborted"  # the call was aborted (a user abort, a lost race)
+
+
+def retry_decision(
+    *, attempt: int, retry: Any, transient: bool, idempotent: bool, over_budget: bool = False, contract: bool = False
+) -> tuple[bool, str]:
+    """After failed attempt `attempt` (0-based): (another attempt follows, and if not, why: a
+    STOP_* reason; '' when it does). `transient` is already False for a contract violation."""
+    if over_budget:
+        return False, STOP_BUDGET
+    if should_retry(attempt=attempt, retry=retry, transient=transient, idempotent=idempotent):
+        return True, ""
+    if contract:
+        return False, STOP_CONTRACT
+    if not transient:
+        return False, STOP_NOT_TRANSIENT
+    if not idempotent and attempt < TRANSIENT_MAX_ATTEMPTS:
+        return False, STOP_NOT_IDEMPOTENT
+    return False, STOP_RETRIES_USED
+
+
+def recorded_stop(*, attempt: int, transient: bool, why: str, will_retry: bool) -> str:
+    """The STOP_* reason of a failed attempt recorded without one (a journal written before
+    `AttemptFailed.stop` existed), from what it does record: within the first
+    TRANSIENT_MAX_ATTEMPTS attempts only `idempotent: false` stops a transient error, since the
+    attempt budget is never under 1 + TRANSIENT_MAX_ATTEMPTS (`max_attempts`)."""
+    if will_retry:
+        return ""
+    if why in (STOP_BUDGET, STOP_CONTRACT, STOP_TIMEOUT, STOP_ABORTED):
+        return why
+    if not transient:
+        return STOP_NOT_TRANSIENT
+    return STOP_NOT_IDEMPOTENT if attempt < TRANSIENT_MAX_ATTEMPTS else STOP_RETRIES_USED

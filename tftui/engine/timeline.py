@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tftui.engine import events as ev
+from tftui.engine.retry import recorded_stop
 
 
 @dataclass
@@ -31,6 +32,7 @@ class AttemptRow:
     transient: bool = False
     kind: str = ""  # AttemptFailed.why: error | timeout | contract | aborted | budget
     will_retry: bool = False
+    stop: str = ""  # why it was its node's last attempt (engine/retry.py STOP_*); '' when retried
     backoff_ms: int | None = None  # the backoff planned after it (BackoffStarted)
     retry_after_ms: int | None = None  # the provider's Retry-After, when it set that backoff's floor
     waited_ms: int | None = None  # the wait as it really was (BackoffEnded); None while waiting
@@ -115,6 +117,8 @@ class TimelineBuilder:
             if failed is not None:
                 failed.status, failed.error, failed.transient, failed.kind = "failed", e.error, e.transient, e.why
                 failed.will_retry = e.will_retry
+                failed.stop = e.stop or recorded_stop(attempt=e.attempt, transient=e.transient, why=e.why,
+                                                      will_retry=e.will_retry)
         elif isinstance(e, ev.BackoffStarted):
             waited = self._rows.get((pid, e.node_path, e.attempt))
             if waited is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 
 # the docs/retry.md §2 pattern itself, so "why" matches the engine
+from tftui.engine import retry
 from tftui.engine.retry import transient_match
 from tftui.engine.timeline import AttemptRow, PhaseTimeline, RoundInfo
 from tftui.present.status import mark
@@ -79,6 +80,24 @@ def retry_text(row: AttemptRow) -> str:
     if row.wait_skipped:
         return f"→ retried after {row.waited_ms} ms: the planned {planned} was skipped (fast-forward)"
     return f"→ retried after a {planned}"
+
+
+# The engine's reason an attempt was its node's last (AttemptFailed.stop), in words. Timeouts and
+# aborts have none here: their transient line says why already.
+_NOT_RETRIED = {
+    retry.STOP_BUDGET: "the run is over its budget",
+    retry.STOP_CONTRACT: "retry.max (if any) allows no more attempts",
+    retry.STOP_NOT_IDEMPOTENT: "idempotent: false (a side effect is never repeated automatically)",
+    retry.STOP_RETRIES_USED: f"the {retry.TRANSIENT_MAX_ATTEMPTS} automatic retries and retry.max are used up",
+    retry.STOP_NOT_TRANSIENT: "not transient, and retry.max (if any) allows no more attempts",
+}
+
+
+def not_retried_text(row: AttemptRow) -> str:
+    """`→ not retried: idempotent: false (…)`: why a failed attempt was the last one, as the
+    engine decided it (docs/retry.md §3); '' when it was retried or its failure says why."""
+    words = _NOT_RETRIED.get(row.stop) if row.status == "failed" and not row.will_retry else None
+    return f"→ not retried: {words}" if words else ""
 
 
 def output_diff(a: str | None, b: str | None, *, label_a: str = "a", label_b: str = "b", context: int = 3) -> str:

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from tftui.engine.retry import TRANSIENT_MAX_ATTEMPTS
 from tftui.engine.timeline import AttemptRow, PhaseTimeline, RoundInfo
 from tftui.present.gates import round_cause
 from tftui.present.timeline import (
     attempt_label,
     attempt_mark,
     evaluation_strip,
+    not_retried_text,
     output_diff,
     retry_text,
     round_mark,
@@ -56,37 +56,15 @@ def _attempt_head(row: AttemptRow) -> str:
     return f"── {attempt_label(row)} {attempt_mark(row)}{extra}\n"
 
 
-def not_retried_reason(row: AttemptRow) -> str:
-    """Why a failed attempt was the last one (docs/retry.md §3), from the attempt alone.
-
-    The engine (retry.should_retry) retries while an explicit `retry.max` allows, or, for a
-    transient error of an idempotent phase, for the first TRANSIENT_MAX_ATTEMPTS attempts;
-    the total is never under 1 + TRANSIENT_MAX_ATTEMPTS. So a transient error not retried
-    within those first attempts can only mean `idempotent: false`. Timeouts and aborts say
-    why in their transient line already.
-    """
-    if row.kind == "budget":
-        return "→ not retried: the run is over its budget"
-    if row.kind == "contract":
-        return "→ not retried: retry.max (if any) allows no more attempts"
-    if row.transient and row.attempt < TRANSIENT_MAX_ATTEMPTS:
-        return "→ not retried: idempotent: false (a side effect is never repeated automatically)"
-    if row.transient:
-        return f"→ not retried: the {TRANSIENT_MAX_ATTEMPTS} automatic retries and retry.max are used up"
-    return "→ not retried: not transient, and retry.max (if any) allows no more attempts"
-
-
 def _attempt_body(row: AttemptRow, out: Text) -> None:
     if row.error:
         out.append("   error: ", style="bold")
         out.append(row.error + "\n", style="red")
         why = transient_why(row) or ("transient" if row.transient else "not transient")
         out.append(f"   {why}\n")
-    retried = retry_text(row)
+    retried = retry_text(row) or not_retried_text(row)
     if retried:
         out.append(f"   {retried}\n")
-    elif row.status == "failed" and row.kind in ("error", "contract", "budget"):
-        out.append(f"   {not_retried_reason(row)}\n")
     _block("prompt", row.prompt, out, max_lines=PROMPT_LINES, style="dim")
     if row.output:
         _block("output", row.output, out)
