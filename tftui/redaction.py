@@ -155,9 +155,17 @@ def _has_text_needle(low: str) -> bool:
 
 def might_contain_text_secret(text: str) -> bool:
     """Cheap pre-check for free text: False guarantees `redact(text) == text`."""
-    low = text.lower()
-    if _has_text_needle(low):
-        return True
+    return has_text_needle(text) or holds_registered_secret(text)
+
+
+def has_text_needle(text: str) -> bool:
+    """The part of `might_contain_text_secret` that depends on `text` alone (a caller may keep it
+    for a text it meets again; the registered secrets can change, `holds_registered_secret`)."""
+    return _has_text_needle(text.lower())
+
+
+def holds_registered_secret(text: str) -> bool:
+    """Whether a secret registered so far (`register_secret`) occurs in `text`."""
     return bool(_registered) and any(secret in text for secret in _registered)
 
 
@@ -166,7 +174,7 @@ def might_contain_secret(text: str) -> bool:
     low = text.lower()
     if _has_text_needle(low) or "private" in low:
         return True
-    return bool(_registered) and any(secret in text for secret in _registered)
+    return holds_registered_secret(text)
 
 
 def _mask_match(m: re.Match[str]) -> str:

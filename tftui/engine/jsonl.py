@@ -35,7 +35,14 @@ from tftui.engine.events import (
     plain_json,
 )
 from tftui.lang.values import MISSING, JSONObject, JSONValue
-from tftui.redaction import is_secret_key, might_contain_secret, might_contain_text_secret, redact
+from tftui.redaction import (
+    has_text_needle,
+    holds_registered_secret,
+    is_secret_key,
+    might_contain_secret,
+    might_contain_text_secret,
+    redact,
+)
 
 if TYPE_CHECKING:
     from _json import make_encoder
@@ -84,6 +91,27 @@ else:  # pragma: no cover
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=_default)
 
 
+# The last long texts encoded (id -> (text, JSON text, has a needle)): one text is often in two
+# events (a call's output in AgentReturned and PhaseFinished, a final phase's output in
+# RunFinished), and encoding and scanning ~100 KB twice was most of a journaled map's cost. The
+# text itself is kept, so its id is not reused while the entry lives.
+_LONG_TEXT = 4096  # chars of output above which a line is built and checked field by field
+_TEXTS: dict[int, tuple[str, str, bool]] = {}
+_TEXTS_MAX = 8
+
+
+def _long_text(value: str) -> tuple[str, bool]:
+    """(JSON text, `has_text_needle`) of a long string, from `_TEXTS` when it was just met."""
+    hit = _TEXTS.get(id(value))
+    if hit is not None and hit[0] is value:
+        return hit[1], hit[2]
+    found = _encode_str(value), has_text_needle(value)
+    if len(_TEXTS) >= _TEXTS_MAX:
+        del _TEXTS[next(iter(_TEXTS))]
+    _TEXTS[id(value)] = (value, *found)
+    return found
+
+
 def _attempt_started_line(e: AttemptStarted) -> str | None:
     ts = e.ts
     if type(e.seq) is not int or type(ts) is not float or type(e.attempt) is not int or not isfinite(ts):
@@ -129,14 +157,22 @@ def _agent_returned_line(e: AgentReturned) -> str | None:
         k in _USAGE_KEYS and (type(v) is int or (type(v) is float and isfinite(v))) for k, v in usage.items()
     ):
         return None
-    texts = (e.phase_id, e.node_path, e.output) if e.error is None else (e.phase_id, e.node_path, e.output, e.error)
-    if might_contain_text_secret("\n".join(texts)):
-        return None
+    output = e.output
+    if len(output) >= _LONG_TEXT:  # a long answer is often met again (PhaseFinished): `_long_text`
+        output_text, needle = _long_text(output)
+        texts: tuple[str, ...] = (e.phase_id, e.node_path) if e.error is None else (e.phase_id, e.node_path, e.error)
+        if needle or holds_registered_secret(output) or might_contain_text_secret("\n".join(texts)):
+            return None
+    else:
+        texts = (e.phase_id, e.node_path, output) if e.error is None else (e.phase_id, e.node_path, output, e.error)
+        if might_contain_text_secret("\n".join(texts)):
+            return None
+        output_text = _encode_str(output)
     error = "null" if e.error is None else _encode_str(e.error)
     usage_text = "null" if usage is None else _dumps(usage)
     return (
         f'{{"kind":"agent_returned","seq":{e.seq},"ts":{ts!r},"phase_id":{_encode_str(e.phase_id)},'
-        f'"node_path":{_encode_str(e.node_path)},"attempt":{e.attempt},"output":{_encode_str(e.output)},'
+        f'"node_path":{_encode_str(e.node_path)},"attempt":{e.attempt},"output":{output_text},'
         f'"error":{error},"usage":{usage_text},"duration_ms":{duration!r},'
         f'"timed_out":{"true" if e.timed_out else "false"},"exit_code":{e.exit_code}}}\n'
     )
@@ -165,7 +201,6 @@ _FIELD_KEYS = frozenset(
 )
 
 
-_LONG_TEXT = 4096  # chars of output above which a line is built and checked field by field
 
 
 def _long_line(event: Event | JSONObject, data: JSONObject) -> tuple[str, bool] | None:
@@ -185,8 +220,12 @@ def _long_line(event: Event | JSONObject, data: JSONObject) -> tuple[str, bool] 
         if key not in _FIELD_KEYS:
             return None
         if type(value) is str:
-            text = _encode_str(value)
-            suspect = suspect or might_contain_text_secret(value)
+            if len(value) >= _LONG_TEXT:
+                text, needle = _long_text(value)
+                suspect = suspect or needle or holds_registered_secret(value)
+            else:
+                text = _encode_str(value)
+                suspect = suspect or might_contain_text_secret(value)
         else:
             text = _dumps(value)
             if not suspect and value is not None and type(value) not in (bool, int, float):

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import re
 import threading
+from _json import make_encoder
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring
 from typing import NotRequired, TypedDict
 
 from tftui.agent_types import AgentRequest, AgentResult, AgentRunner, Usage
@@ -87,11 +88,15 @@ class ScoreInfo:
     results: list[ScorerResult]
     combined: float
     threshold: float | None = None
+    # `[r.to_json() for r in results]` when it was already built (the gate's json holds it too)
+    results_json: list[ScorerResultJSON] | None = None
 
     def to_json(self) -> JSONObject:
         """`{results: [ScorerResultJSON…], combined, threshold?}` (plain JSON: the engine's
-        ScorersEvaluated event and the journal carry it as such)."""
-        data: JSONObject = {"results": [r.to_json() for r in self.results], "combined": self.combined}
+        ScorersEvaluated event and the journal carry it as such; read-only, it may be shared
+        with the gate's json)."""
+        results = self.results_json if self.results_json is not None else [r.to_json() for r in self.results]
+        data: JSONObject = {"results": results, "combined": self.combined}
         if self.threshold is not None:
             data["threshold"] = self.threshold
         return data
@@ -136,12 +141,20 @@ class GateOutcome:
 # gates, and the key (one C-level JSON dump) is far cheaper than the check. Keying by
 # content rather than object identity also means an in-place edit is always re-checked.
 _SHAPES: dict[str, list[str]] = {}
-_SHAPE_KEY = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
+
+
+def _not_json(value: object) -> object:
+    raise TypeError(f"not JSON data: {type(value).__name__}")
+
+
+# What `json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode`
+# builds on every call (its C encoder), built once: the key was most of the cost of a gate's check.
+_SHAPE_KEY = make_encoder(None, _not_json, encode_basestring, None, ":", ",", False, False, True)
 
 
 def _score_shape_errors(score: JSONValue) -> list[str]:
     try:
-        key = _SHAPE_KEY.encode(score)
+        key = "".join(_SHAPE_KEY(score, 0))
     except (TypeError, ValueError, RecursionError):  # not plain JSON data: check it uncached
         return score_shape_errors(score)
     errors = _SHAPES.get(key)
@@ -211,11 +224,14 @@ def _failed(out: GateOutcome, result: AgentResult) -> GateOutcome:
     return out
 
 
-def _score_json(verdict: str, combined: float, results: list[ScorerResult], threshold: float | None) -> ScoreJSON:
+def _score_json(
+    verdict: str, combined: float, results: list[ScorerResult], threshold: float | None,
+    results_json: list[ScorerResultJSON] | None = None,
+) -> ScoreJSON:
     data: ScoreJSON = {
         "verdict": verdict,
         "combined": combined,
-        "results": [r.to_json() for r in results],
+        "results": results_json if results_json is not None else [r.to_json() for r in results],
     }
     if threshold is not None:
         data["threshold"] = threshold
@@ -245,7 +261,7 @@ async def evaluate_gate(
     in-place match releases the interpreter lock as the offloaded one does.
     """
     path = node_path or phase.id
-    out = GateOutcome(status="done", verdict=None, reason=None, output="", source="eval")
+    out = GateOutcome("done", None, None, "", "eval")  # status, verdict, reason, output, source (positional: cheaper)
     entries = getattr(phase, "eval", None)
     if not skip_eval and isinstance(entries, list) and entries:
         out.eval_checks = [evaluate_eval_entry(entry, ctx) for entry in entries]
@@ -391,7 +407,10 @@ async def _evaluate_score(
 
     if not missing and det.passed:  # auto-pass (incl. the weighted early cutoff)
         out.verdict, out.output = "pass", SCORE_PASS_OUTPUT
-        out.json = _score_json("pass", det.score, results, shown_threshold)
+        # the results' JSON built once, for the gate's json and its scores (both read-only)
+        results_json = [r.to_json() for r in results]
+        out.scores.results_json = results_json
+        out.json = _score_json("pass", det.score, results, shown_threshold, results_json)
         return out
 
     out.report = scorer_report(results, det.deterministic, shown_threshold, unresolved=missing)

@@ -109,7 +109,8 @@ async def _evaluate(run: PhaseHost, pr: PhaseRun, round_: int, *, skip_eval: boo
 async def execute(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
     phase = pr.phase
     outcome, scores = await _evaluate(run, pr, 0)
-    await run.debug_point("after-verdict", phase.id, round=0)
+    if run.debugging:  # (no pause point without a debugger: not even the call, once per gate)
+        await run.debug_point("after-verdict", phase.id, round=0)
     allowed = rounds_allowed(phase)
     rounds = 0
     while outcome.status == "done" and outcome.verdict == "block" and rounds < allowed:

@@ -1,0 +1,46 @@
+"""A long output met in several events (a call's answer, its phase's output, the final output) is
+encoded once; every line still says what the generic encoding says and still masks secrets, also
+a secret registered after the text was first met."""
+
+from __future__ import annotations
+
+import json
+
+from tftui.engine import events as ev
+from tftui.engine.jsonl import encode_line
+from tftui.redaction import forget_secrets, mask, register_secret
+
+
+def _events(text: str) -> list[ev.Event]:
+    return [
+        ev.AgentReturned(phase_id="p", node_path="p", output=text, seq=1, ts=1.0),
+        ev.PhaseFinished(phase_id="p", output=text, seq=2, ts=2.0),
+        ev.RunFinished(final_output=text, seq=3, ts=3.0),
+    ]
+
+
+def test_long_lines_equal_the_generic_encoding() -> None:
+    text = "line with \"quotes\", tabs\t and é\n" * 400
+    for event in _events(text) * 2:
+        assert json.loads(encode_line(event)) == json.loads(json.dumps(ev.event_to_json(event), ensure_ascii=False))
+
+
+def test_a_long_text_with_a_credential_is_masked_in_every_event() -> None:
+    text = "plain words " * 500 + "Authorization: Bearer abcdefgh12345678"
+    for event in _events(text):
+        line = encode_line(event)
+        assert "abcdefgh12345678" not in line
+
+
+def test_a_secret_registered_after_the_text_was_met_is_masked() -> None:
+    secret = "zq9w8e7r6t5y4u3i"  # holds no credential word: only the registry knows it
+    text = "plain words " * 500 + secret
+    forget_secrets()
+    try:
+        assert secret in encode_line(_events(text)[0])  # not a secret yet
+        register_secret(secret)
+        for event in _events(text):
+            line = encode_line(event)
+            assert secret not in line and mask(secret) in line
+    finally:
+        forget_secrets()
