@@ -66,6 +66,12 @@ def test_plain_dict_events_with_missing_are_encoded() -> None:
 def test_fast_lines_with_text_secrets_or_odd_usage_take_the_redacting_path() -> None:
     prompt = ev.AttemptStarted(phase_id="p", node_path="p", prompt="Authorization: Bearer abcdefgh12345678", seq=1, ts=1.0)
     assert "abcdefgh12345678" not in encode_line(prompt)
+    skipped = ev.PhaseSkipped(phase_id="p", reason="Condition not met: {args.x} == 'Bearer abcdefgh12345678'", seq=3)
+    assert "abcdefgh12345678" not in encode_line(skipped)
+    finished = ev.PhaseFinished(phase_id="p", output="ok", extra={"api_key": "k-123"}, json={"token": "t0ps3cret"},
+                                seq=4, ts=1.0)
+    line = json.loads(encode_line(finished))
+    assert line["extra"] == {"api_key": MASK} and line["json"] == {"token": MASK}
     odd_usage = ev.AgentReturned(phase_id="p", output="ok", usage={"input": 1, "api_key": "k-123"}, seq=2, ts=1.0)
     assert json.loads(encode_line(odd_usage))["usage"] == {"input": 1, "api_key": MASK}
 
@@ -93,6 +99,15 @@ def test_fast_lines_are_byte_identical_to_the_generic_encoding() -> None:
                          usage={"input": 3, "output": 4, "costUSD": 0.0125}, timed_out=True, exit_code=2, seq=3, ts=2.0),
         ev.AgentReturned(phase_id="p", node_path="p", output="", seq=4, ts=1700000000.0),
         ev.PhaseStarted(phase_id="p—\"é", phase_type="map", depth=1, round=2, seq=5, ts=1.5e9 + 0.25),
+        ev.GuardEvaluated(phase_id="g", expr="{steps.a.json.n} > 2 && \"é\"", value=False, seq=6, ts=2.5),
+        ev.GuardEvaluated(phase_id="g", expr="{x} ==", value=True, error="parse error", overridden=True, seq=7, ts=3.0),
+        ev.PhaseSkipped(phase_id="s—", reason="Condition not met: {steps.a.output} == \"x\"", seq=8, ts=3.5),
+        ev.PhaseFinished(phase_id="f", output="x", duration_ms=0.25, seq=9, ts=4.0),
+        ev.PhaseFinished(phase_id="f", status="failed", output="boom", error="boom\n✗", warnings=["w1", "w—2"],
+                         usage={"input": 3, "output": 4, "cost": 0.5, "turns": 1}, attempts=3, duration_ms=12.5,
+                         extra={"timedOut": True, "model": "m"}, seq=10, ts=4.5),
+        ev.PhaseFinished(phase_id="f", output='{"a": [1, null]}', json={"a": [1, None], "b": "é"},
+                         gate={"verdict": "block", "reason": "no"}, duration_ms=1.0, seq=11, ts=5.0),
     ]
     for event in events:
         generic = json.dumps(ev.event_to_json(event), ensure_ascii=False, separators=(",", ":")) + "\n"

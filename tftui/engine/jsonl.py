@@ -28,6 +28,9 @@ from tftui.engine.events import (
     AgentReturned,
     AttemptStarted,
     Event,
+    GuardEvaluated,
+    PhaseFinished,
+    PhaseSkipped,
     PhaseStarted,
     RunStarted,
     UnknownEvent,
@@ -141,6 +144,11 @@ def _phase_started_line(e: PhaseStarted) -> str | None:
 _USAGE_KEYS = frozenset({"input", "output", "costUSD", "cacheRead", "cacheWrite"})
 
 
+def _plain_numbers(usage: dict[str, Any], keys: frozenset[str]) -> bool:
+    """Every key of a usage dict is one of `keys` and every value a finite number (nothing to redact)."""
+    return all(k in keys and (type(v) is int or (type(v) is float and isfinite(v))) for k, v in usage.items())
+
+
 def _agent_returned_line(e: AgentReturned) -> str | None:
     ts, duration, usage = e.ts, e.duration_ms, e.usage
     if (
@@ -153,9 +161,7 @@ def _agent_returned_line(e: AgentReturned) -> str | None:
         or not isfinite(duration)
     ):
         return None
-    if usage is not None and not all(
-        k in _USAGE_KEYS and (type(v) is int or (type(v) is float and isfinite(v))) for k, v in usage.items()
-    ):
+    if usage is not None and not _plain_numbers(usage, _USAGE_KEYS):
         return None
     output = e.output
     if len(output) >= _LONG_TEXT:  # a long answer is often met again (PhaseFinished): `_long_text`
@@ -178,13 +184,90 @@ def _agent_returned_line(e: AgentReturned) -> str | None:
     )
 
 
+def _guard_evaluated_line(e: GuardEvaluated) -> str | None:
+    ts, value, overridden, error = e.ts, e.value, e.overridden, e.error
+    if type(e.seq) is not int or type(ts) is not float or type(value) is not bool or type(overridden) is not bool:
+        return None
+    texts = (e.phase_id, e.expr) if error is None else (e.phase_id, e.expr, error)
+    if not isfinite(ts) or might_contain_text_secret("\n".join(texts)):
+        return None
+    return (
+        f'{{"kind":"guard_evaluated","seq":{e.seq},"ts":{ts!r},"phase_id":{_encode_str(e.phase_id)},'
+        f'"expr":{_encode_str(e.expr)},"value":{"true" if value else "false"},'
+        f'"error":{"null" if error is None else _encode_str(error)},'
+        f'"overridden":{"true" if overridden else "false"}}}\n'
+    )
+
+
+def _phase_skipped_line(e: PhaseSkipped) -> str | None:
+    ts = e.ts
+    if type(e.seq) is not int or type(ts) is not float or not isfinite(ts):
+        return None
+    if might_contain_text_secret(e.phase_id + "\n" + e.reason):
+        return None
+    return (
+        f'{{"kind":"phase_skipped","seq":{e.seq},"ts":{ts!r},"phase_id":{_encode_str(e.phase_id)},'
+        f'"reason":{_encode_str(e.reason)}}}\n'
+    )
+
+
+# A phase's usage tally as PhaseFinished carries it (tftui.engine.state.empty_usage's keys).
+_TALLY_KEYS = frozenset({"input", "output", "cost", "cacheRead", "cacheWrite", "turns", "unpriced", "untracked"})
+
+
+def _container(value: JSONValue) -> str | None:
+    """A container field serialized, or None when it might need redaction (or holds MISSING)."""
+    try:
+        text = _dumps(value)
+    except _HasMissing:
+        return None
+    return None if might_contain_secret(text) else text
+
+
+def _phase_finished_line(e: PhaseFinished) -> str | None:
+    ts, duration, usage, output, error, warnings = e.ts, e.duration_ms, e.usage, e.output, e.error, e.warnings
+    if (
+        type(e.seq) is not int
+        or type(ts) is not float
+        or type(duration) is not float
+        or type(e.attempts) is not int
+        or type(warnings) is not list
+        or not isfinite(ts)
+        or not isfinite(duration)
+    ):
+        return None
+    if usage is not None and not _plain_numbers(usage, _TALLY_KEYS):
+        return None
+    texts = [e.phase_id, e.status, output or "", error or "", *warnings]
+    if might_contain_text_secret("\n".join(texts)):
+        return None
+    json_part = ""
+    if e.json is not MISSING:
+        json_text = _container(e.json)
+        if json_text is None:
+            return None
+        json_part = f'"json":{json_text},'
+    gate = "null" if e.gate is None else _container(e.gate)
+    extra = "{}" if not e.extra else _container(e.extra)
+    if gate is None or extra is None:
+        return None
+    return (
+        f'{{"kind":"phase_finished","seq":{e.seq},"ts":{ts!r},"phase_id":{_encode_str(e.phase_id)},'
+        f'"status":{_encode_str(e.status)},"output":{"null" if output is None else _encode_str(output)},'
+        f'{json_part}"error":{"null" if error is None else _encode_str(error)},'
+        f'"warnings":{_dumps(warnings) if warnings else "[]"},"usage":{"null" if usage is None else _dumps(usage)},'
+        f'"attempts":{e.attempts},"gate":{gate},"duration_ms":{duration!r},"extra":{extra}}}\n'
+    )
+
+
 # Hand-written lines (with their newline) for the per-call events (two per model call, i.e.
-# most of a journal): same keys, order and values as event_to_json + the C encoder, about
+# most of a journal) and the per-phase ones (guard, start, skip, finish): same keys, order and values as event_to_json + the C encoder, about
 # three times cheaper. Only for plain field types and text without credential-like
 # fragments; anything else returns None and takes the generic path.
 # (each maker takes the event class it is keyed by, hence `Any`)
 _FAST_LINES: dict[type[object], Callable[[Any], str | None]] = (
-    {AttemptStarted: _attempt_started_line, AgentReturned: _agent_returned_line, PhaseStarted: _phase_started_line}
+    {AttemptStarted: _attempt_started_line, AgentReturned: _agent_returned_line, PhaseStarted: _phase_started_line,
+     GuardEvaluated: _guard_evaluated_line, PhaseSkipped: _phase_skipped_line, PhaseFinished: _phase_finished_line}
     if _C_ENCODER is not None
     else {}
 )

@@ -116,6 +116,7 @@ class Run:
         self.sandboxed = False
         self.phases: dict[str, PhaseBase] = {p.id: p for p in flow.phases}
         self.order = list(self.phases)
+        self._optional = frozenset(p.id for p in flow.phases if p.optional)  # a failure there satisfies
         self.dag = dag = Dag.from_flow(flow)
         self.layers: list[list[str]] = dag.layers
         self.edges: dict[str, list[str]] = dag.deps
@@ -153,8 +154,7 @@ class Run:
 
     # ---- events -------------------------------------------------------------------------
     def emit(self, event: ev.Event) -> None:
-        self._seq += 1
-        event.seq = self._seq
+        self._seq = event.seq = self._seq + 1
         event.ts = self.clock.time()
         apply(self.state, event)
         if self.events is not None:
@@ -204,13 +204,13 @@ class Run:
         return outcome.over_budget(self.flow.budget, self.state.usage)
 
     def check_budget(self) -> None:
-        if self.budget_reason is None:
+        if self.budget_reason is None and self.flow.budget is not None:  # no budget: never over it
             self.budget_reason = self.over_budget()
 
     # ---- admission (the rule: tftui.engine.admission) -----------------------------------
     def _satisfied(self, dep: str) -> bool:
         st = self.state.phases.get(dep)
-        return satisfied(st.status if st is not None else None, bool(self.phases[dep].optional))
+        return st is not None and satisfied(st.status, dep in self._optional)
 
     def admission(self, phase: PhaseBase) -> str | None:
         """docs/scheduling.md §2.1 checks 1-3' (the guard is checked separately); the skip reason or None."""

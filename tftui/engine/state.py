@@ -438,6 +438,10 @@ def _finished(state: RunState, e: ev.PhaseFinished) -> None:
         p.usage = usage
     x = e.extra
     p.extra = x
+    if not x:  # most phases: nothing beyond the defaults (the same values as the lookups below)
+        p.loop = p.tournament = p.approval = p.def_error = None
+        p.timed_out = p.budget_truncated = p.side_effect = False
+        return
     p.loop = x.get("loop")
     p.tournament = x.get("tournament")
     p.approval = x.get("approval")

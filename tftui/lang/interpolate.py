@@ -358,7 +358,8 @@ def interpolate(template: JSONValue, ctx: Context) -> Interpolated:
         template = str(template)
     if "{" not in template:
         return Interpolated(template, [])
-    form, refs = _compile_template(template)
+    # (`_compile_template` without its frame: this runs for every task of every phase)
+    form, refs = (_compile_short if len(template) <= _SHORT_TEMPLATE else _compile_long)(template)
     if not refs:
         return Interpolated(template, [])
     texts: list[str] = []
