@@ -4,7 +4,10 @@ everywhere (docs/inputs.md §2).
 
 What a flow is checked against is decided once per command, as `AdmitRules`:
 
-- runtime mode with the run's `--arg` values (docs/language.md §1.6) when any are given;
+- runtime mode with the run's `--arg` values (docs/language.md §1.6) when any are given, and
+  those names checked against the flow's (`Admission.arg_names`): a typo of a known name is an
+  error, a name the flow neither declares nor uses a warning (docs/language.md §1.3); the
+  debugger's hot reload checks every saved version so, as `tftui check` and `tftui run` do;
 - the linter (docs/linter.md), with every agent name findable beside the flow;
 - the cwd-bridge opt-in (docs/differences.md §5.2): without `--allow-cwd-bridge` or the user
   setting `run.allow_cwd_bridge`, a `cwd: "{args.X}"` is refused before anything runs (an error),
@@ -19,8 +22,12 @@ sentence every front end quotes (`Admission.refusal`), which each prefixes in it
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+import difflib
+import functools
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tftui.agents.definitions import known_agent_names
@@ -30,7 +37,17 @@ from tftui.flow.load import LoadResult, load_flow, load_flow_text
 from tftui.flow.model import Flow
 from tftui.lang.values import JSONValue
 
-__all__ = ["Admission", "AdmitRules", "admission_rules", "admit", "admit_text"]
+__all__ = [
+    "Admission",
+    "AdmitRules",
+    "NameCheck",
+    "admission_rules",
+    "admit",
+    "admit_text",
+    "arg_name_check",
+    "known_arg_names",
+    "with_arg_names",
+]
 
 
 @dataclass(frozen=True)
@@ -38,6 +55,7 @@ class AdmitRules:
     """What a flow file is checked against (see the module doc)."""
 
     args: Mapping[str, JSONValue] | None = None  # runtime mode when set (the `--arg` values)
+    typed: frozenset[str] = frozenset()  # the `--arg` names given as NAME:=JSON (typed values)
     cwd_bridge: bool = False  # the person running the flow opted in to `cwd: "{args.X}"`
     checking: bool = False  # `tftui check`: an un-opted bridged cwd is a warning, not a refusal
 
@@ -74,6 +92,15 @@ class Admission:
     def source_text(self) -> str:
         return self.loaded.source_text
 
+    @functools.cached_property
+    def arg_names(self) -> NameCheck:
+        """The `--arg` names checked against this flow (the model when checks found errors);
+        empty when none were given."""
+        model = self.loaded.flow or self.loaded.model
+        if not self.rules.args or model is None:
+            return NameCheck()
+        return arg_name_check(model, self.rules.args, self.rules.typed)
+
     @property
     def refusal(self) -> str | None:
         """`PATH is not a valid flow (N errors)`, or None when the flow was admitted."""
@@ -87,15 +114,18 @@ def admission_rules(
     config: Config,
     *,
     args: Mapping[str, JSONValue] | None,
+    typed: Iterable[str] = (),
     allow_cwd_bridge: bool = False,
     checking: bool = False,
 ) -> AdmitRules:
     """The rules for one command from its settings (`config`, read for the flow's folder), its
-    `--arg` values (None: not runtime mode; `tftui run` always checks in runtime mode) and its `--allow-cwd-bridge` flag. Makes the
+    `--arg` values (None: not runtime mode; `tftui run` always checks in runtime mode), the names
+    among them given as NAME:=JSON (`typed`) and its `--allow-cwd-bridge` flag. Makes the
     `[limits]` settings take effect for this process (docs/trust.md §3)."""
     apply_limits(config)
     return AdmitRules(
         args=dict(args) if args is not None else None,
+        typed=frozenset(typed),
         cwd_bridge=cwd_bridge_allowed(config, allow_cwd_bridge),
         checking=checking,
     )
@@ -131,3 +161,105 @@ def _bridge_severity(rules: AdmitRules) -> Severity | None:
     if rules.cwd_bridge:
         return None
     return "warning" if rules.checking else "error"  # refused before anything runs (docs/differences.md §5.2)
+
+
+def with_arg_names(admission: Admission) -> LoadResult:
+    """The admission's result with its `--arg` name findings among the diagnostics, as `tftui check`
+    lists them; a name error refuses the version (no flow), as `tftui run` and `tftui FLOW` refuse it."""
+    found = admission.arg_names.diagnostics()
+    if not found:
+        return admission.loaded
+    loaded = admission.loaded
+    refused = any(d.is_error for d in found)
+    return replace(loaded, flow=None if refused else loaded.flow, diagnostics=[*loaded.diagnostics, *found])
+
+
+# -- the `--arg` names against the flow's (docs/language.md §1.3) ---------------------------
+
+_REF = re.compile(r"\{\s*args\.([A-Za-z0-9_-]+)")
+_WHOLE = re.compile(r"\{\s*args\s*\}")  # `{args}`: the whole object, so every name is used
+# Declared types whose values are not strings: a `NAME=VALUE` for them is probably meant typed.
+_TYPED = {"number": (int, float), "integer": (int,), "boolean": (bool,)}
+
+
+@dataclass
+class NameCheck:
+    """What the `--arg` names given for a flow are: errors (typos of its names), warnings."""
+
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def diagnostics(self) -> list[Diagnostic]:
+        """As diagnostics of the flow file (no position: they are about the command line)."""
+        return [Diagnostic("error", e) for e in self.errors] + [Diagnostic("warning", w) for w in self.warnings]
+
+
+def known_arg_names(flow: Flow) -> tuple[set[str], bool]:
+    """(names the flow declares or references as `{args.NAME}`, whether it uses the whole `{args}`)."""
+    names = set(flow.args or {})
+    whole = False
+    for text in _strings(flow.model_dump(by_alias=True, exclude_none=True)):
+        if "args" not in text:
+            continue
+        names.update(_REF.findall(text))
+        whole = whole or bool(_WHOLE.search(text))
+    return names, whole
+
+
+def arg_name_check(flow: Flow, values: Mapping[str, JSONValue], typed: Iterable[str] = ()) -> NameCheck:
+    """Compare the given `--arg` names (`typed`: those given as NAME:=JSON) with the flow's: an
+    unknown name close to a known one is an error with a "did you mean" (a typo would leave
+    `{args.NAME}` literal), any other unknown name passes through unchanged with a warning, and a
+    string given for an arg declared as a number or boolean gets a warning showing the `:=`
+    spelling. Never raises."""
+    check = NameCheck()
+    typed = set(typed)
+    known, whole = known_arg_names(flow)
+    declared = flow.args or {}
+    for name, value in values.items():
+        if name not in known and not whole:
+            close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
+            listed = ", ".join(sorted(known)) or "none"
+            if close:
+                check.errors.append(
+                    f"--arg {name}: the flow has no arg '{name}' — did you mean '{close[0]}'? (its args: {listed}); "
+                    f"fix the name, or declare '{name}' under \"args\" in the flow to pass it anyway"
+                )
+            else:
+                check.warnings.append(
+                    f"--arg {name}: the flow neither declares nor uses '{name}' (its args: {listed}); "
+                    "passed through unchanged"
+                )
+            continue
+        spec = declared.get(name)
+        if spec is not None and name not in typed and isinstance(value, str):
+            note = _untyped_note(name, value, spec.type or "")
+            if note:
+                check.warnings.append(note)
+    return check
+
+
+def _untyped_note(name: str, value: str, declared: str) -> str | None:
+    """A `NAME=VALUE` string for an arg declared as a number or boolean: how to pass it typed."""
+    wanted = _TYPED.get(declared)
+    if wanted is None:
+        return None
+    try:
+        decoded = json.loads(value)
+    except ValueError:
+        decoded = None
+    fits = isinstance(decoded, wanted) and (declared == "boolean" or not isinstance(decoded, bool))
+    fix = f"write --arg {name}:={value} for the {declared}" if fits else f"pass a {declared} as --arg {name}:=JSON"
+    return (f"--arg {name}={value} passes the string {json.dumps(value)}, but the flow declares '{name}' "
+            f"as a {declared}; {fix}")
+
+
+def _strings(node: object) -> Iterable[str]:
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, Mapping):
+        for value in node.values():
+            yield from _strings(value)
+    elif isinstance(node, (list, tuple)):
+        for value in node:
+            yield from _strings(value)

@@ -99,6 +99,24 @@ def screen_text(app: TftuiApp) -> str:
 
 
 
+def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp: Path, *argv: str) -> tuple[int, str]:
+    """`tftui ARGV` in this process, with its settings and runs under `tmp`: (exit code, what it printed)."""
+    import os
+
+    from tftui.cli import main
+
+    with monkeypatch.context() as m:
+        for key in [k for k in os.environ if k.startswith("TFTUI_")]:
+            m.delenv(key)
+        m.setenv("XDG_CONFIG_HOME", str(tmp / "xdg"))
+        m.setenv("HOME", str(tmp / "home"))
+        m.setenv("TFTUI_RUNS_DIR", str(tmp / "runs"))
+        capsys.readouterr()
+        code = main(list(argv))
+        out = capsys.readouterr()
+    return code, out.out + out.err
+
+
 @pytest.fixture
 def workdir(tmp_path: Path) -> Path:
     """A writable copy of the fixtures (hot-reload tests edit the flow file)."""

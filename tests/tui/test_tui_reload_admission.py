@@ -6,7 +6,6 @@ debugger keeps running the last good flow (issue 15, issue 13 "one author per an
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -30,21 +29,6 @@ def _missing_comma(text: str) -> str:
 BAD = {"cwd-bridge": _bridged, "missing-comma": _missing_comma}
 
 
-def _cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp: Path, *argv: str) -> tuple[int, str]:
-    from tftui.cli import main
-
-    with monkeypatch.context() as m:
-        for key in [k for k in os.environ if k.startswith("TFTUI_")]:
-            m.delenv(key)
-        m.setenv("XDG_CONFIG_HOME", str(tmp / "xdg"))
-        m.setenv("HOME", str(tmp / "home"))
-        m.setenv("TFTUI_RUNS_DIR", str(tmp / "runs"))
-        capsys.readouterr()
-        code = main(list(argv))
-        out = capsys.readouterr()
-    return code, out.out + out.err
-
-
 def _error_lines(text: str, path: Path) -> list[str]:
     return [line for line in text.splitlines() if line.startswith(f"{path}:") and ": error: " in line]
 
@@ -61,14 +45,14 @@ async def test_a_bad_save_shows_what_tftui_run_says_and_the_last_good_flow_runs(
     bad_copy.parent.mkdir()
     (bad_copy.parent / "sub").mkdir()
     bad_copy.write_text(bad)
-    code, said = _cli(monkeypatch, capsys, workdir, "run", str(bad_copy), "--replies", str(workdir / "review.replies.json"))
+    code, said = h.cli(monkeypatch, capsys, workdir, "run", str(bad_copy), "--replies", str(workdir / "review.replies.json"))
     expected = [line.replace(str(bad_copy), str(flow_path)) for line in _error_lines(said, bad_copy)]
     assert code == 2 and expected, said
     assert f"tftui run: {bad_copy} is not a valid flow" in said
-    _, opened = _cli(monkeypatch, capsys, workdir, "open", str(bad_copy))
+    _, opened = h.cli(monkeypatch, capsys, workdir, "open", str(bad_copy))
     assert [line.replace(str(bad_copy), str(flow_path)) for line in _error_lines(opened, bad_copy)] == expected
     assert f"tftui: {bad_copy} is not a valid flow" in opened
-    _, checked = _cli(monkeypatch, capsys, workdir, "check", str(bad_copy))
+    _, checked = h.cli(monkeypatch, capsys, workdir, "check", str(bad_copy))
     check_lines = [line.replace(": warning: ", ": error: ") for line in checked.splitlines()]  # check only warns on the bridge
     assert all(line.replace(str(flow_path), str(bad_copy)) in check_lines for line in expected), checked
 

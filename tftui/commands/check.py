@@ -6,16 +6,11 @@ import argparse
 import json
 import sys
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tftui.agents.select import REPLIES_SUFFIX
 from tftui.commands.runner_args import add_cwd_bridge_argument
 from tftui.present.terminal import write_raw
-
-if TYPE_CHECKING:
-    from tftui.commands.flow_args import ParsedArgs
-    from tftui.flow.diagnostics import Diagnostic
-    from tftui.flow.model import Flow
 
 HELP = "validate flow files (errors and warnings with file:line:col)"
 DESCRIPTION = """\
@@ -65,18 +60,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_cwd_bridge_argument(parser, checking=True)
 
 
-def _arg_name_diagnostics(parsed: ParsedArgs, flow: Flow | None) -> list[Diagnostic]:
-    """The `--arg` names checked against this flow, as `tftui run` checks them (an error for a
-    typo of a known name, a warning for a name the flow never uses)."""
-    if flow is None or not parsed.values:
-        return []
-    from tftui.commands.flow_args import check_arg_names
-    from tftui.flow.diagnostics import Diagnostic
-
-    found = check_arg_names(parsed, flow)
-    return [Diagnostic("error", e) for e in found.errors] + [Diagnostic("warning", w) for w in found.warnings]
-
-
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
@@ -100,11 +83,11 @@ def run(args: argparse.Namespace) -> int:
     for path in flows:
         # the same admission as `tftui run`, the debugger and its hot reload (tftui/admit.py); an
         # un-opted bridged cwd is valid here, so a warning (`tftui run` refuses it)
-        rules = admission_rules(load_config(path), args=flow_args, allow_cwd_bridge=args.allow_cwd_bridge,
-                                checking=True)
+        rules = admission_rules(load_config(path), args=flow_args, typed=parsed.typed,
+                                allow_cwd_bridge=args.allow_cwd_bridge, checking=True)
         result = admit(path, rules)
         unreadable = unreadable or result.unreadable
-        diags = [*result.diagnostics, *_arg_name_diagnostics(parsed, result.flow or result.loaded.model)]
+        diags = [*result.diagnostics, *result.arg_names.diagnostics()]  # the --arg names, as `tftui run` checks them
         if args.strict:
             diags = [d if d.is_error else replace(d, severity="error") for d in diags]
         # In file order, as a reader scans the file (stable: same-place messages keep the checks' order;

@@ -103,7 +103,7 @@ def cassette_runner(source: str, live: Any, *, factory: Any = None) -> tuple[Any
 
 def run(args: argparse.Namespace) -> int:
     from tftui.admit import admission_rules, admit
-    from tftui.commands.flow_args import check_arg_names, parse_arg_list
+    from tftui.commands.flow_args import parse_arg_list
     from tftui.config import load_config
 
     flow_path = Path(args.flow)
@@ -116,7 +116,8 @@ def run(args: argparse.Namespace) -> int:
     cfg = load_config(flow_path)
     # The same admission as `tftui check`, `tftui run` and the hot reload (tftui/admit.py), which
     # keeps these rules for every saved version; with --arg, in runtime mode.
-    rules = admission_rules(cfg, args=flow_args if args.arg else None, allow_cwd_bridge=args.allow_cwd_bridge)
+    rules = admission_rules(cfg, args=flow_args if args.arg else None, typed=parsed.typed,
+                            allow_cwd_bridge=args.allow_cwd_bridge)
     result = admit(flow_path, rules)
     if result.flow is None:
         # Warnings too: a typo'd key ("taks") is a warning whose "did you mean" explains the error.
@@ -127,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    names = check_arg_names(parsed, result.flow)
+    names = result.arg_names  # checked again on every saved version (the hot reload)
     if names.errors:
         for error in names.errors:
             print(f"tftui: {error}", file=sys.stderr)

@@ -43,11 +43,12 @@ class RunEnded(Message):
 class FlowChanged(Message):
     """The flow file changed on disk and re-parsed (valid or not)."""
 
-    def __init__(self, path: str, load_result: LoadResult, text: str) -> None:
+    def __init__(self, path: str, load_result: LoadResult, text: str, arg_warnings: list[str] | None = None) -> None:
         super().__init__()
         self.path = path
         self.load_result = load_result
         self.text = text
+        self.arg_warnings = arg_warnings or []  # the `--arg` names' warnings for this version
 
 
 # The engine thread pauses this long after this much busy time (see `_yield_gil`).

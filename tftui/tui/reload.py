@@ -18,7 +18,7 @@ from tftui.flow.diagnostics import Diagnostic
 from tftui.flow.graph import diff_flows
 from tftui.flow.model import Flow
 from tftui.tui.messages import FlowChanged
-from tftui.tui.watch import FlowWatcher, Reload, load_text
+from tftui.tui.watch import FlowWatcher, Reload, load_saved
 
 if TYPE_CHECKING:
     from tftui.tui.main_screen import MainScreen
@@ -34,6 +34,7 @@ class Reloader:
         self.run_flow_version: Flow | None = None  # the flow the current/last run executes (set by start_run)
         self.reload_errors = 0  # errors of the last saved version (0: it loaded)
         self.watcher: FlowWatcher | None = None
+        self.arg_notes: set[str] | None = None  # `--arg` warnings already in the log (None: not read yet)
 
     def start_watcher(self) -> None:
         path = self.screen.session.flow_path
@@ -48,7 +49,7 @@ class Reloader:
             self.watcher.stop()
 
     def _post_reload(self, reload: Reload) -> None:
-        self.screen.post_message(FlowChanged(reload.path, reload.result, reload.text))
+        self.screen.post_message(FlowChanged(reload.path, reload.result, reload.text, reload.arg_warnings))
 
     # -- applying a change --------------------------------------------------------------
     def show_diagnostics(self, diagnostics: list[Diagnostic]) -> None:
@@ -63,9 +64,20 @@ class Reloader:
         panel.update("\n".join(lines))
         panel.add_class("-visible")
 
+    def note_arg_warnings(self, warnings: list[str]) -> None:
+        """The `--arg` name warnings of a saved version the log does not show yet (a save removed
+        the `args` entry a passed name matched: it is passed through unchanged, as `tftui run` says)."""
+        if self.arg_notes is None:  # those shown at start (tftui FLOW's notes)
+            self.arg_notes = set(self.screen.session.config_problems)
+        for warning in warnings:
+            if warning not in self.arg_notes:
+                self.screen.note(f"reload: {warning}")
+        self.arg_notes = set(warnings) | set(self.screen.session.config_problems)
+
     def apply(self, message: FlowChanged) -> None:
         screen, session = self.screen, self.screen.session
         result = message.load_result
+        self.note_arg_warnings(message.arg_warnings)
         if result.flow is None:
             self.reload_errors = len(result.errors)
             self.show_diagnostics(result.diagnostics)
@@ -120,7 +132,8 @@ class Reloader:
             return
         if self.watcher is not None:
             self.watcher.last_text = text  # the watcher then sees no change to report again
-        self.apply(FlowChanged(path, load_text(text, path, self.screen.session.admit_rules), text))
+        result, arg_warnings = load_saved(text, path, self.screen.session.admit_rules)
+        self.apply(FlowChanged(path, result, text, arg_warnings))
 
     def mark_stale_after_run(self) -> None:
         """A run that ended after the file changed ran the old version of the changed phases:

@@ -12,11 +12,11 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tftui.admit import AdmitRules, admit_text
+from tftui.admit import AdmitRules, admit_text, with_arg_names
 from tftui.flow.load import LoadResult
 from tftui.paths import read_regular_file
 
@@ -26,18 +26,27 @@ class Reload:
     path: str
     text: str
     result: LoadResult
+    arg_warnings: list[str] = field(default_factory=list)  # the `--arg` names' warnings for this version
+
+
+def load_saved(text: str, path: str, rules: AdmitRules) -> tuple[LoadResult, list[str]]:
+    """A saved version, admitted as `tftui run` and `tftui FLOW` admit the file (tftui/admit.py):
+    the same checks, the same cwd-bridge refusal, the same `--arg` name check (a typo of a name
+    the version declares refuses it), the same diagnostics; with the name check's warnings. Its
+    phases are fingerprinted here too (the watcher's thread), not when the UI thread diffs the
+    versions."""
+    from tftui.flow.graph import phase_prints
+
+    admission = admit_text(text, path, rules)
+    result = with_arg_names(admission)
+    if result.flow is not None:
+        phase_prints(result.flow)
+    return result, admission.arg_names.warnings
 
 
 def load_text(text: str, path: str, rules: AdmitRules) -> LoadResult:
-    """A saved version, admitted as `tftui run` and `tftui FLOW` admit the file (tftui/admit.py):
-    the same checks, the same cwd-bridge refusal, the same diagnostics. Its phases are
-    fingerprinted here too (the watcher's thread), not when the UI thread diffs the versions."""
-    from tftui.flow.graph import phase_prints
-
-    result = admit_text(text, path, rules).loaded
-    if result.flow is not None:
-        phase_prints(result.flow)
-    return result
+    """`load_saved` without the warnings."""
+    return load_saved(text, path, rules)[0]
 
 
 def read_flow_text(path: Path) -> str | None:
@@ -84,8 +93,8 @@ class FlowWatcher:
         self.last_text = text
         # parsed and checked off the UI loop (a 2,000-phase flow takes a few hundred ms): keys
         # and repaints go on while it loads
-        result = await asyncio.to_thread(load_text, text, str(self.path), self.rules)
-        outcome = self.on_reload(Reload(str(self.path), text, result))
+        result, arg_warnings = await asyncio.to_thread(load_saved, text, str(self.path), self.rules)
+        outcome = self.on_reload(Reload(str(self.path), text, result, arg_warnings))
         if asyncio.iscoroutine(outcome):
             await outcome
         return True
