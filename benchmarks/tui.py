@@ -77,6 +77,7 @@ class BenchApp(TftuiApp):
         # the first frame written once it holds goes to `frames_at`
         self.watch_for: Callable[[], bool] | None = None
         self.frame_at: float | None = None
+        self.frame_cpu: float | None = None  # the process's CPU time (every thread) at that frame
 
     def action_bench_ping(self) -> None:
         self.acted += 1
@@ -89,7 +90,7 @@ class BenchApp(TftuiApp):
             while len(self.waits) < self.acted:
                 self.waits.append(now - self.sent[len(self.waits)])
             if self.watch_for is not None and self.watch_for():
-                self.watch_for, self.frame_at = None, now
+                self.watch_for, self.frame_at, self.frame_cpu = None, now, time.process_time()
 
 
 def make_app(path: Path, runner, *, watch: bool, cls=TftuiApp) -> TftuiApp:
@@ -423,11 +424,17 @@ async def first_paint_n(phases: int) -> float:
             return app.frame_at - start
 
 
-async def save_latency(phases: int = 2000, edits: int = 10) -> tuple[list[float], list[float], list[float]]:
+async def save_latency(phases: int = 2000, edits: int = 10,
+                       cpu: dict[str, list[float]] | None = None) -> tuple[list[float], list[float], list[float]]:
     """Edits saved to a `phases`-phase flow after a run: from the file write to the first frame
     written once the edited phase is stale (the watcher, the reload, the tree's labels), and `u`
     after an edit of one phase with no dependents: from the key to the first frame after the
-    re-run ended. Returns (save waits for a phase with dependents, for a leaf, `u` waits)."""
+    re-run ended. Returns (save waits for a phase with dependents, for a leaf, `u` waits);
+    `cpu` (if given) gets the process's CPU seconds over each wait under the same keys
+    ("middle", "leaf", "u"): on a shared machine the wall figures move with its load."""
+    cpu = cpu if cpu is not None else {}
+    for key in ("middle", "leaf", "u"):
+        cpu.setdefault(key, [])
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / f"bench-{phases}.json"
         data = flow_n(phases)
@@ -442,18 +449,20 @@ async def save_latency(phases: int = 2000, edits: int = 10) -> tuple[list[float]
                 await asyncio.sleep(0.01)
             await asyncio.sleep(0.3)  # let the watcher settle
             for i in range(edits):
-                for waits, index in ((middle, phases // 2 + i), (leaf, phases - 1 - i)):
+                for waits, index, key in ((middle, phases // 2 + i, "middle"), (leaf, phases - 1 - i, "leaf")):
                     target = data["phases"][index]
                     target["task"] = target["task"] + f" (edit {i})"
                     pid = target["id"]
                     app.stale.clear()
                     app.frame_at = None
                     app.watch_for = lambda pid=pid: pid in app.stale
-                    start = time.perf_counter()
-                    path.write_text(json.dumps(data, indent=1))
+                    text = json.dumps(data, indent=1)  # the editor's work, before the clock starts
+                    start, start_cpu = time.perf_counter(), time.process_time()
+                    path.write_text(text)
                     while app.frame_at is None:
                         await asyncio.sleep(0.001)
                     waits.append(app.frame_at - start)
+                    cpu[key].append((app.frame_cpu or 0.0) - start_cpu)
                     await asyncio.sleep(0.05)
                 # `u`: the leaf just edited is the only stale phase
                 app.stale.clear()
@@ -461,11 +470,12 @@ async def save_latency(phases: int = 2000, edits: int = 10) -> tuple[list[float]
                 app.frame_at = None
                 app.last_result = None
                 app.watch_for = lambda: app.last_result is not None
-                start = time.perf_counter()
+                start, start_cpu = time.perf_counter(), time.process_time()
                 await pilot.press("u")
                 while app.frame_at is None:
                     await asyncio.sleep(0.001)
                 rerun.append(app.frame_at - start)
+                cpu["u"].append((app.frame_cpu or 0.0) - start_cpu)
                 await asyncio.sleep(0.05)
         return middle, leaf, rerun
 
@@ -623,9 +633,13 @@ def main() -> int:
         print(f"  in process: {asyncio.run(first_paint_n(5000)) * 1000:.0f} ms")
         return 0
     if opts.only == "save":
-        middle, leaf, rerun = asyncio.run(save_latency(edits=opts.edits))
-        for name, waits in (("save, phase with dependents", middle), ("save, leaf", leaf), ("u of one phase", rerun)):
-            print(f"{name}: p50 {statistics.median(waits) * 1000:.0f} ms, max {max(waits) * 1000:.0f} ms")
+        cpu: dict[str, list[float]] = {}
+        middle, leaf, rerun = asyncio.run(save_latency(edits=opts.edits, cpu=cpu))
+        for name, waits, key in (("save, phase with dependents", middle, "middle"), ("save, leaf", leaf, "leaf"),
+                                 ("u of one phase", rerun, "u")):
+            print(f"{name}: p50 {statistics.median(waits) * 1000:.0f} ms, max {max(waits) * 1000:.0f} ms; "
+                  f"the process's CPU meanwhile p50 {statistics.median(cpu[key]) * 1000:.0f} ms, "
+                  f"max {max(cpu[key]) * 1000:.0f} ms")
         return 0
     if opts.only == "tabs":
         for tab in opts.tabs.split(","):

@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -320,10 +321,36 @@ class AgentLibrary:
         return out
 
 
+_NAMES_SEEN: dict[tuple[tuple[str, int | None], ...], frozenset[str]] = {}  # folders' mtimes -> names
+_NAMES_KEPT = 8
+_RACY_NS = 2_000_000_000  # a folder changed this recently may change again within its mtime's tick
+
+
 def known_agent_names(flow_path: str | os.PathLike[str] | None, *, env: Mapping[str, str] | None = None) -> frozenset[str]:
     """Every agent name a phase of the flow at `flow_path` can use: what `AgentLibrary.find` finds
-    (agents/ beside the flow, the user's folder, the built-ins) plus `default` (docs/linter.md)."""
-    return frozenset({*AgentLibrary(flow_path, env=env).names(), "default"})
+    (agents/ beside the flow, the user's folder, the built-ins) plus `default` (docs/linter.md).
+
+    The names are the folders' `*.md` files, so they are remembered while no folder's modification
+    time changes (a file added, removed or renamed changes it): the debugger's hot reload asks on
+    every save. A folder modified in the last 2 s is listed again (its next change could fall in
+    the same timestamp tick)."""
+    library = AgentLibrary(flow_path, env=env)
+    key = tuple((str(directory), _mtime_ns(directory)) for directory, _source in library.search_path)
+    names = _NAMES_SEEN.get(key)
+    if names is None:
+        names = frozenset({*library.names(), "default"})
+        if all(mtime is None or time.time_ns() - mtime > _RACY_NS for _, mtime in key):
+            _NAMES_SEEN[key] = names
+            while len(_NAMES_SEEN) > _NAMES_KEPT:
+                del _NAMES_SEEN[next(iter(_NAMES_SEEN))]
+    return names
+
+
+def _mtime_ns(directory: Path) -> int | None:
+    try:
+        return directory.stat().st_mtime_ns
+    except OSError:  # no such folder (or not readable): no names from it
+        return None
 
 
 def system_prompt_for(request_system: str | None, agent: str, library: AgentLibrary | None) -> str | None:

@@ -174,8 +174,23 @@ def phase_prints(flow: Flow) -> dict[str, str]:
     return prints
 
 
+_DIFFS: list[tuple[Flow, Flow, FlowDiff]] = []  # the last few (old, new) pairs diffed
+
+
 def diff_flows(old: Flow, new: Flow) -> FlowDiff:
-    """What a hot reload must re-run: phases whose definition changed, new ones, and their dependents."""
+    """What a hot reload must re-run: phases whose definition changed, new ones, and their dependents.
+    Remembered for the last few pairs of flow objects (a reload asks for the same diff more than
+    once; loaded flows are never edited in place)."""
+    for known_old, known_new, diff in _DIFFS:
+        if known_old is old and known_new is new:
+            return diff
+    diff = _diff(old, new)
+    _DIFFS.append((old, new, diff))
+    del _DIFFS[:-_PRINTS_KEPT]
+    return diff
+
+
+def _diff(old: Flow, new: Flow) -> FlowDiff:
     old_prints = phase_prints(old)
     new_prints = phase_prints(new)
     new_ids = list(new_prints)

@@ -479,12 +479,19 @@ def _agent_fields(phase: PhaseBase) -> Iterator[tuple[JsonPath, str]]:
 _AGENT_NAME = re.compile(r"[a-z][a-z0-9-]*")
 
 
-def _agent_diagnostics(phase: PhaseBase, base: JsonPath, agents: Collection[str]) -> Iterator[Diagnostic]:
+def _agent_diagnostics(
+    phase: PhaseBase, base: JsonPath, agents: Collection[str], hints: dict[str, str]
+) -> Iterator[Diagnostic]:
+    """`hints`: the hint for each unknown name, worked out once per flow (2,000 phases naming
+    one unknown agent asked difflib 2,000 times on every save)."""
     for path, name in _agent_fields(phase):
         if name in agents or not _AGENT_NAME.fullmatch(name):
             continue  # a bad format is reported by the checks (docs/language.md §1.4)
-        guess = did_you_mean(name, sorted(agents))
-        hint = f" — did you mean '{guess}'?" if guess else f" (known: {_known_list(sorted(agents))})"
+        hint = hints.get(name)
+        if hint is None:
+            known = sorted(agents)
+            guess = did_you_mean(name, known)
+            hint = hints[name] = f" — did you mean '{guess}'?" if guess else f" (known: {_known_list(known)})"
         yield Diagnostic(
             "warning",
             f"Phase '{phase.id}': {dotted(path)} '{name}' is not defined in agents/ beside the flow, the user's "
@@ -554,6 +561,7 @@ def lint_flow(
     out: list[Diagnostic] = []
     steps = _steps_shape(flow)
     scopes: dict[tuple[str, str, object, object], Shape] = {}  # phases of one kind share a scope
+    hints: dict[str, str] = {}  # unknown agent name -> its hint
     for k, phase in enumerate(flow.phases):
         base: JsonPath = ("phases", indices[k] if indices and k < len(indices) else k)
         if not isinstance(phase.id, str):
@@ -578,7 +586,7 @@ def lint_flow(
                     )
                 )
         if agents is not None:
-            out.extend(_agent_diagnostics(phase, base, agents))
+            out.extend(_agent_diagnostics(phase, base, agents, hints))
         if phase.type in ("flow", "expand"):
             out.extend(_inline_def(phase, base, agents, _depth))
         out.extend(_regex_diagnostics(phase, base))

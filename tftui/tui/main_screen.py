@@ -169,7 +169,7 @@ class MainScreen(Screen[None]):
     def _want_trace_history(self, key: int) -> None:
         self._trace_history_worker(key, list(self.trace_tab.events), self.session.run_dir)
 
-    @work(thread=True, group=BACKGROUND_WORKERS, exit_on_error=False)
+    @work(thread=True, group=BACKGROUND_WORKERS, exit_on_error=False, description="the Trace tab's recent runs")
     def _trace_history_worker(self, key: int, events: list[ev.Event], exclude: Path | None) -> None:
         """The Trace tab's recent runs, read from their journals off the UI thread (the run
         shown, `exclude`, is not one of them)."""
@@ -423,7 +423,9 @@ class MainScreen(Screen[None]):
         self.reloader.run_flow_version = session.flow  # what this run executes, whatever is saved meanwhile
         self._run_worker(session.flow, step_first, rerun)
 
-    @work(thread=True, group=RUN_WORKERS, exit_on_error=False)
+    # `description` given: Textual's default is the repr of every argument, and a 2,000-phase
+    # flow's repr (with the re-run's snapshot bytes) took ~100 ms of `u` on the UI thread
+    @work(thread=True, group=RUN_WORKERS, exit_on_error=False, description="the run")
     async def _run_worker(self, flow: Flow, step_first: bool, rerun: Rerun | None) -> None:
         """The run, in a thread with its own event loop (see runctl). An exception (an engine
         bug) ends the worker in error: `on_worker_state_changed` routes it."""
