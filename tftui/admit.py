@@ -33,7 +33,7 @@ from pathlib import Path
 from tftui.agents.definitions import known_agent_names
 from tftui.config import Config, apply_limits, cwd_bridge_allowed
 from tftui.flow.diagnostics import Diagnostic, Severity
-from tftui.flow.load import LoadResult, load_flow, load_flow_text
+from tftui.flow.load import LoadResult, lint_loaded, load_flow, load_flow_text
 from tftui.flow.model import Flow
 from tftui.lang.values import JSONValue
 
@@ -92,6 +92,13 @@ class Admission:
     def source_text(self) -> str:
         return self.loaded.source_text
 
+    def linted(self) -> Admission:
+        """This admission with the linter's warnings (docs/linter.md) after its diagnostics, as
+        `admit(..., lint=True)` gives them; itself when they are there already."""
+        if self.loaded.linted:
+            return self
+        return Admission(self.path, lint_loaded(self.loaded, known_agent_names(self.path)), self.rules)
+
     @functools.cached_property
     def arg_names(self) -> NameCheck:
         """The `--arg` names checked against this flow (the model when checks found errors);
@@ -131,27 +138,29 @@ def admission_rules(
     )
 
 
-def admit(path: str | Path, rules: AdmitRules) -> Admission:
-    """Read and check the flow file at `path` under `rules`."""
+def admit(path: str | Path, rules: AdmitRules, *, lint: bool = True) -> Admission:
+    """Read and check the flow file at `path` under `rules`. `lint=False`: the linter's warnings
+    come later, from `Admission.linted()` (they never refuse a file: the debugger opens first)."""
     name = str(path)
     loaded = load_flow(
         name,
         args=rules.args,
-        lint=True,
-        agents=known_agent_names(name),
+        lint=lint,
+        agents=known_agent_names(name) if lint else None,
         cwd_bridge_off=_bridge_severity(rules),
     )
     return Admission(name, loaded, rules)
 
 
-def admit_text(text: str | bytes, path: str, rules: AdmitRules) -> Admission:
-    """Check flow text already read from `path` (the debugger's hot reload) under `rules`."""
+def admit_text(text: str | bytes, path: str, rules: AdmitRules, *, lint: bool = True) -> Admission:
+    """Check flow text already read from `path` (the debugger's hot reload) under `rules`
+    (`lint` as for `admit`)."""
     loaded = load_flow_text(
         text,
         path=path,
         args=rules.args,
-        lint=True,
-        agents=known_agent_names(path),
+        lint=lint,
+        agents=known_agent_names(path) if lint else None,
         cwd_bridge_off=_bridge_severity(rules),
     )
     return Admission(path, loaded, rules)

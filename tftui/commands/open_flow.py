@@ -102,6 +102,19 @@ def cassette_runner(source: str, live: Any, *, factory: Any = None) -> tuple[Any
 
 
 def run(args: argparse.Namespace) -> int:
+    import gc
+
+    # Start-up makes ~1M objects (the flow's models, Textual's widgets and styles) that live as
+    # long as the app: collecting while they are made only walks them again and again. The app
+    # freezes them after its first frame and turns the collector back on (tui/app.py).
+    gc.disable()
+    try:
+        return _open(args)
+    finally:
+        gc.enable()
+
+
+def _open(args: argparse.Namespace) -> int:
     from tftui.admit import admission_rules, admit
     from tftui.commands.flow_args import parse_arg_list
     from tftui.config import load_config
@@ -118,8 +131,11 @@ def run(args: argparse.Namespace) -> int:
     # keeps these rules for every saved version; with --arg, in runtime mode.
     rules = admission_rules(cfg, args=flow_args if args.arg else None, typed=parsed.typed,
                             allow_cwd_bridge=args.allow_cwd_bridge)
-    result = admit(flow_path, rules)
+    # The linter only warns: the debugger opens without waiting for it and lints after its first
+    # frame (tui/app.py); a refused file is linted here, so its warnings explain the errors.
+    result = admit(flow_path, rules, lint=False)
     if result.flow is None:
+        result = result.linted()
         # Warnings too: a typo'd key ("taks") is a warning whose "did you mean" explains the error.
         for diag in result.diagnostics:
             print(diag.format(str(flow_path)), file=sys.stderr)
@@ -173,6 +189,7 @@ def run(args: argparse.Namespace) -> int:
         watch=not args.no_watch,
         settings={"ui": ui, "keys": cfg.get("keys") or {}},
         initial_diagnostics=result.warnings,
+        pending_lint=result,
         runs_root=None if args.no_journal else runs_root(flow_path, args.runs_dir),
         live_text=live,
     )

@@ -39,6 +39,11 @@ class LoadResult:
     shorthand: Kind | None = None
     unreadable: bool = False  # the file could not be read at all (missing, a directory, no permission)
     data: JSONValue = field(default=None, repr=False)  # the parsed JSON (after desugaring)
+    # for the linter's later pass (`lint_loaded`): the text positions are read from, each
+    # phase's index in the file; `linted`: its findings are among the diagnostics (or it had none to run)
+    positions_text: str = field(default="", repr=False)
+    indices: list[int] = field(default_factory=list, repr=False)
+    linted: bool = True
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -338,7 +343,6 @@ def load_flow_text(
     skips the agent check); they stay warnings under `strictInterpolation`. `cwd_bridge_off`: the
     run has not opted in to `cwd: "{args.X}"`; report each such cwd with this severity."""
     from tftui.flow.checks import check_flow, cwd_bridge_refusals, promote_strict
-    from tftui.flow.lint import lint_flow
 
     if isinstance(text, (bytes, bytearray)):
         decoded, problem = _decode(bytes(text))
@@ -375,13 +379,28 @@ def load_flow_text(
             diags = promote_strict(diags)
         if cwd_bridge_off is not None:
             diags.extend(cwd_bridge_refusals(flow, cwd_bridge_off, indices))
-        if lint:
-            diags.extend(lint_flow(flow, indices=indices, agents=agents))
 
     locator = Locator(positions_text)
     located = [_locate(d, locator, kind) for d in diags]
     ok = flow is not None and check and not any(d.is_error for d in located)
-    return LoadResult(flow if ok else None, located, text, path, model=flow, shorthand=kind, data=data)
+    result = LoadResult(flow if ok else None, located, text, path, model=flow, shorthand=kind, data=data,
+                        positions_text=positions_text, indices=indices, linted=not (flow is not None and check))
+    return lint_loaded(result, agents, locator) if lint else result
+
+
+def lint_loaded(result: LoadResult, agents: Collection[str] | None, locator: Locator | None = None) -> LoadResult:
+    """`result` with the linter's warnings after its diagnostics (docs/linter.md), as
+    `load_flow_text(..., lint=True)` gives them: the linter only warns, so a file's admission does
+    not wait for it (the debugger shows a flow, or a saved version as stale, first and lints it
+    after). Already linted: `result` itself."""
+    from tftui.flow.lint import lint_flow
+
+    if result.linted or result.model is None:
+        return result
+    found = lint_flow(result.model, indices=result.indices, agents=agents)
+    locator = locator if locator is not None else Locator(result.positions_text)
+    located = [_locate(d, locator, result.shorthand) for d in found]
+    return replace(result, diagnostics=[*result.diagnostics, *located], linted=True)
 
 
 def _follow_up(diag: Diagnostic, schema_diags: list[Diagnostic]) -> bool:

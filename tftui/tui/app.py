@@ -23,7 +23,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 
 from tftui import present
-from tftui.admit import AdmitRules
+from tftui.admit import Admission, AdmitRules
 from tftui.agents.base import AgentRequest, AgentRunner
 from tftui.engine.clock import Clock
 from tftui.engine.events import Event
@@ -76,6 +76,7 @@ class TftuiApp(App[int]):
         initial_diagnostics: list[Diagnostic] | None = None,
         runs_root: Path | None = None,
         live_text: LiveText | None = None,
+        pending_lint: Admission | None = None,
     ) -> None:
         self.ascii_filter = ascii_mode.AsciiFilter(enabled=False)  # before Textual's constructor: it may draw
         self.control_filter = ControlFilter()  # no control character reaches the terminal (tui/term_filter.py)
@@ -101,6 +102,8 @@ class TftuiApp(App[int]):
         self.runs_root = runs_root  # where runs are journaled (None: not journaled; see journaling.py)
         self.run_dir: Path | None = None  # the current/last run's journal directory
         self.initial_diagnostics = initial_diagnostics or []
+        # the flow's admission without the linter's warnings yet: they are added after first paint
+        self.pending_lint = pending_lint if pending_lint is not None and not pending_lint.loaded.linted else None
         # streamed answers (the runner's live-text callback writes, the main screen reads ~10x/s)
         self.live_text = live_text if live_text is not None else LiveText()
         self.file_warnings: dict[str, list[str]] = {}
@@ -189,7 +192,10 @@ class TftuiApp(App[int]):
         # Start-up objects (modules, widgets, styles) live as long as the app: out of the
         # collector's sight, a full collection no longer walks them (40-120 ms pauses, in
         # either thread, that held key presses during runs; benchmarks/tui.py).
-        self.call_after_refresh(gc.freeze)
+        # `tftui FLOW` starts with the collector off (commands/open_flow.py: start-up makes ~1M
+        # objects that all live on, and the collections it triggered cost ~0.3 s of a 5,000-phase
+        # flow's first paint): it goes back on here, after they are frozen.
+        self.call_after_refresh(_freeze_start_up)
 
     def main_mounted(self) -> None:
         """The main screen's widgets exist (its on_mount): start once the settings are read too."""
@@ -209,6 +215,21 @@ class TftuiApp(App[int]):
         for diag in self.initial_diagnostics:  # load warnings (errors never reach the app)
             main.note(diag.format(self.flow_path))
         main.show_selected()
+        if self.pending_lint is not None:
+            main.lint_after_first_paint(self.pending_lint)
+
+    def lint_ready(self, linted: Admission) -> None:
+        """The linter's warnings for the flow opened (`pending_lint`), as the load warnings are shown."""
+        self.pending_lint = None
+        if linted.flow is not self.flow:  # a save replaced it meanwhile: the reload's warnings stand
+            return
+        shown = {id(d) for d in self.initial_diagnostics}
+        self.initial_diagnostics = linted.warnings
+        self.set_file_warnings(linted.warnings)
+        for diag in linted.warnings:
+            if id(diag) not in shown:
+                self.main.note(diag.format(self.flow_path))
+        self.main.show_selected()
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         # Built-in Textual themes lack our status colours; these keep `$status-*` defined.
@@ -317,8 +338,14 @@ class TftuiApp(App[int]):
         self.exit(0)
 
     async def on_unmount(self) -> None:
+        gc.enable()  # (closed before its first frame: the collector comes back all the same)
         self.ctl.stop()  # a paused or busy run must not keep the process alive
         self.save_theme_choice()  # the theme last chosen with `t`, if it is not written yet
         gc.unfreeze()  # see on_mount: what this app froze can be collected again (many apps in one test run)
         if self._main is not None:
             self._main.reloader.stop()
+
+
+def _freeze_start_up() -> None:
+    gc.freeze()
+    gc.enable()

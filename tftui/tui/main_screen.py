@@ -39,7 +39,7 @@ from tftui.flow.model import Flow
 from tftui.tui import actions, verbs
 from tftui.tui.gatetools import GateTools
 from tftui.tui.journaling import Rerun, journaled_run
-from tftui.tui.messages import EngineEvents, FlowChanged, RunEnded
+from tftui.tui.messages import EngineEvents, FlowChanged, FlowLinted, RunEnded
 from tftui.tui.reload import WATCH_WORKERS, Reloader
 from tftui.tui.subtree import detail_state
 from tftui.tui.trace_tab import BUSY_SHARE, History, TraceTab
@@ -51,6 +51,7 @@ from tftui.tui.widgets.quiet_footer import QuietFooter
 from tftui.tui.widgets.run_header import RunHeader, header_parts
 
 if TYPE_CHECKING:
+    from tftui.admit import Admission
     from tftui.tui.app import TftuiApp
 
 EVENT_CHUNK = 250  # engine events applied per UI step
@@ -165,6 +166,19 @@ class MainScreen(Screen[None]):
         from tftui.flow.graph import phase_prints
 
         phase_prints(self.session.flow)
+
+    def lint_after_first_paint(self, admission: Admission) -> None:
+        """The linter's pass over the flow opened, in a thread once the first frame is out (its
+        warnings never refuse a flow; a 5,000-phase flow's lint is ~60 ms of first paint)."""
+        self.call_after_refresh(self._lint_worker, admission)
+
+    @work(thread=True, group=BACKGROUND_WORKERS, exit_on_error=False, description="the linter's pass")
+    def _lint_worker(self, admission: Admission) -> None:
+        linted = admission.linted()
+        try:
+            self.app.call_from_thread(self.session.lint_ready, linted)
+        except RuntimeError:  # the app is closing
+            pass
 
     def _want_trace_history(self, key: int) -> None:
         self._trace_history_worker(key, list(self.trace_tab.events), self.session.run_dir)
@@ -314,6 +328,9 @@ class MainScreen(Screen[None]):
 
     def on_flow_changed(self, message: FlowChanged) -> None:
         self.reloader.apply(message)
+
+    def on_flow_linted(self, message: FlowLinted) -> None:
+        self.reloader.apply_lint(message)
 
     # -- header / detail ------------------------------------------------------------
     def refresh_header(self) -> None:

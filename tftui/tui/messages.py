@@ -51,6 +51,14 @@ class FlowChanged(Message):
         self.arg_warnings = arg_warnings or []  # the `--arg` names' warnings for this version
 
 
+class FlowLinted(Message):
+    """The linter's warnings for the saved version last reported (its `FlowChanged` came first)."""
+
+    def __init__(self, load_result: LoadResult) -> None:
+        super().__init__()
+        self.load_result = load_result
+
+
 # The engine thread pauses this long after this much busy time (see `_yield_gil`).
 YIELD_EVERY_S = 0.004
 YIELD_FOR_S = 0.001

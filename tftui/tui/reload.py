@@ -16,8 +16,9 @@ from tftui.engine.resume import stale_after_reload, stale_after_run
 from tftui.engine.state import apply
 from tftui.flow.diagnostics import Diagnostic
 from tftui.flow.graph import diff_flows
+from tftui.flow.load import LoadResult
 from tftui.flow.model import Flow
-from tftui.tui.messages import FlowChanged
+from tftui.tui.messages import FlowChanged, FlowLinted
 from tftui.tui.watch import FlowWatcher, Reload, load_saved
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ class Reloader:
         if path is None:
             return
         self.watcher = FlowWatcher(path, self._post_reload, last_text=self.screen.session.flow_text,
-                                   rules=self.screen.session.admit_rules)
+                                   rules=self.screen.session.admit_rules, on_linted=self._post_linted)
         self.screen.run_worker(self.watcher.run(), group=WATCH_WORKERS, exit_on_error=False)
 
     def stop(self) -> None:
@@ -50,6 +51,17 @@ class Reloader:
 
     def _post_reload(self, reload: Reload) -> None:
         self.screen.post_message(FlowChanged(reload.path, reload.result, reload.text, reload.arg_warnings))
+
+    def _post_linted(self, result: LoadResult) -> None:
+        self.screen.post_message(FlowLinted(result))
+
+    def apply_lint(self, message: FlowLinted) -> None:
+        """The linter's warnings for the flow shown (a later save's version replaced it: dropped)."""
+        session = self.screen.session
+        if message.load_result.flow is None or message.load_result.flow is not session.flow:
+            return
+        session.set_file_warnings(message.load_result.warnings)
+        self.screen.show_selected()
 
     # -- applying a change --------------------------------------------------------------
     def show_diagnostics(self, diagnostics: list[Diagnostic]) -> None:
@@ -132,8 +144,8 @@ class Reloader:
             return
         if self.watcher is not None:
             self.watcher.last_text = text  # the watcher then sees no change to report again
-        result, arg_warnings = load_saved(text, path, self.screen.session.admit_rules)
-        self.apply(FlowChanged(path, result, text, arg_warnings))
+        reload = load_saved(text, path, self.screen.session.admit_rules)
+        self.apply(FlowChanged(path, reload.result, text, reload.arg_warnings))
 
     def mark_stale_after_run(self) -> None:
         """A run that ended after the file changed ran the old version of the changed phases:

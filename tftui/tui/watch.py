@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tftui.admit import AdmitRules, admit_text, with_arg_names
+from tftui.admit import Admission, AdmitRules, admit_text, with_arg_names
 from tftui.flow.load import LoadResult
 from tftui.paths import read_regular_file
 
@@ -27,26 +27,37 @@ class Reload:
     text: str
     result: LoadResult
     arg_warnings: list[str] = field(default_factory=list)  # the `--arg` names' warnings for this version
+    # the admission to lint after the version is shown (None: linted already, or refused)
+    pending_lint: Admission | None = field(default=None, repr=False)
 
 
-def load_saved(text: str, path: str, rules: AdmitRules) -> tuple[LoadResult, list[str]]:
+def load_saved(text: str, path: str, rules: AdmitRules, *, lint: bool = True) -> Reload:
     """A saved version, admitted as `tftui run` and `tftui FLOW` admit the file (tftui/admit.py):
     the same checks, the same cwd-bridge refusal, the same `--arg` name check (a typo of a name
     the version declares refuses it), the same diagnostics; with the name check's warnings. Its
     phases are fingerprinted here too (the watcher's thread), not when the UI thread diffs the
-    versions."""
+    versions. `lint=False`: the linter's warnings are left for `linted(reload)` (they never
+    refuse a version, so its stale phases show without waiting for them)."""
     from tftui.flow.graph import phase_prints
 
-    admission = admit_text(text, path, rules)
+    admission = admit_text(text, path, rules, lint=lint)
     result = with_arg_names(admission)
     if result.flow is not None:
         phase_prints(result.flow)
-    return result, admission.arg_names.warnings
+    pending = admission if result.flow is not None and not admission.loaded.linted else None
+    return Reload(path, text, result, admission.arg_names.warnings, pending)
+
+
+def linted(reload: Reload) -> LoadResult:
+    """The saved version's result with the linter's warnings, as `load_saved(..., lint=True)` gives it."""
+    if reload.pending_lint is None:
+        return reload.result
+    return with_arg_names(reload.pending_lint.linted())
 
 
 def load_text(text: str, path: str, rules: AdmitRules) -> LoadResult:
-    """`load_saved` without the warnings."""
-    return load_saved(text, path, rules)[0]
+    """`load_saved`'s result (linted)."""
+    return load_saved(text, path, rules).result
 
 
 def read_flow_text(path: Path) -> str | None:
@@ -70,9 +81,11 @@ class FlowWatcher:
         rules: AdmitRules | None = None,
         debounce_ms: int = 50,
         step_ms: int = 20,
+        on_linted: Callable[[LoadResult], None] | None = None,
     ) -> None:
         self.path = Path(path).resolve()
         self.on_reload = on_reload
+        self.on_linted = on_linted  # a reported version with the linter's warnings (None: lint inline)
         self.last_text = last_text
         self.rules = rules if rules is not None else AdmitRules()  # the debugger's (commands/open_flow.py)
         self.debounce_ms = debounce_ms
@@ -93,10 +106,14 @@ class FlowWatcher:
         self.last_text = text
         # parsed and checked off the UI loop (a 2,000-phase flow takes a few hundred ms): keys
         # and repaints go on while it loads
-        result, arg_warnings = await asyncio.to_thread(load_saved, text, str(self.path), self.rules)
-        outcome = self.on_reload(Reload(str(self.path), text, result, arg_warnings))
+        reload = await asyncio.to_thread(load_saved, text, str(self.path), self.rules, lint=self.on_linted is None)
+        outcome = self.on_reload(reload)
         if asyncio.iscoroutine(outcome):
             await outcome
+        if reload.pending_lint is not None and self.on_linted is not None:
+            # the linter's warnings, once the version is on screen (a 2,000-phase save: ~40 % of its checks)
+            result = await asyncio.to_thread(linted, reload)
+            self.on_linted(result)
         return True
 
     async def run(self) -> None:
