@@ -174,6 +174,22 @@ def phase_prints(flow: Flow) -> dict[str, str]:
     return prints
 
 
+_DAGS: list[tuple[Flow, Dag]] = []  # the last few flow objects' graphs
+
+
+def dag_of(flow: Flow) -> Dag:
+    """`Dag.from_flow(flow)`, remembered for the last few flow objects (as `phase_prints`): the
+    hot reload builds a saved version's graph on the watcher's thread, and its diff and the
+    tree's layout read it on the UI thread."""
+    for known, dag in _DAGS:
+        if known is flow:
+            return dag
+    dag = Dag.from_flow(flow)
+    _DAGS.append((flow, dag))
+    del _DAGS[:-_PRINTS_KEPT]
+    return dag
+
+
 _DIFFS: list[tuple[Flow, Flow, FlowDiff]] = []  # the last few (old, new) pairs diffed
 
 
@@ -197,7 +213,7 @@ def _diff(old: Flow, new: Flow) -> FlowDiff:
     added = [pid for pid in new_ids if pid not in old_prints]
     removed = [pid for pid in old_prints if pid not in new_prints]
     changed = [pid for pid in new_ids if pid in old_prints and old_prints[pid] != new_prints[pid]]
-    dag = Dag.from_flow(new)
+    dag = dag_of(new)
     stale_set = set(added) | set(changed)
     for pid in added + changed:
         stale_set |= dag.downstream(pid)

@@ -32,9 +32,9 @@ class TreeItem:
 def layers_of(flow: Flow) -> list[list[str]]:
     """docs/scheduling.md §1 Kahn layers; uses the flow engineer's Dag when present."""
     try:
-        from tftui.flow.graph import Dag
+        from tftui.flow.graph import dag_of
 
-        return [list(layer) for layer in Dag.from_flow(flow).layers]
+        return [list(layer) for layer in dag_of(flow).layers]
     except Exception:  # graph.py not landed yet, or the flow has a cycle: compute locally
         return _kahn_layers(flow)
 

@@ -35,15 +35,16 @@ def load_saved(text: str, path: str, rules: AdmitRules, *, lint: bool = True) ->
     """A saved version, admitted as `tftui run` and `tftui FLOW` admit the file (tftui/admit.py):
     the same checks, the same cwd-bridge refusal, the same `--arg` name check (a typo of a name
     the version declares refuses it), the same diagnostics; with the name check's warnings. Its
-    phases are fingerprinted here too (the watcher's thread), not when the UI thread diffs the
-    versions. `lint=False`: the linter's warnings are left for `linted(reload)` (they never
+    phases are fingerprinted and its graph built here too (the watcher's thread), not when the UI
+    thread diffs the versions. `lint=False`: the linter's warnings are left for `linted(reload)` (they never
     refuse a version, so its stale phases show without waiting for them)."""
-    from tftui.flow.graph import phase_prints
+    from tftui.flow.graph import dag_of, phase_prints
 
     admission = admit_text(text, path, rules, lint=lint)
     result = with_arg_names(admission)
     if result.flow is not None:
         phase_prints(result.flow)
+        dag_of(result.flow)  # the diff's downstream walk and a re-laid tree read it
     pending = admission if result.flow is not None and not admission.loaded.linted else None
     return Reload(path, text, result, admission.arg_names.warnings, pending)
 
