@@ -44,3 +44,29 @@ def test_a_secret_registered_after_the_text_was_met_is_masked() -> None:
             assert secret not in line and mask(secret) in line
     finally:
         forget_secrets()
+
+
+def test_gate_event_lines_are_byte_identical_to_the_generic_encoding() -> None:
+    results = [{"name": "contains-0", "type": "contains", "passed": True, "score": 1},
+               {"name": "r—\"x\"", "type": "regex", "passed": False, "score": 0, "detail": "no match"}]
+    events = [
+        ev.ScorersEvaluated(phase_id="q0", results=results, combined=0.5, threshold=None, stage="deterministic",
+                            report="", seq=5, ts=1.5),
+        ev.ScorersEvaluated(phase_id="q—1", results=[], combined=1, threshold=0.75, stage="judge-weighted",
+                            report="## Scores\n- é", seq=6, ts=1700000000.25),
+        ev.GateVerdict(phase_id="q0", verdict="pass", source="score", combined=1.0, output="PASS", seq=7, ts=2.0),
+        ev.GateVerdict(phase_id="g", verdict="block", reason="not \"yet\"", source="task", round=2,
+                       json={"verdict": "block", "n": [1, None]}, prompts=["ask é", "again"], output="VERDICT: BLOCK",
+                       seq=8, ts=2.5),
+    ]
+    for event in events:
+        generic = json.dumps(ev.event_to_json(event), ensure_ascii=False, separators=(",", ":")) + "\n"
+        assert encode_line(event) == generic
+
+
+def test_gate_event_lines_with_credentials_are_masked() -> None:
+    verdict = ev.GateVerdict(phase_id="g", output="token=abcdefgh12345678", prompts=["Bearer abcdefgh12345678"], seq=1)
+    scores = ev.ScorersEvaluated(phase_id="q", results=[{"name": "n", "detail": "api_key=abcdefgh12345678"}],
+                                 report="Authorization: Bearer abcdefgh12345678", seq=2)
+    for event in (verdict, scores):
+        assert "abcdefgh12345678" not in encode_line(event)

@@ -28,11 +28,13 @@ from tftui.engine.events import (
     AgentReturned,
     AttemptStarted,
     Event,
+    GateVerdict,
     GuardEvaluated,
     PhaseFinished,
     PhaseSkipped,
     PhaseStarted,
     RunStarted,
+    ScorersEvaluated,
     UnknownEvent,
     event_to_json,
     plain_json,
@@ -238,7 +240,14 @@ def _phase_finished_line(e: PhaseFinished) -> str | None:
         return None
     if usage is not None and not _plain_numbers(usage, _TALLY_KEYS):
         return None
-    texts = [e.phase_id, e.status, output or "", error or "", *warnings]
+    if output is not None and len(output) >= _LONG_TEXT:  # often the call's answer again: `_long_text`
+        output_text, needle = _long_text(output)
+        if needle or holds_registered_secret(output):
+            return None
+        texts = [e.phase_id, e.status, error or "", *warnings]
+    else:
+        texts = [e.phase_id, e.status, output or "", error or "", *warnings]
+        output_text = "null" if output is None else _encode_str(output)
     if might_contain_text_secret("\n".join(texts)):
         return None
     json_part = ""
@@ -253,10 +262,65 @@ def _phase_finished_line(e: PhaseFinished) -> str | None:
         return None
     return (
         f'{{"kind":"phase_finished","seq":{e.seq},"ts":{ts!r},"phase_id":{_encode_str(e.phase_id)},'
-        f'"status":{_encode_str(e.status)},"output":{"null" if output is None else _encode_str(output)},'
+        f'"status":{_encode_str(e.status)},"output":{output_text},'
         f'{json_part}"error":{"null" if error is None else _encode_str(error)},'
         f'"warnings":{_dumps(warnings) if warnings else "[]"},"usage":{"null" if usage is None else _dumps(usage)},'
         f'"attempts":{e.attempts},"gate":{gate},"duration_ms":{duration!r},"extra":{extra}}}\n'
+    )
+
+
+def _number(value: object) -> str | None:
+    """A finite int or float as the C encoder writes it (repr), else None (the generic path)."""
+    kind = type(value)
+    if kind is int or (kind is float and isfinite(value)):  # type: ignore[arg-type]
+        return repr(value)
+    return None
+
+
+def _scorers_evaluated_line(e: ScorersEvaluated) -> str | None:
+    """A score gate's ScorersEvaluated (one per gate evaluation)."""
+    ts, combined = e.ts, _number(e.combined)
+    threshold = "null" if e.threshold is None else _number(e.threshold)
+    if type(e.seq) is not int or type(ts) is not float or not isfinite(ts) or combined is None or threshold is None:
+        return None
+    if type(e.stage) is not str or type(e.report) is not str:
+        return None
+    if might_contain_text_secret("\n".join((e.phase_id, e.stage, e.report))):
+        return None
+    results = _container(e.results)
+    if results is None:
+        return None
+    return (
+        f'{{"kind":"scorers_evaluated","seq":{e.seq},"ts":{ts!r},"phase_id":{_encode_str(e.phase_id)},'
+        f'"results":{results},"combined":{combined},"threshold":{threshold},"stage":{_encode_str(e.stage)},'
+        f'"report":{_encode_str(e.report)}}}\n'
+    )
+
+
+def _gate_verdict_line(e: GateVerdict) -> str | None:
+    """A gate's or approval's GateVerdict (one per evaluation)."""
+    ts, reason = e.ts, e.reason
+    combined = "null" if e.combined is None else _number(e.combined)
+    if type(e.seq) is not int or type(ts) is not float or not isfinite(ts) or type(e.round) is not int:
+        return None
+    if combined is None or type(e.prompts) is not list or type(e.output) is not str:
+        return None
+    if might_contain_text_secret("\n".join((e.phase_id, e.verdict, reason or "", e.source, e.output))):
+        return None
+    json_part = ""
+    if e.json is not MISSING:
+        json_text = _container(e.json)
+        if json_text is None:
+            return None
+        json_part = f'"json":{json_text},'
+    prompts = "[]" if not e.prompts else _container(e.prompts)
+    if prompts is None:
+        return None
+    return (
+        f'{{"kind":"gate_verdict","seq":{e.seq},"ts":{ts!r},"phase_id":{_encode_str(e.phase_id)},'
+        f'"verdict":{_encode_str(e.verdict)},"reason":{"null" if reason is None else _encode_str(reason)},'
+        f'"source":{_encode_str(e.source)},"round":{e.round},{json_part}"prompts":{prompts},'
+        f'"combined":{combined},"output":{_encode_str(e.output)}}}\n'
     )
 
 
@@ -267,7 +331,8 @@ def _phase_finished_line(e: PhaseFinished) -> str | None:
 # (each maker takes the event class it is keyed by, hence `Any`)
 _FAST_LINES: dict[type[object], Callable[[Any], str | None]] = (
     {AttemptStarted: _attempt_started_line, AgentReturned: _agent_returned_line, PhaseStarted: _phase_started_line,
-     GuardEvaluated: _guard_evaluated_line, PhaseSkipped: _phase_skipped_line, PhaseFinished: _phase_finished_line}
+     GuardEvaluated: _guard_evaluated_line, PhaseSkipped: _phase_skipped_line, PhaseFinished: _phase_finished_line,
+     ScorersEvaluated: _scorers_evaluated_line, GateVerdict: _gate_verdict_line}
     if _C_ENCODER is not None
     else {}
 )
