@@ -226,6 +226,15 @@ def _container(value: JSONValue) -> str | None:
     return None if might_contain_secret(text) else text
 
 
+def _json_part(value: JSONValue) -> str | None:
+    """`"json":<value>,` of an event's optional `json` ("" when MISSING: omitted), or None when it
+    might need redaction or holds a MISSING."""
+    if value is MISSING:
+        return ""
+    text = _container(value)
+    return None if text is None else f'"json":{text},'
+
+
 def _phase_finished_line(e: PhaseFinished) -> str | None:
     ts, duration, usage, output, error, warnings = e.ts, e.duration_ms, e.usage, e.output, e.error, e.warnings
     if (
@@ -250,12 +259,9 @@ def _phase_finished_line(e: PhaseFinished) -> str | None:
         output_text = "null" if output is None else _encode_str(output)
     if might_contain_text_secret("\n".join(texts)):
         return None
-    json_part = ""
-    if e.json is not MISSING:
-        json_text = _container(e.json)
-        if json_text is None:
-            return None
-        json_part = f'"json":{json_text},'
+    json_part = _json_part(e.json)
+    if json_part is None:
+        return None
     gate = "null" if e.gate is None else _container(e.gate)
     extra = "{}" if not e.extra else _container(e.extra)
     if gate is None or extra is None:
@@ -307,12 +313,9 @@ def _gate_verdict_line(e: GateVerdict) -> str | None:
         return None
     if might_contain_text_secret("\n".join((e.phase_id, e.verdict, reason or "", e.source, e.output))):
         return None
-    json_part = ""
-    if e.json is not MISSING:
-        json_text = _container(e.json)
-        if json_text is None:
-            return None
-        json_part = f'"json":{json_text},'
+    json_part = _json_part(e.json)
+    if json_part is None:
+        return None
     prompts = "[]" if not e.prompts else _container(e.prompts)
     if prompts is None:
         return None
