@@ -63,3 +63,19 @@ def test_an_item_template_fills_as_interpolate_does() -> None:
 def _context_fields() -> dict[str, object]:
     ctx = _context()
     return {"args": ctx.args, "steps": ctx.steps, "previous_output": ctx.previous_output, "reflexion": ctx.reflexion}
+
+
+def test_the_per_phase_events_are_the_constructed_events() -> None:
+    usage = {"input": 1, "turns": 1}
+    pairs = [
+        (ev.phase_started("p", "map", 1, 2), ev.PhaseStarted(phase_id="p", phase_type="map", depth=1, round=2)),
+        (ev.guard_evaluated("p", "{x} == 1", False, "bad", True),
+         ev.GuardEvaluated(phase_id="p", expr="{x} == 1", value=False, error="bad", overridden=True)),
+        (ev.phase_skipped("p", "Condition not met: {x}"), ev.PhaseSkipped(phase_id="p", reason="Condition not met: {x}")),
+        (ev.phase_finished("p", "failed", "o", {"k": 1}, "e", ["w"], usage, 3, {"verdict": "pass"}, 2.5, {"optional": True}),
+         ev.PhaseFinished(phase_id="p", status="failed", output="o", json={"k": 1}, error="e", warnings=["w"], usage=usage,
+                          attempts=3, gate={"verdict": "pass"}, duration_ms=2.5, extra={"optional": True})),
+    ]
+    for made, constructed in pairs:
+        assert type(made) is type(constructed)
+        assert _as_dict(made) == _as_dict(constructed)

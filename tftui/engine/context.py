@@ -28,8 +28,8 @@ DEFAULT_CONTEXT_LIMIT = 8000
 
 def step_view(status: PhaseStatus, output: str | None, json_value: Any, error: str | None) -> StepView:
     if status == PhaseStatus.FAILED:
-        return StepView(output=FAILED_SENTINEL, json=MISSING, status="failed", error=error)
-    return StepView(output=output or "", json=json_value, status="done", error=None)
+        return StepView(FAILED_SENTINEL, MISSING, "failed", error)
+    return StepView(output or "", json_value)  # (positional: a keyword call of a class packs a dict)
 
 
 def sections_text(parts: Sequence[tuple[str, str]]) -> str:
@@ -69,13 +69,8 @@ def previous_output_of(phase: PhaseBase, phases: Mapping[str, Any], edges: Seque
 def build_context(
     run: PhaseHost, phase: PhaseBase, *, locals: dict[str, Any] | None = None, reflexion: str | None = None
 ) -> Context:
-    return Context(
-        args=run.args,
-        steps=run.views,
-        previous_output=previous_output(run, phase),
-        locals=locals if locals is not None else {},
-        reflexion=reflexion,
-    )
+    # (positional, in field order: args, steps, previous_output, locals, reflexion)
+    return Context(run.args, run.views, previous_output(run, phase), locals if locals is not None else {}, reflexion)
 
 
 def _limit(phase: PhaseBase) -> int:

@@ -407,6 +407,67 @@ def agent_returned(
     return e
 
 
+# The per-phase events, built the same way (one or two of each for every phase of a run).
+
+
+def phase_started(phase_id: str, phase_type: str, depth: int, round: int) -> PhaseStarted:
+    """`PhaseStarted(phase_id=…, phase_type=…, depth=…, round=…)`."""
+    e: PhaseStarted = _new(PhaseStarted)
+    e.seq = 0
+    e.ts = 0.0
+    e.phase_id = phase_id
+    e.phase_type = phase_type
+    e.depth = depth
+    e.round = round
+    return e
+
+
+def guard_evaluated(phase_id: str, expr: str, value: bool, error: str | None, overridden: bool) -> GuardEvaluated:
+    """`GuardEvaluated(phase_id=…, expr=…, value=…, error=…, overridden=…)`."""
+    e: GuardEvaluated = _new(GuardEvaluated)
+    e.seq = 0
+    e.ts = 0.0
+    e.phase_id = phase_id
+    e.expr = expr
+    e.value = value
+    e.error = error
+    e.overridden = overridden
+    return e
+
+
+def phase_skipped(phase_id: str, reason: str) -> PhaseSkipped:
+    """`PhaseSkipped(phase_id=…, reason=…)`."""
+    e: PhaseSkipped = _new(PhaseSkipped)
+    e.seq = 0
+    e.ts = 0.0
+    e.phase_id = phase_id
+    e.reason = reason
+    return e
+
+
+def phase_finished(
+    phase_id: str, status: str, output: str | None, json: Any, error: str | None, warnings: list[str],
+    usage: dict[str, Any] | None, attempts: int, gate: dict[str, Any] | None, duration_ms: float,
+    extra: dict[str, Any],
+) -> PhaseFinished:
+    """`PhaseFinished(phase_id=…, …, extra=…)`, every field given."""
+    e: PhaseFinished = _new(PhaseFinished)
+    e.seq = 0
+    e.ts = 0.0
+    e.phase_id = phase_id
+    e.status = status
+    e.output = output
+    e.json = json
+    e.error = error
+    e.warnings = warnings
+    e.usage = usage
+    e.attempts = attempts
+    e.gate = gate
+    e.duration_ms = duration_ms
+    e.extra = extra
+    return e
+
+
 _FIELDS: dict[type, tuple[str, ...]] = {cls: tuple(f.name for f in fields(cls)) for cls in EVENT_TYPES.values()}
 
 

@@ -230,13 +230,10 @@ class Run:
         if expr is None:  # no guard: the phase runs, nothing to record
             return True, None, None
         if not has_guard(expr):  # an empty guard: nothing to evaluate, the phase runs (recorded)
-            self.emit(ev.GuardEvaluated(phase_id=phase.id, expr=expr, value=True, overridden=overridden))
+            self.emit(ev.guard_evaluated(phase.id, expr, True, None, overridden))
             return True, expr, None
         guard = evaluate_guard(expr, build_context(self, phase))
-        self.emit(
-            ev.GuardEvaluated(phase_id=phase.id, expr=expr, value=guard.value is True, error=guard.error,
-                              overridden=overridden)
-        )
+        self.emit(ev.guard_evaluated(phase.id, expr, guard.value is True, guard.error, overridden))
         return guard.runs, expr, guard.error
 
     # ---- phase execution ----------------------------------------------------------------
@@ -261,10 +258,11 @@ class Run:
         if not run_it:
             self.skip(pid, guard_skip_reason(expr))
             return
-        pr = PhaseRun(phase=phase, depth=depth, round=round, started=self.clock.monotonic(),
-                      paused_before=self.paused_s.get(phase.id, 0.0))
+        pr = PhaseRun(phase, depth, round)  # (positional: a keyword call of a class packs a dict)
+        pr.started = self.clock.monotonic()
+        pr.paused_before = self.paused_s.get(pid, 0.0)
         self.active[pid] = pr
-        self.emit(ev.PhaseStarted(phase_id=pid, phase_type=phase.type, depth=depth, round=round))
+        self.emit(ev.phase_started(pid, phase.type, depth, round))
         if self.journal is not None and has_side_effects(phase):
             self.sync()  # a crash from here on must show this phase as in flight
         if guard_error is not None:
@@ -291,7 +289,7 @@ class Run:
 
     def skip(self, pid: str, reason: str) -> None:
         self.views.pop(pid, None)
-        self.emit(ev.PhaseSkipped(phase_id=pid, reason=reason))
+        self.emit(ev.phase_skipped(pid, reason))
 
     def finish(self, pr: PhaseRun, outcome: PhaseOutcome) -> None:
         phase = pr.phase
@@ -307,20 +305,20 @@ class Run:
         if phase.model:
             extra.setdefault("model", phase.model)
         json_value = outcome.json if outcome.status == "done" else MISSING
+        usage = pr.usage
         self.emit(
-            ev.PhaseFinished(
-                phase_id=phase.id,
-                status=outcome.status,
-                output=outcome.output,
-                json=json_value,
-                error=outcome.error,
-                warnings=list(pr.warnings),
-                # None: no call was answered or reported usage
-                usage=dict(pr.usage) if pr.usage["turns"] or pr.usage["untracked"] else None,
-                attempts=outcome.attempts,
-                gate=outcome.gate,
-                duration_ms=self._running_ms(phase.id, pr),
-                extra=extra,
+            ev.phase_finished(
+                phase.id,
+                outcome.status,
+                outcome.output,
+                json_value,
+                outcome.error,
+                list(pr.warnings),
+                dict(usage) if usage["turns"] or usage["untracked"] else None,  # None: no call answered or reported usage
+                outcome.attempts,
+                outcome.gate,
+                self._running_ms(phase.id, pr),
+                extra,
             )
         )
         self.active.pop(phase.id, None)

@@ -233,7 +233,7 @@ def _run_started(state: RunState, e: ev.RunStarted) -> None:
     state.metering = Metering(usage=e.reports_usage, cost=e.reports_cost)
     for pid in e.phase_ids:
         if pid not in state.phases:
-            state.phases[pid] = PhaseState(id=pid, type=e.phase_types.get(pid, "agent"))
+            state.phases[pid] = PhaseState(pid, e.phase_types.get(pid, "agent"))  # (positional: no keyword dict)
 
 
 def _guard(state: RunState, e: ev.GuardEvaluated) -> None:

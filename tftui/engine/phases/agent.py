@@ -27,14 +27,10 @@ def render(run: PhaseHost, pr: PhaseRun, template: Any, ctx: Any) -> str:
 
 def outcome_of(call: CallOutcome, *, output_mode: str) -> PhaseOutcome:
     if call.ok:
-        return PhaseOutcome(
-            status="done",
-            output=call.output,
-            json=call.json if output_mode == "json" else MISSING,
-            attempts=call.attempts,
-        )
+        # (positional, in field order status, output, json, error, attempts: a keyword call of a class packs a dict)
+        return PhaseOutcome("done", call.output, call.json if output_mode == "json" else MISSING, None, call.attempts)
     error = call.error or "agent call failed"
-    return PhaseOutcome(status="failed", output=error, error=error, attempts=call.attempts)
+    return PhaseOutcome("failed", error, MISSING, error, call.attempts)
 
 
 async def execute(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
@@ -48,6 +44,6 @@ async def execute(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
     ctx = build_context(run, phase)
     prefix = preread(run, phase, ctx)
     task = prefix + render(run, pr, phase.task, ctx)
-    spec = CallSpec(node_path=phase.id, agent=agent_of(phase), task=task, output=phase.output, expect=phase.expect)
+    spec = CallSpec(phase.id, agent_of(phase), task, phase.output, phase.expect)  # node_path, agent, task, output, expect
     call = await call_with_retry(run, pr, spec)
     return outcome_of(call, output_mode=phase.output)
