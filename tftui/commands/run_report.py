@@ -54,6 +54,12 @@ def totals(state: RunState, *, calls: int | None = None, duration_ms: float | No
         data["unpricedCalls"] = present.unpriced_calls(usage)
     if present.untracked_calls(usage):
         data["untrackedCalls"] = present.untracked_calls(usage)
+    earlier = state.usage_earlier
+    if present.spent(earlier):  # part of the totals above, on no phase's row (README "Cost and usage")
+        data["earlierRuns"] = {
+            "tokens": present.usage_tokens(earlier) if present.tokens_known(earlier) else None,
+            "costUSD": present.cost_json(earlier),
+        }
     if duration_ms is not None:
         data["durationMs"] = round(duration_ms, 1)
     return data
@@ -142,6 +148,7 @@ def summary_line(
         f"{t['attempts']} attempt{'s' if t['attempts'] != 1 else ''}",
         present.spend_tokens_text(state.usage),
         present.spend_cost_text(state.usage),
+        *present.earlier_spend_variants(state.usage_earlier)[:1],  # as the debugger's header says it
         present.elapsed_text(duration_ms),
     ]
     if run_dir is not None:

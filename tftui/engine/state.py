@@ -83,6 +83,13 @@ def add_usage(
     total["turns"] += 1
 
 
+def merge_usage(total: dict[str, Any], part: dict[str, Any]) -> None:
+    """Add one usage dict of this module's keys to another, in place (every count and the cost)."""
+    for key, value in part.items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            total[key] = _num(total.get(key)) + value
+
+
 def _num(value: Any) -> float | int:
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
 
@@ -179,6 +186,9 @@ class RunState:
     phases: dict[str, PhaseState] = field(default_factory=dict)
     final_output: str | None = None
     usage: dict[str, Any] = field(default_factory=empty_usage)  # every call, including re-runs
+    # the part of `usage` whose results a partial re-run replaced (PhasesReset: `u`, `r`, an
+    # applied guard, a resume's in-flight phases): spent in this run, on no phase's row now
+    usage_earlier: dict[str, Any] = field(default_factory=empty_usage)
     paused: ev.Paused | None = None
     error: str | None = None
     started_at: float | None = None
@@ -473,6 +483,8 @@ def _reset(state: RunState, e: ev.PhaseReset) -> None:
 def _phases_reset(state: RunState, e: ev.PhasesReset) -> None:
     for pid in e.phase_ids:
         old = state.phases.get(pid)
+        if old is not None:
+            merge_usage(state.usage_earlier, old.usage)  # still spent: the header's total says so
         state.phases[pid] = PhaseState(id=pid, type=e.phase_types.get(pid) or (old.type if old else "agent"))
         state.stale.discard(pid)
     state.paused = None

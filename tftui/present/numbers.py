@@ -132,6 +132,41 @@ def spend_cost_text(usage: Mapping[str, object] | None) -> str:
     return spend_cost_variants(usage)[0]
 
 
+def spent(usage: Mapping[str, object] | None) -> bool:
+    """Some call was answered or reported usage (a usage dict of engine/state.py's keys)."""
+    if not usage:
+        return False
+    return usage_cost(usage) > 0 or any(_int(usage.get(key)) for key in ("turns", "unpriced", "untracked", "input",
+                                                                         "output"))
+
+
+def earlier_spend_variants(earlier: Mapping[str, object] | None) -> tuple[str, ...]:
+    """What a run's total says of the spend on results a partial re-run replaced (`earlier`: in
+    the total, on no phase's row any more), fullest first: `incl. 400 tok $0.001 of earlier
+    runs`, `incl. earlier runs`, `incl. earlier`; () when there was none (README "Cost and usage")."""
+    if not spent(earlier):
+        return ()
+    before = spend_tokens_text(earlier)
+    if not (cost_known(earlier) and not usage_cost(earlier)):
+        before += f" {spend_cost_variants(earlier)[-1]}"
+    return (f"incl. {before} of earlier runs", "incl. earlier runs", "incl. earlier")
+
+
+def spend_variants(usage: Mapping[str, object] | None, earlier: Mapping[str, object] | None = None
+                   ) -> tuple[str, ...]:
+    """A run's total spend, fullest first: `489 tok $0.002`. It sums every call of the run, and
+    every form says so when part of it is on no phase's row (`earlier_spend_variants`)."""
+    tokens = spend_tokens_text(usage)
+    costs = spend_cost_variants(usage)
+    known_zero = cost_known(usage) and not usage_cost(usage)
+    totals = [tokens] if known_zero else [f"{tokens} {cost}" for cost in costs]
+    said = earlier_spend_variants(earlier)
+    if not said:
+        return tuple(totals)
+    forms = (f"{totals[0]} {said[0]}", f"{totals[0]} {said[1]}", f"{totals[-1]} {said[2]}")
+    return tuple(dict.fromkeys(forms))
+
+
 def usage_text(usage: Mapping[str, object] | None) -> str:
     """`120t $0.0004` (the tree's narrow form); `120t $?` when the cost is not known, `?t` when
     no usage was reported; '' when no call was answered (nothing spent)."""

@@ -53,10 +53,8 @@ def header_parts(app: Any) -> list[HeaderPart]:
     elapsed = present.run_elapsed_ms(state, app.ctl.clock.time()) if app.show_times else None
     if elapsed is not None:  # pauses left out; a partial re-run adds to the run's time
         parts.append(HeaderPart((present.elapsed_text(elapsed),), DROP_TIME))
-    tokens = present.spend_tokens_text(state.usage)
-    costs = present.spend_cost_variants(state.usage)
-    known_zero = present.cost_known(state.usage) and not present.usage_cost(state.usage)
-    spends = [tokens] if known_zero else [f"{tokens} {cost}" for cost in costs]
+    # every call of the run; "incl. earlier runs" when a partial re-run replaced results it paid for
+    spends = list(present.spend_variants(state.usage, state.usage_earlier))
     budget = app.flow.budget
     caps = []
     if budget is not None:
