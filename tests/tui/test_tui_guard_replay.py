@@ -136,7 +136,10 @@ def _editor_open(h, app):
         await pilot.wait_for_scheduled_animations()
         app.query_one("#log").scroll_end(animate=False, immediate=True)  # the log's auto-scroll may lag a frame
         await pilot.pause()
-        await _open_editor(h, pilot, app, "quick-summary")
+        screen = await _open_editor(h, pilot, app, "quick-summary")
+        # the field's cursor blinks every 0.5 s: a loaded machine took the picture with it off.
+        # Held on, the picture no longer depends on when it is taken.
+        screen.query_one(Input).cursor_blink = False
         await pilot.pause()
 
     return run_before
