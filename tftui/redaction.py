@@ -155,7 +155,8 @@ def _has_text_needle(low: str) -> bool:
 
 def might_contain_text_secret(text: str) -> bool:
     """Cheap pre-check for free text: False guarantees `redact(text) == text`."""
-    return has_text_needle(text) or holds_registered_secret(text)
+    # (the two checks inlined as calls only where needed: this runs on every journal line)
+    return _has_text_needle(text.lower()) or (bool(_registered) and holds_registered_secret(text))
 
 
 def has_text_needle(text: str) -> bool:
