@@ -23,7 +23,7 @@ def _shown(detail: PhaseDetail) -> str:
     if detail.active == "gate" and detail.query_one("#gate-row").has_class("-visible"):
         parts = [detail.query_one("#gate-report", Static).content, detail.query_one("#gate-judge", Static).content]
     else:
-        parts = [detail.query_one("#detail-body", Static).content]
+        parts = [detail.body.content]
     return "\n".join(str(part) for part in parts)
 
 

@@ -50,7 +50,7 @@ async def test_the_panel_draws_the_lines_its_note_names(h, tmp_path, size, ascii
     app = h.make_app(path, runner=runner, ascii=ascii)
     async with app.run_test(size=size) as pilot:
         detail = await _open_output(h, app, pilot)
-        body = str(detail.query_one("#detail-body").content)
+        body = str(detail.body.content)
         drawn, note = body.rstrip("\n").rsplit("\n", 1)
         match = re.search(r"the panel shows lines 1[–-]([\d,]+) of ([\d,]+)", note)
         assert match, note

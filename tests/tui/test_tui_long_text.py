@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from textual.widgets import Static, TextArea
+from textual.widgets import TextArea
 
 from tftui.agents.scripted import ScriptedRunner
 from tftui.tui.screens.full_text import FullTextScreen
@@ -30,7 +30,7 @@ def _map_flow(tmp_path: Path) -> tuple[Path, ScriptedRunner]:
 
 
 def _body(app) -> str:
-    return str(app.query_one("#detail-body", Static).render())
+    return str(app.main.detail.body.render())
 
 
 async def test_long_output_is_cut_in_the_panel_and_whole_in_the_viewer(h, tmp_path: Path) -> None:

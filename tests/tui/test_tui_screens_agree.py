@@ -16,7 +16,7 @@ SAMPLES = Path(__file__).parents[2] / "sample_flows"
 def _detail_shown(h, app) -> str:
     """The detail pane's rows on screen, joined and with runs of spaces collapsed (the text wraps)."""
     detail = app.main.detail
-    rows = h.pane_lines(app, detail.query_one("#detail-scroll"))
+    rows = h.pane_lines(app, detail.scroller)
     return re.sub(r"\s+", " ", " ".join(rows))
 
 

@@ -596,7 +596,7 @@ class MainScreen(Screen[None]):
             return log
         if not self.right_pane.display:
             return self.dag
-        return self.detail.query_one("#detail-scroll")
+        return self.detail.scroller
 
     def action_page_down(self) -> None:
         self._page_target().scroll_page_down(animate=False)

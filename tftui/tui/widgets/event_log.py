@@ -12,6 +12,8 @@ from collections.abc import Iterable, Sequence
 from typing import Self
 
 from rich.cells import cell_len, chop_cells
+from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.widgets import Log
 
 from tftui import present
@@ -71,6 +73,18 @@ class EventLog(Log):
     DEFAULT_CSS = """
     EventLog { height: 6; border-top: solid $panel; background: $surface; overflow-x: hidden; }
     """
+
+    # Each write changes the log's height; as Textual's Log has it (a layout reactive) that lays
+    # the whole screen out again, ~10 times a second while a run goes. The log's own box never
+    # changes size: only its scrollbar follows (one that appears or goes asks for the layout).
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0))
+
+    def watch_virtual_size(self, size: Size) -> None:
+        self._scroll_update(size)
+
+    def _update_size(self, updates: int, lines: list[str]) -> None:  # type: ignore[override]  # Log's is a worker
+        """Textual's Log measures new lines in a thread worker, one per write, for its horizontal
+        scrollbar; these rows are wrapped to the width (no horizontal scrolling): nothing to measure."""
 
     def __init__(self, *, glyphs: present.Glyphs = present.UNICODE, **kwargs) -> None:
         super().__init__(max_lines=MAX_ENTRIES * 4, auto_scroll=True, **kwargs)  # rows: an entry may wrap

@@ -2,7 +2,8 @@
 
 One tab strip and one scrolling body: only the active tab's text is built and drawn
 (a widget per tab would cost start-up time and a re-render of hidden text on every
-event). The gate tab shows the scorer report and the judge prompt side by side.
+event). The body draws only the rows on screen (widgets/text_lines.py) and nothing when the
+text did not change. The gate tab shows the scorer report and the judge prompt side by side.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widget import Widget
 from textual.widgets import Static, Tab, Tabs
 
 from tftui import present
@@ -21,6 +23,7 @@ from tftui.engine.state import PhaseState
 from tftui.flow.model import PhaseBase
 from tftui.tui import detail_text
 from tftui.tui.widgets import live_panel
+from tftui.tui.widgets.text_lines import TextLines
 
 TABS = ("overview", "prompt", "output", "gate", "attempts", "raw", "trace")
 # Short labels so all six tabs fit at 80 columns.
@@ -102,7 +105,7 @@ class PhaseDetail(Vertical):
     PhaseDetail { height: 1fr; }
     PhaseDetail Tabs { height: 2; }
     PhaseDetail #detail-scroll { height: 1fr; }
-    PhaseDetail #detail-body { width: 1fr; padding: 0 1; }
+    PhaseDetail #gate-scroll { height: 1fr; display: none; }
     PhaseDetail #gate-row { height: auto; display: none; }
     PhaseDetail #gate-row.-visible { display: block; }
     PhaseDetail #gate-report, PhaseDetail #gate-judge { width: 1fr; padding: 0 1; }
@@ -120,8 +123,8 @@ class PhaseDetail(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Tabs(*(Tab(LABELS[t], id=t) for t in TABS), active="overview", id="detail-tabs")
-        with VerticalScroll(id="detail-scroll"):
-            yield Static(id="detail-body", markup=False)
+        yield TextLines(id="detail-scroll")  # every tab but the gate's
+        with VerticalScroll(id="gate-scroll"):
             with Horizontal(id="gate-row"):
                 yield Static(id="gate-report", markup=False)
                 yield Static(id="gate-judge", markup=False)
@@ -129,6 +132,17 @@ class PhaseDetail(Vertical):
     @property
     def phase_id(self) -> str | None:
         return self.shown.pid
+
+    @property
+    def body(self) -> TextLines:
+        """What a tab but the gate's shows its text in."""
+        return self.query_one("#detail-scroll", TextLines)
+
+    @property
+    def scroller(self) -> Widget:
+        """The widget the active tab's text scrolls in (the gate tab's panes have their own)."""
+        gate = self.query_one("#gate-scroll")
+        return gate if gate.display else self.body
 
     @property
     def active(self) -> str:
@@ -215,23 +229,26 @@ class PhaseDetail(Vertical):
 
     def _render_active(self) -> None:
         tab = self.active
-        body = self.query_one("#detail-body", Static)
+        body = self.body
         gate_row = self.query_one("#gate-row")
+        gate_scroll = self.query_one("#gate-scroll")
         if tab == "gate" and self.shown.pid is not None:
             report, judge = self._gate_panes()
             self.query_one("#gate-report", Static).update(self.glyphs.show_text(report))
             self.query_one("#gate-judge", Static).update(self.glyphs.show_text(judge))
-            body.display = False
+            if body.display:  # a display change lays the screen out again: only on a real change
+                body.display, gate_scroll.display = False, True
             self._live_shape = None
             gate_row.add_class("-visible")
         else:
             if not (tab == "output" and self._render_live(body)):
                 self._live_shape = None
                 body.update(self.glyphs.show_text(capped(self._tab_text(tab), self.open_key)))
-            body.display = True
+            if not body.display:
+                body.display, gate_scroll.display = True, False
             gate_row.remove_class("-visible")
 
-    def _render_live(self, body: Static) -> bool:
+    def _render_live(self, body: TextLines) -> bool:
         """The Output tab while the selected phase's answer streams in: the newest rows, exactly
         as many as the panel has (widgets/live_panel.py), so a new piece repaints the panel alone;
         the first live frame, and one after a resize, lay out. False when nothing streams."""
@@ -240,9 +257,8 @@ class PhaseDetail(Vertical):
         if s.pid is None or sources is None or not detail_text.streaming(s.state):
             return False
         live = sources.live_output(s.pid)
-        scroll = self.query_one("#detail-scroll")
-        rows = scroll.scrollable_content_region.height
-        width = body.content_region.width
+        rows = body.scrollable_content_region.height
+        width = body.text_width
         if not live or rows < 1 or width < 1:  # nothing yet, or not laid out yet: the usual text
             return False
         tail = detail_text.live_tail(live)
@@ -256,6 +272,6 @@ class PhaseDetail(Vertical):
 
         shaped = live_panel.live_rows(note, shown_tail, width, rows)
         shape = (rows, width)
-        body.update(shaped.content, layout=shape != self._live_shape)
+        body.update(shaped.content)  # the same rows: drawn again in place, no layout (text_lines.py)
         self._live_shape = shape
         return True
