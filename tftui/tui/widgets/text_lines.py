@@ -79,8 +79,9 @@ class TextLines(ScrollView):
     def update(self, text: Text | Content) -> None:
         """Show `text`; nothing is drawn when it is the text already shown."""
         shown = self.content
-        if type(text) is type(shown) and text == shown and (not isinstance(text, Text) or text.style == shown.style):
-            return
+        if type(text) is type(shown) and text == shown:
+            if not (isinstance(text, Text) and isinstance(shown, Text)) or text.style == shown.style:
+                return
         self.content = text
         self._whole_content = text if isinstance(text, Content) else Content.from_rich_text(text, console=self.app.console)
         self._lines = self._whole_content.split(allow_blank=True)
