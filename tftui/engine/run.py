@@ -44,7 +44,7 @@ from tftui.engine.subdebug import SubDebugger
 from tftui.engine.subflow_def import StackEntry
 from tftui.flow.graph import Dag
 from tftui.flow.model import Flow, PhaseBase
-from tftui.lang.interpolate import StepView
+from tftui.lang.interpolate import Context, StepView
 from tftui.lang.values import MISSING
 
 # Called with every event after it is folded (the TUI's and `tftui run`'s live view).
@@ -219,8 +219,9 @@ class Run:
         )
         return None if decision is ADMITTED else decision.reason
 
-    def guard(self, phase: PhaseBase) -> tuple[bool, str | None, str | None]:
-        """Evaluate `when` (or its debugger override): (run?, expression, fail-open error)."""
+    def guard(self, phase: PhaseBase) -> tuple[bool, str | None, str | None, Context | None]:
+        """Evaluate `when` (or its debugger override): (run?, expression, fail-open error, the
+        context it was evaluated on, None when there was nothing to evaluate)."""
         expr = phase.when
         overridden = False
         if self.debugger is not None:
@@ -228,13 +229,14 @@ class Run:
             if override is not None:
                 expr, overridden = override, True
         if expr is None:  # no guard: the phase runs, nothing to record
-            return True, None, None
+            return True, None, None, None
         if not has_guard(expr):  # an empty guard: nothing to evaluate, the phase runs (recorded)
             self.emit(ev.guard_evaluated(phase.id, expr, True, None, overridden))
-            return True, expr, None
-        guard = evaluate_guard(expr, build_context(self, phase))
+            return True, expr, None, None
+        ctx = build_context(self, phase)
+        guard = evaluate_guard(expr, ctx)
         self.emit(ev.guard_evaluated(phase.id, expr, guard.value is True, guard.error, overridden))
-        return guard.runs, expr, guard.error
+        return guard.runs, expr, guard.error, ctx
 
     # ---- phase execution ----------------------------------------------------------------
     async def execute_phase(self, phase: PhaseBase, *, depth: int = 0, round: int = 0, admit: bool = True) -> None:
@@ -254,13 +256,14 @@ class Run:
             await self.debug_point("before-phase", pid, depth=depth, round=round)
         if self.aborted:
             return
-        run_it, expr, guard_error = self.guard(phase)
+        run_it, expr, guard_error, guard_ctx = self.guard(phase)
         if not run_it:
             self.skip(pid, guard_skip_reason(expr))
             return
         pr = PhaseRun(phase, depth, round)  # (positional: a keyword call of a class packs a dict)
         pr.started = self.clock.monotonic()
         pr.paused_before = self.paused_s.get(pid, 0.0)
+        pr.context = guard_ctx  # nothing is awaited before the handler runs: its context is this one
         self.active[pid] = pr
         self.emit(ev.phase_started(pid, phase.type, depth, round))
         if self.journal is not None and has_side_effects(phase):

@@ -41,7 +41,7 @@ async def execute(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
         inputs = tree_inputs(run, phase)
         if len(inputs) >= 2:  # fewer: an ordinary one-shot reduce (docs/language.md §6.10)
             return await execute_tree(run, pr, inputs)
-    ctx = build_context(run, phase)
+    ctx = pr.context if pr.context is not None else build_context(run, phase)  # the guard's, when it had one
     prefix = preread(run, phase, ctx)
     task = prefix + render(run, pr, phase.task, ctx)
     spec = CallSpec(phase.id, agent_of(phase), task, phase.output, phase.expect)  # node_path, agent, task, output, expect

@@ -19,7 +19,7 @@ from tftui.engine.clock import Clock
 from tftui.engine.seams import Approver, RunDebugger
 from tftui.engine.state import METERED, Metering, RunState, add_usage, empty_usage
 from tftui.flow.model import Flow, PhaseBase
-from tftui.lang.interpolate import StepView
+from tftui.lang.interpolate import Context, StepView
 from tftui.lang.values import MISSING
 
 if TYPE_CHECKING:
@@ -39,6 +39,9 @@ class PhaseRun:
     started: float = 0.0
     paused_before: float = 0.0  # Run.paused_s[phase] when it started (its duration leaves pauses out)
     call_config: CallConfig | None = None  # built on the first call
+    # The context the phase's guard was evaluated on (None: no guard). Nothing is awaited between
+    # the guard and the handler, so it is the context the handler would build.
+    context: Context | None = None
 
     def warn(self, message: str) -> bool:
         """Record a phase warning once; True when it is new (so the caller may emit it)."""
