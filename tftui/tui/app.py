@@ -31,7 +31,7 @@ from tftui.engine.state import RunState
 from tftui.flow.diagnostics import Diagnostic
 from tftui.flow.model import Flow
 from tftui.present.live import LiveText
-from tftui.tui import ascii_mode
+from tftui.tui import ascii_mode, native_memory
 from tftui.tui.commands import VerbCommands
 from tftui.tui.keymap import configured_theme, keymap_from_config, read_config, save_theme
 from tftui.tui.main_screen import MainScreen
@@ -78,6 +78,7 @@ class TftuiApp(App[int]):
         live_text: LiveText | None = None,
         pending_lint: Admission | None = None,
     ) -> None:
+        native_memory.one_arena()  # before Textual's and the runs' threads start (tui/native_memory.py)
         self.ascii_filter = ascii_mode.AsciiFilter(enabled=False)  # before Textual's constructor: it may draw
         self.control_filter = ControlFilter()  # no control character reaches the terminal (tui/term_filter.py)
         super().__init__()

@@ -36,7 +36,7 @@ from tftui.engine import events as ev
 from tftui.engine.resume import with_downstream
 from tftui.engine.state import RunState, apply
 from tftui.flow.model import Flow
-from tftui.tui import actions, verbs
+from tftui.tui import actions, native_memory, verbs
 from tftui.tui.gatetools import GateTools
 from tftui.tui.journaling import Rerun, journaled_run
 from tftui.tui.messages import EngineEvents, FlowChanged, FlowLinted, RunEnded
@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from tftui.tui.app import TftuiApp
 
 EVENT_CHUNK = 250  # engine events applied per UI step
+TRIM_AFTER_S = 1.0  # after a run, the allocator's free pages are given back this much later
 LIVE_TICK_S = 0.1  # streamed text is drawn at most this often (~10 repaints/s, however fast it arrives)
 DETAIL_REFRESH_S = 0.2  # while a run goes: the selected phase's detail is redrawn at most this often
 RUN_WORKERS = "run"  # the worker group of runs (see on_worker_state_changed)
@@ -325,6 +326,10 @@ class MainScreen(Screen[None]):
         self.refresh_header()
         self.dag.refresh_all()
         self.show_selected()
+        # what the run freed goes back to the system (tui/native_memory.py), off the UI thread and
+        # once the screen has settled: a trim of a large heap takes a while
+        self.set_timer(TRIM_AFTER_S, lambda: self.run_worker(native_memory.trim, thread=True, exit_on_error=False,
+                                                             group=BACKGROUND_WORKERS, description="malloc_trim"))
 
     def on_flow_changed(self, message: FlowChanged) -> None:
         self.reloader.apply(message)

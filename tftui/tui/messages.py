@@ -21,6 +21,7 @@ from tftui.engine.events import Event
 if TYPE_CHECKING:
     from tftui.engine.run import RunResult
     from tftui.flow.load import LoadResult
+    from tftui.tui.watch import Reload
 
 
 class EngineEvents(Message):
@@ -43,12 +44,14 @@ class RunEnded(Message):
 class FlowChanged(Message):
     """The flow file changed on disk and re-parsed (valid or not)."""
 
-    def __init__(self, path: str, load_result: LoadResult, text: str, arg_warnings: list[str] | None = None) -> None:
+    def __init__(self, path: str, load_result: LoadResult, text: str, arg_warnings: list[str] | None = None,
+                 reload: Reload | None = None) -> None:
         super().__init__()
         self.path = path
         self.load_result = load_result
         self.text = text
         self.arg_warnings = arg_warnings or []  # the `--arg` names' warnings for this version
+        self.reload = reload  # the watcher's report (its linter pass may be pending: tui/watch.py)
 
 
 class FlowLinted(Message):

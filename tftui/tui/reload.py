@@ -16,15 +16,16 @@ from tftui.engine.resume import stale_after_reload, stale_after_run
 from tftui.engine.state import apply
 from tftui.flow.diagnostics import Diagnostic
 from tftui.flow.graph import diff_flows
-from tftui.flow.load import LoadResult
 from tftui.flow.model import Flow
 from tftui.tui.messages import FlowChanged, FlowLinted
-from tftui.tui.watch import FlowWatcher, Reload, load_saved
+from tftui.tui.watch import FlowWatcher, Reload, linted, load_saved
 
 if TYPE_CHECKING:
     from tftui.tui.main_screen import MainScreen
 
 WATCH_WORKERS = "watch"  # the watcher's worker group (the app routes its errors)
+LINT_WORKERS = "lint"  # a saved version's linter pass
+LINT_AFTER_S = 0.25  # it starts this long after the frame showing the version (and not during a run)
 
 
 class Reloader:
@@ -42,7 +43,7 @@ class Reloader:
         if path is None:
             return
         self.watcher = FlowWatcher(path, self._post_reload, last_text=self.screen.session.flow_text,
-                                   rules=self.screen.session.admit_rules, on_linted=self._post_linted)
+                                   rules=self.screen.session.admit_rules, defer_lint=True)
         self.screen.run_worker(self.watcher.run(), group=WATCH_WORKERS, exit_on_error=False)
 
     def stop(self) -> None:
@@ -50,10 +51,31 @@ class Reloader:
             self.watcher.stop()
 
     def _post_reload(self, reload: Reload) -> None:
-        self.screen.post_message(FlowChanged(reload.path, reload.result, reload.text, reload.arg_warnings))
+        self.screen.post_message(FlowChanged(reload.path, reload.result, reload.text, reload.arg_warnings, reload))
 
-    def _post_linted(self, result: LoadResult) -> None:
-        self.screen.post_message(FlowLinted(result))
+    def lint_after_paint(self, reload: Reload) -> None:
+        """The saved version's linter pass, in a thread a little after the frame showing it is out
+        and not while a run goes (its warnings never refuse a version; on a 2,000-phase save they
+        were ~40 % of the checks, and a pass beside the UI thread slowed its frames)."""
+        screen = self.screen
+
+        def lint() -> None:
+            result = linted(reload)
+            try:
+                screen.app.call_from_thread(screen.post_message, FlowLinted(result))
+            except RuntimeError:  # the app is closing
+                pass
+
+        def start() -> None:
+            if reload.result.flow is not screen.session.flow:
+                return  # a later save replaced it: its own pass comes
+            if screen.session.ctl.running:  # a run (u, say) goes first: the warnings can wait for it
+                screen.set_timer(LINT_AFTER_S, start)
+                return
+            screen.run_worker(lint, thread=True, group=LINT_WORKERS, description="the linter's pass",
+                              exit_on_error=False)
+
+        screen.call_after_refresh(lambda: screen.set_timer(LINT_AFTER_S, start))
 
     def apply_lint(self, message: FlowLinted) -> None:
         """The linter's warnings for the flow shown (a later save's version replaced it: dropped)."""
@@ -103,6 +125,8 @@ class Reloader:
         marked = stale_after_reload(session.state, old, new)  # the engine decides what went stale
         session.flow = new
         session.flow_text = message.text
+        if message.reload is not None and message.reload.pending_lint is not None:
+            self.lint_after_paint(message.reload)
         note = screen.reload_note
         tree = screen.dag
         if marked is None:

@@ -82,11 +82,12 @@ class FlowWatcher:
         rules: AdmitRules | None = None,
         debounce_ms: int = 50,
         step_ms: int = 20,
-        on_linted: Callable[[LoadResult], None] | None = None,
+        defer_lint: bool = False,
     ) -> None:
         self.path = Path(path).resolve()
         self.on_reload = on_reload
-        self.on_linted = on_linted  # a reported version with the linter's warnings (None: lint inline)
+        # True: a version is reported before the linter ran (`Reload.pending_lint`, see `linted`)
+        self.defer_lint = defer_lint
         self.last_text = last_text
         self.rules = rules if rules is not None else AdmitRules()  # the debugger's (commands/open_flow.py)
         self.debounce_ms = debounce_ms
@@ -107,14 +108,10 @@ class FlowWatcher:
         self.last_text = text
         # parsed and checked off the UI loop (a 2,000-phase flow takes a few hundred ms): keys
         # and repaints go on while it loads
-        reload = await asyncio.to_thread(load_saved, text, str(self.path), self.rules, lint=self.on_linted is None)
+        reload = await asyncio.to_thread(load_saved, text, str(self.path), self.rules, lint=not self.defer_lint)
         outcome = self.on_reload(reload)
         if asyncio.iscoroutine(outcome):
             await outcome
-        if reload.pending_lint is not None and self.on_linted is not None:
-            # the linter's warnings, once the version is on screen (a 2,000-phase save: ~40 % of its checks)
-            result = await asyncio.to_thread(linted, reload)
-            self.on_linted(result)
         return True
 
     async def run(self) -> None:
