@@ -118,3 +118,17 @@ def test_normalized_ids_and_parents_are_the_plain_renaming(order: list[int], pre
     cols = TraceColumns.from_dicts(steps)
     got = normalize_columns(cols)
     assert (got.ids, got.parent_ids, got.names) == _plain_normalize(cols)
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(STEP, max_size=30), st.sampled_from([KEYS, ("state",), ()]), st.sampled_from([1, 2, 4]))
+def test_names_sharing_a_count_bucket_still_give_the_plain_count(steps: list[Any], keys: tuple[str, ...],
+                                                                  buckets: int) -> None:
+    """With one to four buckets every name shares one with others: the bucket counts only bound the
+    name counts, and the answer is still exactly the plain count's."""
+    from unittest.mock import patch
+
+    from tftui.trace import facts as facts_module
+
+    with patch.object(facts_module, "_BUCKETS", buckets):
+        assert Facts(_columns(steps)).worst_signature(keys) == _plain_worst(steps, keys)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from itertools import compress, repeat
+from operator import and_, eq, itemgetter
 from typing import Final, cast
 
 from tftui.trace.columns import Metadata, TraceColumns
@@ -18,6 +19,7 @@ from tftui.trace.columns import Metadata, TraceColumns
 EXTERNAL_KINDS = frozenset({"model", "tool"})
 ABSENT: Final = object()  # a metadata key that is not there (distinct from null)
 _NO_METADATA: Final[Metadata] = {}
+_BUCKETS: Final = 1 << 16  # name-count buckets for worst_signature (a power of two)
 # (name, kind, status, then each key's metadata value or ABSENT): hashable parts of mixed types
 Signature = tuple[object, ...]
 
@@ -173,19 +175,26 @@ class Facts:
         the first one in sequence order on ties; (None, 0) for an empty trace. Absent key: ABSENT.
 
         A signature repeats no more often than its name, so only the steps whose name is common
-        enough can hold the answer: a first count over the steps of the most frequent names gives
-        a floor, and the full count then reads only the steps whose name reaches that floor."""
+        enough can hold the answer. Names are counted by hash bucket (`_BUCKETS` counters, not one
+        per distinct name: a big map has a name per item): a bucket holds every step of each name
+        in it, so its count bounds theirs. The exact count over the fullest bucket gives a floor,
+        and the full count then reads only the steps of buckets that reach that floor (all the
+        steps of every signature that can be the answer, in array order)."""
         if keys not in self._signatures:
             names = self.cols.names
-            name_counts = Counter(names)
-            if not name_counts:
+            if not names:
                 self._signatures[keys] = (None, 0)
                 return self._signatures[keys]
-            most = max(name_counts.values())
-            floor = 2
-            if most >= 2 and list(name_counts.values()).count(most) * most < len(names) // 2:
-                floor = max(floor, self._top_count(keys, name_counts, most)[1])
-            top_sig, top = self._top_count(keys, name_counts, floor) if most >= 2 else (None, 0)
+            buckets = list(map(and_, map(hash, names), repeat(_BUCKETS - 1)))
+            bucket_counts = Counter(buckets)
+            fullest, most = max(bucket_counts.items(), key=itemgetter(1))
+            top_sig: Signature | None = None
+            top = 0
+            if most >= 2:
+                floor = max(2, self._top_count(keys, list(map(eq, buckets, repeat(fullest))))[1])
+                wanted = {b for b, c in bucket_counts.items() if c >= floor}
+                mask = None if len(wanted) == len(bucket_counts) else list(map(wanted.__contains__, buckets))
+                top_sig, top = self._top_count(keys, mask)
             if top_sig is None or top < 2:  # nothing repeats: each signature counts 1, the first step's comes first
                 meta = self.cols.metadata[0]
                 values = tuple((meta.get(k, ABSENT) if meta else ABSENT) for k in keys)
@@ -193,28 +202,21 @@ class Facts:
             self._signatures[keys] = (top_sig, top)
         return self._signatures[keys]
 
-    def _top_count(self, keys: tuple[str, ...], name_counts: Counter[str], floor: int) -> tuple[Signature | None, int]:
-        """The most repeated signature among the steps whose name occurs at least `floor` times
-        (the first in array order on ties) and its count; (None, 0) when no step qualifies."""
+    def _top_count(self, keys: tuple[str, ...], mask: list[bool] | None) -> tuple[Signature | None, int]:
+        """The most repeated signature among the steps `mask` selects (None: every step; the first
+        in array order on ties) and its count; (None, 0) when no step is selected."""
         cols = self.cols
-        names = cols.names
-        common = [n for n, c in name_counts.items() if c >= floor]
-        if len(common) == len(name_counts):
-            mask: list[bool] | None = None
-        else:
-            wanted = frozenset(common)
-            mask = list(map(wanted.__contains__, names))
         metas = cols.metadata if mask is None else list(compress(cols.metadata, mask))
         # A key no selected step carries adds the same ABSENT to every signature: leave it out of
         # the count and put it back for the result.
-        all_keys = cols.metadata_summary()[0]
+        all_keys = cols.metadata_keys()
         present = [k in all_keys and (mask is None or any(map(dict.__contains__, filter(None, metas), repeat(k))))
                    for k in keys]
         # one column per metadata key: C-level `dict.get` over the steps (no metadata reads as {})
         dicts: list[Metadata] = [m or _NO_METADATA for m in metas] if any(present) else []
         get = cast("Callable[[Metadata, str, object], object]", dict.get)
         key_cols = [list(map(get, dicts, repeat(k), repeat(ABSENT))) for k, p in zip(keys, present, strict=True) if p]
-        base: list[Sequence[object]] = [names, cols.kinds, cols.statuses]
+        base: list[Sequence[object]] = [cols.names, cols.kinds, cols.statuses]
         if mask is not None:
             base = [list(compress(column, mask)) for column in base]
         counts = Counter(zip(*base, *key_cols, strict=True))
