@@ -174,7 +174,7 @@ def _compile(schema: JSONValue) -> Check:
 # and by the schema's repr, so equal schemas written out in many phases (1,000 score gates
 # with one json-schema scorer) compile once. repr tells 1 from 1.0 from True, so equal keys
 # mean the same contract; an in-place edit fails the snapshot compare and changes the repr.
-_BY_ID: dict[int, tuple[JSONValue, JSONValue, Check]] = {}
+_BY_ID: dict[int, tuple[JSONValue, object, Check]] = {}
 _BY_TEXT: dict[str, Check] = {}
 _CACHE_MAX = 4096
 
@@ -197,16 +197,43 @@ def compile_contract(schema: JSONValue) -> Check:
     if len(_BY_ID) >= _CACHE_MAX:
         _BY_ID.clear()
     # Keep the object alive (so its id is not reused) and a snapshot to detect in-place edits.
-    _BY_ID[id(schema)] = (schema, _snapshot(schema), compiled)
+    _BY_ID[id(schema)] = (schema, snapshot(schema), compiled)
     return compiled
 
 
-def _snapshot(value: JSONValue) -> JSONValue:
+class _SameBool:
+    """A boolean in a snapshot: equal to that boolean only (in Python, False == 0 and True == 1.0)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: bool) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return other is self.value
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def snapshot(value: JSONValue) -> object:
+    """A copy of `value`'s objects and arrays that compares equal to it until it is edited in place
+    (a boolean turned into a number included): how a cache keyed by an object's id tells that the
+    object changed. Only for comparing: its booleans are wrapped."""
+    kind = type(value)
+    if kind is dict:  # leaves copied in the comprehension (a call each would double the cost)
+        return {k: v if type(v) in _LEAVES else snapshot(v) for k, v in value.items()}
+    if kind is list:
+        return [v if type(v) in _LEAVES else snapshot(v) for v in value]
+    if value is True or value is False:
+        return _SameBool(value)
     if isinstance(value, Mapping):
-        return {k: _snapshot(v) for k, v in value.items()}
+        return {k: snapshot(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_snapshot(v) for v in value]
+        return [snapshot(v) for v in value]
     return value
+
+
+_LEAVES = frozenset({str, int, float, type(None)})
 
 
 def contract_violations(value: JSONValue, schema: JSONValue) -> list[str]:

@@ -89,16 +89,9 @@ def default_budget() -> float:
     return _budget_s
 
 
-_TIMED_OUT = "regex timed out after "
-
-
 def timeout_detail(pattern: str, budget_s: float) -> str:
-    return f"{_TIMED_OUT}{round(budget_s * 1000)}ms (catastrophic backtracking?): /{pattern}/"
-
-
-def is_timeout_detail(detail: str | None) -> bool:
-    """Whether a regex scorer's detail says its match was cut at the budget (`timeout_detail`)."""
-    return detail is not None and detail.startswith(_TIMED_OUT)
+    """What a regex scorer cut at its budget says (`ScorerResult.timed_out` is the flag to test)."""
+    return f"regex timed out after {round(budget_s * 1000)}ms (catastrophic backtracking?): /{pattern}/"
 
 
 def search_within(compiled: regex_engine.Pattern[str], text: str, budget_s: float, *, offload: bool = False) -> bool:

@@ -15,7 +15,6 @@ from tftui.engine.statectx import context_from_state
 from tftui.engine.whatif import Decision, WhatIfResult
 from tftui.flow.model import Flow
 from tftui.lang.condition import describe_skip
-from tftui.lang.jsregex import is_timeout_detail
 from tftui.present.gates import arithmetic_line
 from tftui.scoring.combine import explain, js_to_fixed
 
@@ -64,7 +63,7 @@ def after_line(result: WhatIfResult) -> str:
 def budget_lines(result: WhatIfResult) -> list[str]:
     """A regex scorer of the edited gate whose match was cut at its budget (docs/trust.md §3), as a
     run would fail it: `NAME: regex timed out after 1000ms (catastrophic backtracking?): /…/`."""
-    return [f"{r.name}: {r.detail}" for r in result.results if r.type == "regex" and is_timeout_detail(r.detail)]
+    return [f"{r.name}: {r.detail}" for r in result.results if r.timed_out]
 
 
 def estimate_line(result: WhatIfResult) -> str | None:

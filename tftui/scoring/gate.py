@@ -41,7 +41,6 @@ from tftui.scoring.scorers import (
     ScorerResult,
     ScorerResultJSON,
     evaluate_scorer,
-    regex_timed_out,
     score_shape_errors,
 )
 
@@ -369,7 +368,7 @@ async def _bounded_regex(scorer: JSONValue, index: int, target: str) -> ScorerRe
     budget = default_budget()
     inline = min(REGEX_INLINE_S, budget)
     quick = evaluate_scorer(scorer, index, target, regex_budget_s=inline)
-    if inline >= budget or not regex_timed_out(quick, scorer, inline):
+    if inline >= budget or not quick.timed_out:
         return quick
     return await _in_daemon_thread(scorer, index, target)
 

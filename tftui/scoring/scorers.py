@@ -18,14 +18,13 @@ here).
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import NotRequired, TypedDict
 
 from tftui.flow.score_shape import ScorerSpec, is_num, score_shape_errors
-from tftui.lang.contract import compile_contract
-from tftui.lang.jsonish import lenient_parse, strict_json
+from tftui.lang.contract import Check, compile_contract, snapshot
+from tftui.lang.jsonish import lenient_parse
 from tftui.lang.jsregex import FAST_MAX_TEXT, compile_js_regex, default_budget, search_within, timeout_detail
 from tftui.lang.values import MISSING, JSONValue, js_json_stringify, js_number_str, js_trim
 
@@ -47,13 +46,17 @@ class ScorerResultJSON(TypedDict):
     detail: NotRequired[str]
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ScorerResult:
+    """One scorer's verdict on one target. Frozen: a passing scorer hands out one shared result."""
+
     name: str
     type: str
     passed: bool
     score: int  # 1 or 0
     detail: str | None = None
+    # A regex match cut at its time budget (docs/trust.md §3); `detail` says so in words.
+    timed_out: bool = False
 
     def to_json(self) -> ScorerResultJSON:
         """`{name, type, passed, score, detail?}` as stored in the gate's `json.results`."""
@@ -106,96 +109,133 @@ def _text_field(scorer: ScorerSpec, key: str) -> str:
     return value if type(value) is str else ("" if value is None else js_string(value))
 
 
-# Each check returns (passed, detail-or-None); details are built only on failure.
+# Each scorer object is compiled once into a plan: its name and type, and a run function
+# `(target, regex budget or None, offload) -> None when it passes, else the detail`, with the
+# scorer's fields already read, its pattern translated and its contract compiled. Details are
+# built only on failure. A plan is cached by the scorer object (its id, confirmed by equality with
+# a snapshot, so an in-place edit is planned again: docs/gates.md §4).
+
+_Run = Callable[[str, "float | None", bool], "str | None"]
 
 
-def _exact_match(scorer: ScorerSpec, target: str) -> tuple[bool, str | None]:
+class _TimedOut(Exception):
+    """A regex match cut at its budget (docs/trust.md §3); `args[0]` is the detail users see."""
+
+
+def _exact_match(scorer: ScorerSpec) -> _Run:
     value = scorer.get("value")
     expected = "" if value is None else value
-    if isinstance(expected, str) and target == expected:
-        return True, None
-    return False, f"target ({len(target)} chars) !== value ({len(js_string(expected))} chars)"
+
+    def run(target: str, budget_s: float | None, offload: bool) -> str | None:
+        if isinstance(expected, str) and target == expected:
+            return None
+        return f"target ({len(target)} chars) !== value ({len(js_string(expected))} chars)"
+
+    return run
 
 
-def _contains(scorer: ScorerSpec, target: str) -> tuple[bool, str | None]:
+def _contains(scorer: ScorerSpec) -> _Run:
     value = _text_field(scorer, "value")
-    if value in target:
-        return True, None
-    quoted = js_json_stringify(value, None)
-    return False, f"target does not contain {quoted[:80] + '…' if len(quoted) > 80 else quoted}"
+
+    def run(target: str, budget_s: float | None, offload: bool) -> str | None:
+        if value in target:
+            return None
+        quoted = js_json_stringify(value, None)
+        return f"target does not contain {quoted[:80] + '…' if len(quoted) > 80 else quoted}"
+
+    return run
 
 
-def _regex(
-    scorer: ScorerSpec, target: str, budget_s: float | None = None, offload: bool = False
-) -> tuple[bool, str | None]:
+def _regex(scorer: ScorerSpec) -> _Run:
     pattern = _text_field(scorer, "pattern")
     compiled = compile_js_regex(pattern)
-    if compiled.fast is not None and len(target) <= FAST_MAX_TEXT:  # proven linear, small: no budget (docs/trust.md §3)
-        matched = compiled.fast.search(target) is not None
-    elif compiled.regex is None:
-        return False, compiled.error
-    else:
-        budget = default_budget() if budget_s is None else budget_s
-        try:
-            matched = search_within(compiled.regex, target, budget, offload=offload)
-        except TimeoutError:  # docs/trust.md §3: the match is cut at its budget
-            return False, timeout_detail(pattern, budget)
+    fast = compiled.fast.search if compiled.fast is not None else None
+    slow, error = compiled.regex, compiled.error
     negate = scorer.get("negate")
-    if negate is not None and negate is not False and _js_truthy(negate):
-        return (True, None) if not matched else (False, f"/{pattern}/ matched (negated)")
-    return (True, None) if matched else (False, f"/{pattern}/ did not match")
+    negated = negate is not None and negate is not False and _js_truthy(negate)
+
+    def run(target: str, budget_s: float | None, offload: bool) -> str | None:
+        if fast is not None and len(target) <= FAST_MAX_TEXT:  # proven linear, small: no budget (docs/trust.md §3)
+            matched = fast(target) is not None
+        elif slow is None:
+            return error
+        else:
+            budget = default_budget() if budget_s is None else budget_s
+            try:
+                matched = search_within(slow, target, budget, offload=offload)
+            except TimeoutError:  # docs/trust.md §3: the match is cut at its budget, negated or not
+                raise _TimedOut(timeout_detail(pattern, budget)) from None
+        if matched != negated:
+            return None
+        return f"/{pattern}/ matched (negated)" if negated else f"/{pattern}/ did not match"
+
+    return run
 
 
 # The last few parsed targets: re-scoring the same text (onBlock rounds with an unchanged
 # output, a gate re-run after editing its scorers, several json-schema scorers on one
-# target) parses it once. Values are only read, never handed out.
+# target) parses it once. Values are only read, never handed out. Full, it starts again
+# empty: each step is one dict operation, safe without a lock for the what-if answers that
+# score in worker threads beside the run (a lock and dropping the oldest cost 0.9 us a miss,
+# as much as parsing a short target).
 _PARSED: dict[str, JSONValue] = {}
 _PARSED_MAX = 8
-_PARSED_LOCK = threading.Lock()
+_UNSEEN: JSONValue = object()
 
 
 def _parse_target(target: str) -> JSONValue:
-    try:
-        return _PARSED[target]
-    except KeyError:
-        pass
-    value = strict_json(js_trim(target))  # the common case: the whole target is JSON (docs/language.md §3.4 step 1)
-    if value is MISSING:
-        value = lenient_parse(target)  # empty, fenced blocks, bracket slice (and step 1 again)
-    with _PARSED_LOCK:  # what-if answers score in worker threads beside the run
-        if len(_PARSED) >= _PARSED_MAX:
-            _PARSED.pop(next(iter(_PARSED)), None)
-        _PARSED[target] = value
+    value = _PARSED.get(target, _UNSEEN)  # (a KeyError raised and caught costs more than the parse)
+    if value is not _UNSEEN:
+        return value
+    value = lenient_parse(target)  # docs/language.md §3.4, the whole target first
+    if len(_PARSED) >= _PARSED_MAX:
+        _PARSED.clear()
+    _PARSED[target] = value
     return value
 
 
-def _json_schema(scorer: ScorerSpec, target: str) -> tuple[bool, str | None]:
-    parsed = _parse_target(target)
-    if parsed is MISSING:
-        return False, "target is not valid JSON"
-    violations: list[str] = []
-    compile_contract(scorer.get("schema"))(parsed, "$", violations)
-    return (False, "; ".join(violations)) if violations else (True, None)
+def _json_schema(scorer: ScorerSpec) -> _Run:
+    schema = scorer.get("schema")
+    try:
+        contract: Check | None = compile_contract(schema)
+    except Exception:  # too deep: it fails in the run, after the target's parse, as it always did
+        contract = None
+
+    def run(target: str, budget_s: float | None, offload: bool) -> str | None:
+        parsed = _parse_target(target)
+        if parsed is MISSING:
+            return "target is not valid JSON"
+        violations: list[str] = []
+        (contract if contract is not None else compile_contract(schema))(parsed, "$", violations)
+        return "; ".join(violations) if violations else None
+
+    return run
 
 
-def _length_range(scorer: ScorerSpec, target: str) -> tuple[bool, str | None]:
+def _length_range(scorer: ScorerSpec) -> _Run:
     given_low, given_high = scorer.get("min"), scorer.get("max")
     low = given_low if type(given_low) is int or is_num(given_low) else None
     high = given_high if type(given_high) is int or is_num(given_high) else None
-    length = len(target)  # code points (tftui decision R7; JS counts UTF-16 units)
-    if (low is None or length >= low) and (high is None or length <= high):
-        return True, None
-    bounds = (
-        f"[{js_number_str(low if low is not None else 0)}, {'∞' if high is None else js_number_str(high)}]"
-    )
-    return False, f"length {length} outside {bounds}"
+
+    def run(target: str, budget_s: float | None, offload: bool) -> str | None:
+        length = len(target)  # code points (tftui decision R7; JS counts UTF-16 units)
+        if (low is None or length >= low) and (high is None or length <= high):
+            return None
+        bounds = f"[{js_number_str(low if low is not None else 0)}, {'∞' if high is None else js_number_str(high)}]"
+        return f"length {length} outside {bounds}"
+
+    return run
 
 
-def _impure(scorer: ScorerSpec, target: str) -> tuple[bool, str | None]:
-    return False, IMPURE_DETAIL
+def _impure_run(target: str, budget_s: float | None, offload: bool) -> str | None:
+    return IMPURE_DETAIL
 
 
-_CHECKS = {
+def _impure(scorer: ScorerSpec) -> _Run:
+    return _impure_run
+
+
+_COMPILERS: dict[str, Callable[[ScorerSpec], _Run]] = {
     "exact-match": _exact_match,
     "contains": _contains,
     "regex": _regex,
@@ -205,28 +245,73 @@ _CHECKS = {
 }
 
 
-_Check = Callable[[ScorerSpec, str], tuple[bool, str | None]]
-_PLANS: dict[int, tuple[ScorerSpec, dict[str, JSONValue], tuple[str, str | None, _Check | None]]] = {}
+class _Plan:
+    """What evaluating one scorer object needs, worked out once."""
+
+    __slots__ = ("spec", "snapshot", "type", "name", "run", "cacheable", "passing")
+
+    def __init__(self, scorer: ScorerSpec) -> None:
+        type_ = scorer.get("type")
+        if type(type_) is not str:
+            type_ = js_string(MISSING if type_ is None and "type" not in scorer else type_)
+        name = scorer.get("name")
+        if type(name) is not str or not (name := js_trim(name)):
+            name = None  # "<type>-<index>"
+        self.spec: object = None
+        self.snapshot: object = None
+        self.type: str = type_
+        self.name: str | None = name
+        self.cacheable = True
+        compiler = _COMPILERS.get(type_)
+        self.run: _Run | None = None
+        if compiler is not None:
+            try:
+                self.run = compiler(scorer)
+            except Exception as exc:  # a field that cannot be read fails the run, as when read per call
+                self.run, self.cacheable = _raising(exc), False
+        self.passing: dict[int, ScorerResult] = {}  # the one passing result, by index (the name may need it)
+
+    def passed(self, index: int) -> ScorerResult:
+        result = ScorerResult(self.name or f"{self.type}-{index}", self.type, True, 1)
+        if len(self.passing) < 64:
+            self.passing[index] = result
+        return result
+
+
+def _raising(exc: Exception) -> _Run:
+    def run(target: str, budget_s: float | None, offload: bool) -> str | None:
+        raise exc
+
+    return run
+
+
+_PLANS: dict[int, _Plan] = {}
 _PLANS_MAX = 4096
-_PLAIN = (str, type(None))  # `type` and `name` values a shallow copy can tell apart from edits
 
 
-def _plan(scorer: ScorerSpec) -> tuple[str, str | None, _Check | None]:
-    """(type, trimmed name or None for "<type>-<index>", check or None for an unknown type)."""
-    type_ = scorer.get("type")
-    if type(type_) is not str:
-        type_ = js_string(MISSING if type_ is None and "type" not in scorer else type_)
-    name = scorer.get("name")
-    if type(name) is not str or not (name := js_trim(name)):
-        name = None
-    return type_, name, _CHECKS.get(type_)
+_SEEN: dict[int, object] = {}  # scorer objects planned once, without a snapshot
 
 
-def regex_timed_out(result: ScorerResult, scorer: JSONValue, budget_s: float) -> bool:
-    """Whether `result` is a `regex` scorer that ran out of a `budget_s` budget."""
-    if result.type != "regex" or result.passed or not isinstance(scorer, Mapping):
-        return False
-    return result.detail == timeout_detail(_text_field(scorer, "pattern"), budget_s)
+def _cached_plan(scorer: dict[str, JSONValue]) -> _Plan:
+    """The plan of a scorer object, cached from its second evaluation on: a flow's scorers are
+    mostly evaluated once per run (a gate each), where a snapshot would cost more than it saves."""
+    key = id(scorer)
+    if _SEEN.get(key) is not scorer:
+        if len(_SEEN) >= _PLANS_MAX:
+            _SEEN.clear()
+        _SEEN[key] = scorer  # kept alive: its id is not reused
+        return _Plan(scorer)
+    try:
+        copy = snapshot(scorer)
+    except RecursionError:  # too deep to copy: planned on every call
+        return _Plan(scorer)
+    plan = _Plan(scorer)
+    if plan.cacheable:
+        if len(_PLANS) >= _PLANS_MAX:
+            _PLANS.clear()
+        plan.spec, plan.snapshot = scorer, copy  # the object is kept alive: its id is not reused
+        _PLANS[id(scorer)] = plan
+    return plan
 
 
 def evaluate_scorer(
@@ -237,33 +322,27 @@ def evaluate_scorer(
     A `regex` match gets `regex_budget_s` (default: `tftui.lang.jsregex.default_budget()`);
     `offload` says the call runs in a worker thread (the match then releases the GIL)."""
     if type(scorer) is dict:
-        entry = _PLANS.get(id(scorer))
-        if entry is not None and entry[0] is scorer and entry[1] == scorer:
-            type_, name, check = entry[2]
-        else:
-            type_, name, check = _plan(scorer)
-            if type(scorer.get("type")) in _PLAIN and type(scorer.get("name")) in _PLAIN:
-                if len(_PLANS) >= _PLANS_MAX:
-                    _PLANS.clear()
-                # keep the object (its id is not reused) and a shallow copy: an edited scorer is planned again
-                _PLANS[id(scorer)] = (scorer, dict(scorer), (type_, name, check))
+        plan = _PLANS.get(id(scorer))
+        if plan is None or plan.spec is not scorer or plan.snapshot != scorer:
+            plan = _cached_plan(scorer)
     elif isinstance(scorer, Mapping):  # (the abc check is slow)
-        type_, name, check = _plan(scorer)
+        plan = _Plan(scorer)
     else:
         return ScorerResult(
             f"undefined-{index}", "undefined", False, 0, "scorer must be an object with a 'type'"
         )
-    if name is None:
-        name = f"{type_}-{index}"
-    if check is None:
-        return ScorerResult(name, type_, False, 0, f"unknown scorer type '{type_}'")
+    run = plan.run
+    if run is None:
+        return ScorerResult(plan.name or f"{plan.type}-{index}", plan.type, False, 0,
+                            f"unknown scorer type '{plan.type}'")
     try:
         if type(target) is not str:
             target = js_string(target)
-        if type_ == "regex":
-            passed, detail = _regex(scorer, target, regex_budget_s, offload)
-        else:
-            passed, detail = check(scorer, target)
+        detail = run(target, regex_budget_s, offload)
+    except _TimedOut as cut:
+        return ScorerResult(plan.name or f"{plan.type}-{index}", plan.type, False, 0, cut.args[0], True)
     except Exception as exc:  # scorers never raise (docs/gates.md §4)
-        return ScorerResult(name, type_, False, 0, f"scorer error: {exc}")
-    return ScorerResult(name, type_, passed, 1 if passed else 0, detail)
+        return ScorerResult(plan.name or f"{plan.type}-{index}", plan.type, False, 0, f"scorer error: {exc}")
+    if detail is None:
+        return plan.passing.get(index) or plan.passed(index)
+    return ScorerResult(plan.name or f"{plan.type}-{index}", plan.type, False, 0, detail)
