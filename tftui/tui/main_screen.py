@@ -405,8 +405,11 @@ class MainScreen(Screen[None]):
         for pid in changed:
             tree.set_live(pid, self.session.live_text.tail(pid))
         selected = tree.selected_phase()
-        if selected in changed and self.detail.active == "output":
-            self._show_selected_soon()  # the panel: at most every DETAIL_REFRESH_S
+        # the panel, at most every DETAIL_REFRESH_S; text that went (the answer is in) was
+        # already redrawn by the event that dropped it: drawing the answer again would only
+        # repeat that panel's layout (a 100 KB answer's costs tens of ms)
+        if selected in changed and self.detail.active == "output" and self.session.live_text.node_paths(selected):
+            self._show_selected_soon()
 
     def live_output(self, pid: str) -> str:
         return self.session.live_text.phase_text(pid)
