@@ -4,6 +4,7 @@ as a warning at the placeholder's own line:col with a did-you-mean; `--strict` m
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -245,3 +246,22 @@ def test_an_inline_def_is_linted_as_the_flow_it_is():
     assert diag.phase_id == "sub/q"
     assert diag.message.startswith("Phase 'sub/q': task: {stesp.p.output}: unknown placeholder head 'stesp'")
     assert (diag.line, diag.col) == _where(text, "{stesp.p.output}")
+
+
+def test_an_agent_file_fixed_in_place_is_known_at_once(tmp_path: Path) -> None:
+    """The debugger asks for the agent names on every save; a definition that did not parse and is
+    then fixed in place (its folder's time unchanged) must count as defined on the next ask."""
+    agents = tmp_path / "agents"
+    agents.mkdir()
+    flow = tmp_path / "flow.json"
+    flow.write_text('{"name": "f", "phases": []}')
+    bad = agents / "bad.md"
+    bad.write_bytes(b"\xff\xfe not utf8")
+    past = 1_000_000_000
+    os.utime(bad, (past, past))
+    os.utime(agents, (past, past))
+    assert "bad" not in known_agent_names(flow, env={})
+    bad.write_text("---\nname: bad\n---\nhello\n")
+    os.utime(bad, (past + 10, past + 10))
+    os.utime(agents, (past, past))  # an in-place edit leaves the folder's time as it was
+    assert "bad" in known_agent_names(flow, env={})

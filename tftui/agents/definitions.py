@@ -321,36 +321,46 @@ class AgentLibrary:
         return out
 
 
-_NAMES_SEEN: dict[tuple[tuple[str, int | None], ...], frozenset[str]] = {}  # folders' mtimes -> names
+_FolderKey = tuple[str, tuple[tuple[str, int, int], ...] | None]
+_NAMES_SEEN: dict[tuple[_FolderKey, ...], frozenset[str]] = {}  # each folder's *.md stats -> names
 _NAMES_KEPT = 8
-_RACY_NS = 2_000_000_000  # a folder changed this recently may change again within its mtime's tick
+_RACY_NS = 2_000_000_000  # a file changed this recently may change again within its mtime's tick
 
 
 def known_agent_names(flow_path: str | os.PathLike[str] | None, *, env: Mapping[str, str] | None = None) -> frozenset[str]:
     """Every agent name a phase of the flow at `flow_path` can use: what `AgentLibrary.find` finds
     (agents/ beside the flow, the user's folder, the built-ins) plus `default` (docs/linter.md).
 
-    The names are the folders' `*.md` files, so they are remembered while no folder's modification
-    time changes (a file added, removed or renamed changes it): the debugger's hot reload asks on
-    every save. A folder modified in the last 2 s is listed again (its next change could fall in
-    the same timestamp tick)."""
+    The names are remembered while every folder's `*.md` files keep their names, sizes and
+    modification times (one stat per file, far cheaper than parsing them): the debugger's hot
+    reload asks on every save, and a file edited in place (a definition that did not parse and
+    now does) changes its own time though not its folder's. Nothing is remembered while a file
+    was modified in the last 2 s (its next change could fall in the same timestamp tick)."""
     library = AgentLibrary(flow_path, env=env)
-    key = tuple((str(directory), _mtime_ns(directory)) for directory, _source in library.search_path)
+    key = tuple((str(directory), _md_stats(directory)) for directory, _source in library.search_path)
     names = _NAMES_SEEN.get(key)
     if names is None:
         names = frozenset({*library.names(), "default"})
-        if all(mtime is None or time.time_ns() - mtime > _RACY_NS for _, mtime in key):
+        now = time.time_ns()
+        if all(now - mtime > _RACY_NS for _, stats in key for _, mtime, _ in stats or ()):
             _NAMES_SEEN[key] = names
             while len(_NAMES_SEEN) > _NAMES_KEPT:
                 del _NAMES_SEEN[next(iter(_NAMES_SEEN))]
     return names
 
 
-def _mtime_ns(directory: Path) -> int | None:
+def _md_stats(directory: Path) -> tuple[tuple[str, int, int], ...] | None:
+    """(name, mtime, size) of each `*.md` file in `directory`, sorted; None when it cannot be listed."""
     try:
-        return directory.stat().st_mtime_ns
+        with os.scandir(directory) as entries:
+            stats = []
+            for entry in entries:
+                if entry.name.endswith(".md"):
+                    st = entry.stat()
+                    stats.append((entry.name, st.st_mtime_ns, st.st_size))
     except OSError:  # no such folder (or not readable): no names from it
         return None
+    return tuple(sorted(stats))
 
 
 def system_prompt_for(request_system: str | None, agent: str, library: AgentLibrary | None) -> str | None:

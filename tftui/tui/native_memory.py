@@ -25,7 +25,7 @@ def _glibc() -> ctypes.CDLL | None:
         try:
             lib = ctypes.CDLL(None)
             _libc = lib if hasattr(lib, "mallopt") and hasattr(lib, "malloc_trim") else None
-        except OSError:
+        except (OSError, TypeError, AttributeError):  # no C library to open (e.g. Windows): a no-op
             _libc = None
     return _libc
 
