@@ -7,6 +7,7 @@ offline and deterministic.
 
 import importlib.util
 import os
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +22,13 @@ from hypothesis import HealthCheck, settings
 # __pycache__/ is git-ignored. Set before the tests import tftui; inherited by subprocesses.
 sys.dont_write_bytecode = False
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+# Ctrl+C acts as at a terminal in every process a test starts, however pytest was launched: a
+# background job of a non-interactive shell begins with SIGINT ignored and would hand that to its
+# children, so the interrupt tests (tests/cli/test_resume_kill.py, test_run_interrupt_tree.py) would
+# hang or pass uninterrupted. A Python handler here is reset to the default in each child.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # The loopback chat-completions server (tests/fake_provider.py), loaded by path: under
 # --import-mode=importlib test helpers are not importable by name.
