@@ -35,6 +35,22 @@ def test_run_ids_sort_by_time() -> None:
     assert not is_run_id("latest")
 
 
+def test_two_runs_started_in_one_second_with_the_same_suffix_get_two_directories(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suffixes = iter(["abcd", "abcd", "abcd", "ef01"])
+    monkeypatch.setattr(jmod.secrets, "token_hex", lambda _n: next(suffixes))
+    moment = datetime(2026, 12, 1, 23, 36, 50, tzinfo=UTC)
+    with Journal.create(tmp_path, flow_name="x", now=moment) as first:
+        pass
+    with Journal.create(tmp_path, flow_name="x", now=moment) as second:
+        pass
+    assert (first.run_id, second.run_id) == ("20261201-233650-abcd", "20261201-233650-ef01")
+    assert json.loads((second.run_dir / "meta.json").read_text())["runId"] == second.run_id
+    with pytest.raises(FileExistsError):  # an id the caller chose is never silently replaced
+        Journal.create(tmp_path, flow_name="x", run_id=first.run_id)
+
+
 def test_create_writes_meta_flow_copy_and_events(tmp_path: Path) -> None:
     flow = tmp_path / "f.json"
     flow.write_text('{"name": "x", "phases": []}')

@@ -70,6 +70,23 @@ def new_run_id(now: datetime | None = None) -> str:
     return f"{moment:%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
 
 
+def _claim_run_dir(root: Path, run_id: str | None, moment: datetime) -> tuple[str, Path]:
+    """Create the new run's directory. A generated id that is taken (two runs started in the
+    same second drew the same 4-hex suffix: runs started in a loop by CI meet it) draws again;
+    an id the caller chose must be new (FileExistsError)."""
+    root.mkdir(parents=True, exist_ok=True)
+    for _ in range(64):
+        rid = run_id or new_run_id(moment)
+        try:
+            (root / rid).mkdir()
+        except FileExistsError:
+            if run_id is not None:
+                raise
+            continue
+        return rid, root / rid
+    raise FileExistsError(f"{root}: no free run id for {moment:%Y%m%d-%H%M%S}")
+
+
 def is_run_id(text: str) -> bool:
     return bool(_RUN_ID_RE.match(text))
 
@@ -207,9 +224,7 @@ class Journal:
     ) -> Journal:
         """Start a new run directory under `root` (created if needed)."""
         moment = (now or datetime.now(UTC)).astimezone(UTC)
-        rid = run_id or new_run_id(moment)
-        run_dir = Path(root) / rid
-        run_dir.mkdir(parents=True, exist_ok=False)
+        rid, run_dir = _claim_run_dir(Path(root), run_id, moment)
         meta: dict[str, Any] = {
             "schemaVersion": 1,
             "runId": rid,
