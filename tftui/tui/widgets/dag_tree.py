@@ -13,12 +13,14 @@ the parent's dependents, they must not be taken for one.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Self
 
 from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import events
-from textual.geometry import Size
+from textual.geometry import Region, Size
+from textual.reactive import Reactive
 from textual.strip import Strip
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
@@ -52,6 +54,25 @@ class DagTree(Tree[str]):
     DEFAULT_CSS = """
     DagTree { background: $surface; }
     """
+
+    # Not Widget's layout reactive: the tree's size is its pane's, so a line that comes or goes
+    # (the live sub-line of a streaming answer, a node expanded) needs no layout of the whole
+    # screen; the scrollbars follow here, and one that appears or goes asks for the layout it needs.
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0))
+    _invalidating = False
+
+    def watch_virtual_size(self, size: Size) -> None:
+        self._scroll_update(size)
+
+    def _invalidate(self) -> None:
+        self._invalidating = True  # Tree's invalidation asks for a layout: the lines changed, not the size
+        try:
+            super()._invalidate()
+        finally:
+            self._invalidating = False
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
+        return super().refresh(*regions, repaint=repaint, layout=layout and not self._invalidating, recompose=recompose)
 
     def __init__(self, *, glyphs: present.Glyphs, show_times: bool = True, **kwargs) -> None:
         # set before Tree's constructor: it lays the (empty) tree out, which measures labels

@@ -20,6 +20,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Any
 
+from rich._wrap import divide_line
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style as RichStyle
@@ -34,16 +35,23 @@ from textual.style import Style
 from textual.visual import Visual
 
 _UNSEEN: list[Strip] = []  # a line not counted at this width yet
+# A long line's rows, as Textual's wrap cuts it: where each row but the first starts. Only its
+# rows on screen are drawn (a landed 30,000-character answer is one line of ~260 rows).
+_Breaks = tuple[int, ...]
+# the rows of a line at the current width: None fits one row; the breaks of a long line; every
+# row drawn at once (a line with tabs, which Textual expands before it wraps)
+_Wrapped = _Breaks | list[Strip] | None
 
 
-def _on_line(strip: Strip, line: int) -> Strip:
-    """`strip` with its selection offsets on logical line `line` (a line wrapped alone has 0)."""
+def _on_line(strip: Strip, line: int, x: int = 0) -> Strip:
+    """`strip` with its selection offsets on logical line `line` (a line wrapped alone has 0), `x`
+    characters further along it (a row drawn alone starts at 0)."""
     segments = []
     for text, style, control in strip:
         meta = style.meta if style is not None else {}
         offset = meta.get("offset")
         if style is not None and offset is not None:
-            style = style + RichStyle.from_meta({**meta, "offset": (offset[0], line)})
+            style = style + RichStyle.from_meta({**meta, "offset": (offset[0] + x, line)})
         segments.append(Segment(text, style, control))
     return Strip(segments, strip.cell_length)
 
@@ -69,10 +77,12 @@ class TextLines(ScrollView):
         self._lines: list[Content] = []
         self._width = -1  # the content width the rows were counted at (-1: not counted)
         self._starts: list[int] = []  # the first row of each line
-        self._rows: dict[int, list[Strip]] = {}  # the rows of the lines drawn, by line number
+        self._rows: dict[tuple[int, int], Strip] = {}  # the rows drawn, by (line, row in the line)
         # A long line's rows at `_width` by its text and styles: kept from one update to the
         # next, so a tab that grows at its end (a map's calls) wraps only its new lines.
-        self._wrapped: dict[tuple[str, tuple[Span, ...]], list[Strip] | None] = {}  # None: fits one row
+        self._wrapped: dict[tuple[str, tuple[Span, ...]], _Wrapped] = {}
+        self._line_wraps: list[_Wrapped] = []  # each line's, at `_width`
+        self._predicting = False  # a scrollbar is being shown before the rows are counted
         self._wrapped_width = -1
         self._whole: list[Strip] | None = None  # every row, drawn at once (while text is selected)
 
@@ -105,12 +115,15 @@ class TextLines(ScrollView):
         width = self._content_width()
         if width == self._width:
             return
+        if width and self._scrollbar_coming(width):
+            return  # counted at the width the scrollbar leaves
         wrapped = self._wrapped if width == self._wrapped_width else {}
         self._wrapped, self._wrapped_width = {}, width
         self._width = width
         self._rows.clear()
         self._whole = None
         starts: list[int] = []
+        line_wraps: list[_Wrapped] = []
         row = 0
         keep = self._wrapped
         for line in self._lines:
@@ -119,29 +132,80 @@ class TextLines(ScrollView):
             key = (plain, tuple(line.spans))
             rows = wrapped.get(key, _UNSEEN)
             if rows is _UNSEEN:
-                if width and ("\t" in plain or cell_len(plain) > width):
+                if not width or ("\t" not in plain and cell_len(plain) <= width):
+                    rows = None  # fits: one row, as Textual's wrapping leaves it
+                elif "\t" in plain:
                     rows = Visual.to_strips(self, line, width, None, self.visual_style)
-                else:  # fits: one row, as Textual's wrapping leaves it
-                    rows = None
+                else:  # where Textual's wrap cuts it (Content._wrap_and_format), rows drawn when shown
+                    rows = tuple(divide_line(plain, width, fold=True))
             keep[key] = rows  # only the lines shown now stay
-            row += 1 if rows is None else len(rows)
+            line_wraps.append(rows)
+            row += 1 if rows is None else len(rows) + (1 if isinstance(rows, tuple) else 0)
         self._starts = starts
+        self._line_wraps = line_wraps
         self.refresh()  # every row may have moved
         # last: a scrollbar that appears or goes changes the width, and the rows are counted again
         self.virtual_size = Size(self.scrollable_content_region.width, row)
 
+    def _scrollbar_coming(self, width: int) -> bool:
+        """With no scrollbar yet, whether the text has more rows than the panel at `width` (each
+        line has at least its cells / width rows): then the scrollbar it brings is shown first
+        (True: the rows are counted at the width it leaves) instead of after a count at this one."""
+        if self._predicting or self.show_vertical_scrollbar or self.styles.overflow_y != "auto":
+            return False
+        height = self.container_size.height
+        least = 0
+        for line in self._lines:
+            least += max(1, -(-cell_len(line.plain) // width))
+            if least > height:
+                break
+        else:
+            return False
+        self._width = -1
+        self._predicting = True
+        try:
+            # shows the scrollbar: its watcher counts the rows at the narrower width
+            self.virtual_size = Size(self.scrollable_content_region.width, least)
+            if self._width == -1:  # it did not (no scrollbar came, or it has no width): count here
+                self._count_rows()
+        finally:
+            self._predicting = False
+        return True
+
     def watch_show_vertical_scrollbar(self) -> None:
         self._count_rows()
 
-    def _line_rows(self, index: int) -> list[Strip]:
-        rows = self._rows.get(index)
-        if rows is None:
-            line = self._lines[index]
-            rows = self._wrapped.get((line.plain, tuple(line.spans))) if self._wrapped else None
-            if rows is None:
-                rows = Visual.to_strips(self, line, self._width, None, self.visual_style)
-            rows = self._rows[index] = [_on_line(strip, index) for strip in rows] if index else rows
-        return rows
+    def _row(self, index: int, at: int) -> Strip | None:
+        """Row `at` of line `index` (None past its last row)."""
+        strip = self._rows.get((index, at))
+        if strip is not None:
+            return strip
+        wrap = self._line_wraps[index] if index < len(self._line_wraps) else None
+        line = self._lines[index]
+        x = 0
+        if isinstance(wrap, tuple):  # a long line: this row alone, cut where the whole line is
+            if at > len(wrap):
+                return None
+            bounds = (0, *wrap, len(line.plain))
+            x = bounds[at]
+            piece = line[x : bounds[at + 1]]
+            rows = Visual.to_strips(self, piece if at == len(wrap) else piece.rstrip(), self._width, None,
+                                    self.visual_style)
+            if len(rows) != 1:  # not one row alone (should not happen): the whole line, as Textual draws it
+                rows, x = Visual.to_strips(self, line, self._width, None, self.visual_style), 0
+                if at >= len(rows):
+                    return None
+                rows = rows[at : at + 1]
+        else:
+            rows = wrap if wrap is not None else Visual.to_strips(self, line, self._width, None, self.visual_style)
+            if at >= len(rows):
+                return None
+            rows = rows[at : at + 1]
+        strip = rows[0]
+        if index or x:
+            strip = _on_line(strip, index, x)
+        self._rows[(index, at)] = strip
+        return strip
 
     def _whole_rows(self) -> list[Strip]:
         if self._whole is None:
@@ -162,9 +226,7 @@ class TextLines(ScrollView):
             else:
                 index = bisect_right(self._starts, row) - 1
                 if 0 <= index < len(self._lines):
-                    rows = self._line_rows(index)
-                    at = row - self._starts[index]
-                    strip = rows[at] if at < len(rows) else None
+                    strip = self._row(index, row - self._starts[index])
         if strip is None:
             return Strip.blank(width + 2 * self.pad, inner)
         pad = [Segment(" " * self.pad, inner)] if self.pad else []
