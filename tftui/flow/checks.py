@@ -187,6 +187,13 @@ def _raw_args(flow: Flow) -> dict[str, JSONObject]:
     }
 
 
+def invocation_refusals(flow: Flow, args: Mapping[str, JSONValue]) -> list[Diagnostic]:
+    """The errors an invocation of `flow` with `args` is refused for (a required typed arg not
+    given, a value that does not fit its type; docs/language.md §1.3): what `tftui run` checks, for
+    the debugger opened without `--arg` to check when a run starts."""
+    return [d for d in _invocation_errors(flow, flow.phases, args) if d.is_error]
+
+
 def _invocation_errors(flow: Flow, phases: Sequence[PhaseBase], args: Mapping[str, JSONValue]) -> list[Diagnostic]:
     """Typed-arg values the invocation gives (docs/language.md §1.3), each pinned on the first phase that uses it."""
     found = closed.invocation_errors(_raw_args(flow), args)

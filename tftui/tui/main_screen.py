@@ -35,6 +35,7 @@ from textual.worker import Worker, WorkerState
 from tftui.engine import events as ev
 from tftui.engine.resume import with_downstream
 from tftui.engine.state import RunState, apply
+from tftui.flow import checks
 from tftui.flow.model import Flow
 from tftui.tui import actions, native_memory, verbs
 from tftui.tui.gatetools import GateTools
@@ -434,7 +435,7 @@ class MainScreen(Screen[None]):
     def start_run(self, *, step_first: bool = False, rerun: Rerun | None = None) -> None:
         """A fresh run, or (`rerun`) a partial re-run that continues the current state."""
         session = self.session
-        if session.ctl.running:
+        if session.ctl.running or self._refused_start():
             return
         session.live_text.reset()
         if rerun is None:
@@ -447,6 +448,20 @@ class MainScreen(Screen[None]):
         session.last_result = None
         self.reloader.run_flow_version = session.flow  # what this run executes, whatever is saved meanwhile
         self._run_worker(session.flow, step_first, rerun)
+
+    def _refused_start(self) -> bool:
+        """Opened without `--arg` (nothing checked the args then), a run that `tftui run` would
+        refuse for its args is not started: the log and a message say which arg and how to give it."""
+        session = self.session
+        refusals = checks.invocation_refusals(session.flow, session.ctl.args)
+        if not refusals:
+            return False
+        where = Path(session.flow_path).name if session.flow_path else "FLOW"
+        for diag in refusals:
+            self.note(f"not run: {diag.message}")
+        self.app.notify(f"{refusals[0].message} when you open the flow (quit, then tftui {where} --arg …)",
+                        title="Not run", severity="error")
+        return True
 
     # `description` given: Textual's default is the repr of every argument, and a 2,000-phase
     # flow's repr (with the re-run's snapshot bytes) took ~100 ms of `u` on the UI thread
