@@ -57,3 +57,24 @@ async def test_header_after_a_rerun_says_it_counts_earlier_runs(h, tmp_path, asc
         assert "500 tok" in summary and "incl. 200 tok $0.0020 of earlier runs" in summary, summary
         totals = run_report.totals(app.state)
         assert totals["tokens"] == 500 and totals["earlierRuns"] == {"tokens": 200, "costUSD": 0.002}
+
+
+@pytest.mark.parametrize(("size", "ascii"), [((80, 24), False), ((120, 40), True)])
+async def test_header_with_a_budget_after_a_rerun_reads_total_budget_then_earlier_runs(h, tmp_path, size, ascii):
+    flow = _flow(tmp_path)
+    spec = json.loads(flow.read_text())
+    spec["budget"] = {"maxTokens": 10000}
+    flow.write_text(json.dumps(spec))
+    app = h.make_app(flow, ascii=ascii)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        app.query_one(DagTree).select_phase("g")
+        await pilot.press("r")
+        await h.run_to_end(pilot, app)
+        await pilot.pause()
+        header = h.screen_lines(app)[0]
+        assert "500 tok" in header and re.search(r"incl\. (200 tok \$0\.0020 of )?earlier", header), header
+        assert not re.search(r"earlier( runs)? /", header), header  # the budget is not read as the earlier runs'
+        if size[0] >= 120:  # room for all of it: the total, its budget, then what of it is on no row
+            assert "500 tok $0.0050 / 10.0k tok, incl. 200 tok $0.0020 of earlier runs" in header, header

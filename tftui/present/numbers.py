@@ -152,18 +152,22 @@ def earlier_spend_variants(earlier: Mapping[str, object] | None) -> tuple[str, .
     return (f"incl. {before} of earlier runs", "incl. earlier runs", "incl. earlier")
 
 
-def spend_variants(usage: Mapping[str, object] | None, earlier: Mapping[str, object] | None = None
-                   ) -> tuple[str, ...]:
-    """A run's total spend, fullest first: `489 tok $0.002`. It sums every call of the run, and
-    every form says so when part of it is on no phase's row (`earlier_spend_variants`)."""
+def spend_variants(usage: Mapping[str, object] | None, earlier: Mapping[str, object] | None = None,
+                   budget: str | None = None) -> tuple[str, ...]:
+    """A run's total spend, fullest first: `489 tok $0.002`, with the flow's `budget` right after
+    the total in the fullest forms (`489 tok $0.002 / 10k tok`). It sums every call of the run, and
+    every form says so when part of it is on no phase's row (`earlier_spend_variants`), after the
+    budget: `500 tok $0.005 / 10k tok, incl. earlier runs`."""
     tokens = spend_tokens_text(usage)
     costs = spend_cost_variants(usage)
     known_zero = cost_known(usage) and not usage_cost(usage)
     totals = [tokens] if known_zero else [f"{tokens} {cost}" for cost in costs]
+    capped = [f"{totals[0]} / {budget}"] if budget else []
     said = earlier_spend_variants(earlier)
     if not said:
-        return tuple(totals)
-    forms = (f"{totals[0]} {said[0]}", f"{totals[0]} {said[1]}", f"{totals[-1]} {said[2]}")
+        return tuple(dict.fromkeys([*capped, *totals]))
+    forms = [*(f"{cap}, {words}" for cap in capped for words in said[:2]),
+             f"{totals[0]} {said[0]}", f"{totals[0]} {said[1]}", f"{totals[-1]} {said[2]}"]
     return tuple(dict.fromkeys(forms))
 
 

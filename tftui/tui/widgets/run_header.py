@@ -54,7 +54,6 @@ def header_parts(app: Any) -> list[HeaderPart]:
     if elapsed is not None:  # pauses left out; a partial re-run adds to the run's time
         parts.append(HeaderPart((present.elapsed_text(elapsed),), DROP_TIME))
     # every call of the run; "incl. earlier runs" when a partial re-run replaced results it paid for
-    spends = list(present.spend_variants(state.usage, state.usage_earlier))
     budget = app.flow.budget
     caps = []
     if budget is not None:
@@ -62,8 +61,8 @@ def header_parts(app: Any) -> list[HeaderPart]:
             caps.append(present.tokens_text(budget.max_tokens))
         if budget.max_usd is not None:
             caps.append(f"${budget.max_usd:g}")
-    forms = ([f"{spends[0]} / {' '.join(caps)}"] if caps else []) + spends
-    parts.append(HeaderPart(tuple(dict.fromkeys(forms)), DROP_SPEND))
+    spends = present.spend_variants(state.usage, state.usage_earlier, " ".join(caps) or None)
+    parts.append(HeaderPart(spends, DROP_SPEND))
     if app.stale:
         parts.append(HeaderPart((f"{len(app.stale)} stale (u)", f"{len(app.stale)} stale"), DROP_STALE))
     runner = app.ctl.runner
