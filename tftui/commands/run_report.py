@@ -28,8 +28,8 @@ def exit_code_for(status: str) -> int:
 
 
 def count_calls(state: RunState) -> int:
-    """Model calls recorded for the phases' latest runs (every attempt of every node path)."""
-    return sum(len(p.attempt_log) for p in state.phases.values())
+    """Every model call the run made (present.run_calls), as its spend counts them."""
+    return present.run_calls(state)
 
 
 def totals(state: RunState, *, calls: int | None = None, duration_ms: float | None = None) -> dict[str, Any]:

@@ -189,6 +189,9 @@ class RunState:
     # the part of `usage` whose results a partial re-run replaced (PhasesReset: `u`, `r`, an
     # applied guard, a resume's in-flight phases): spent in this run, on no phase's row now
     usage_earlier: dict[str, Any] = field(default_factory=empty_usage)
+    # model calls started in the run (AttemptStarted), as `usage` counts them: retries, onBlock
+    # rework rounds and results a partial re-run replaced included (a phase's log keeps its latest)
+    calls: int = 0
     paused: ev.Paused | None = None
     error: str | None = None
     started_at: float | None = None
@@ -334,6 +337,7 @@ def _started_attempt(node_path: str, attempt: int, agent: str, prompt: str, star
 
 
 def _attempt_started(state: RunState, e: ev.AttemptStarted) -> None:
+    state.calls += 1
     phase = state.phases.get(e.phase_id)
     if phase is None:
         phase = state.phase(e.phase_id)

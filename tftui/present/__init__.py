@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         phase_duration_ms,
         plain_reason,
         progress,
+        run_calls,
         run_elapsed_ms,
     )
     from tftui.present.status import (
@@ -103,6 +104,7 @@ _HOMES: dict[str, str] = {
     "phase_duration_ms": "phase",
     "plain_reason": "phase",
     "progress": "phase",
+    "run_calls": "phase",
     "run_elapsed_ms": "phase",
     "shown_status": "status",
     "spend_cost_text": "numbers",
@@ -182,6 +184,7 @@ __all__ = [
     "phase_duration_ms",
     "plain_reason",
     "progress",
+    "run_calls",
     "run_elapsed_ms",
     "shown_status",
     "spend_cost_text",

@@ -179,6 +179,14 @@ def run_elapsed_ms(state: RunState, now: float | None) -> float | None:
     return max(0.0, state.earlier_s + end - state.started_at - paused_s_at(state, end)) * 1000
 
 
+def run_calls(state: RunState) -> int:
+    """Every model call of the run, the one count the totals give (`tftui run`'s summary and
+    `--json`, after a partial re-run too): retries, onBlock rework rounds and the calls whose
+    results a re-run replaced included, as the run's spend counts them (README "Cost and usage");
+    a phase's Calls show only its latest round's."""
+    return state.calls
+
+
 def progress(state: RunState, phase_ids: list[str]) -> tuple[int, int]:
     """(finished, total) over these phases (see `counted_phase_ids`)."""
     done = 0
