@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -71,7 +72,15 @@ TOP_LEVEL_OPTIONS = ("-h", "--help", "--version")
 def main(argv: Sequence[str] | None = None) -> int:
     # Every text a command prints goes through the one sanitiser (docs/inputs.md §1).
     with guarded_streams():
-        return _main(argv)
+        code = _main(argv)
+    if argv is None and gate.holds_big_trace():
+        # The process's own command line (not a caller's argv): everything is written and closed,
+        # so end here instead of freeing the big trace's millions of objects one by one
+        # (docs/trace-gates.md §4, big traces).
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code
 
 
 def _main(argv: Sequence[str] | None) -> int:

@@ -172,6 +172,18 @@ def _write(path: str, text: str) -> str | None:
     return None
 
 
+# A trace of at least this many steps is kept until the process ends (`holds_big_trace`): freeing
+# a million steps' objects one by one takes longer than the rules do.
+_BIG_TRACE_STEPS = 100_000
+_held: list[object] = []
+
+
+def holds_big_trace() -> bool:
+    """True when a `tftui gate` in this process read a big trace and kept it: the CLI then ends the
+    process without freeing it (tftui/cli.py)."""
+    return bool(_held)
+
+
 def run(args: argparse.Namespace) -> int:
     # A million-step trace is millions of objects that all live until the command ends: a cyclic
     # collection finds nothing to free among them and rescans them all each time the allocation
@@ -215,6 +227,7 @@ def _run(args: argparse.Namespace) -> int:
         reports_json,
         reports_markdown,
     )
+    from tftui.trace.rules import signature_keys
     from tftui.trace.ruleset import load_ruleset
 
     if args.update_baseline and not args.baseline:
@@ -279,7 +292,8 @@ def _run(args: argparse.Namespace) -> int:
             if looks_like_otlp(data):  # an OpenTelemetry export: imported, then integrity as any trace
                 loaded_trace = load_trace_bytes(data, fixture=otlp_fixture_name(path))
             else:
-                from_file = load_trace_file(data)  # one parse; the schema check words what breaks it
+                # one parse; the schema check words what breaks it
+                from_file = load_trace_file(data, signature_keys(trace_rules))
                 del data
                 if from_file.nonconforming is not None:
                     fixture, error = from_file.nonconforming
@@ -296,6 +310,8 @@ def _run(args: argparse.Namespace) -> int:
             loaded_trace.columns, trace_rules, trace_path=shown, fake_clock=True if args.fake_clock else None
         )
         reports.append(report)
+        if len(loaded_trace.columns) >= _BIG_TRACE_STEPS:
+            _held.extend((loaded_trace, report))
         if report.normalized is None:
             continue
         if dist_rules:

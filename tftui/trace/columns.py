@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import chain, islice
 from operator import lt
-from typing import TYPE_CHECKING, Final, Literal, Protocol
+from typing import TYPE_CHECKING, Final, Literal, Protocol, cast
 
 if TYPE_CHECKING:
     from tftui.trace.model import AgentTrace, StepJSON
@@ -96,6 +96,9 @@ class TraceColumns:
     _canonical_ids: bool | None = field(default=None, init=False, repr=False, compare=False)
     _metadata_keys: set[str] | None = field(default=None, init=False, repr=False, compare=False)
     _metadata_values: set[MetaValue] | None = field(default=None, init=False, repr=False, compare=False)
+    _parents: set[str] | None = field(default=None, init=False, repr=False, compare=False)
+    _signature_buckets: dict[tuple[str, ...], list[int]] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.names)
@@ -105,6 +108,33 @@ class TraceColumns:
         if self._roots is None:
             self._roots = self.parent_ids.count(None)
         return self._roots
+
+    def distinct_parents(self) -> set[str]:
+        """Every non-null parent id, each once."""
+        if self._parents is None:
+            parents = set(self.parent_ids)
+            parents.discard(None)  # the root's parent
+            self._parents = cast("set[str]", parents)
+        return self._parents
+
+    def record_facts(self, *, roots: int, increasing: bool, canonical_ids: bool, parents: set[str],
+                     metadata_keys: set[str], metadata_values: set[MetaValue]) -> None:
+        """Set the derived facts a reader computed while it read the steps (fileload's layout
+        reader, a piece of the file at a time); each is what the method of its name would compute."""
+        self._roots = roots
+        self._increasing = increasing
+        self._canonical_ids = canonical_ids
+        self._parents = parents
+        self._metadata_keys = metadata_keys
+        self._metadata_values = metadata_values
+
+    def known_signature_buckets(self, keys: tuple[str, ...]) -> list[int] | None:
+        """Each step's signature bucket for these metadata keys (`tftui.trace.facts.signature_buckets`),
+        when a reader computed it; None otherwise."""
+        return self._signature_buckets.get(keys)
+
+    def record_signature_buckets(self, keys: tuple[str, ...], buckets: list[int]) -> None:
+        self._signature_buckets[keys] = buckets
 
     def increasing(self) -> bool:
         """Sequences strictly ascending in array order (so unique, and already in normalized order)."""
@@ -148,8 +178,11 @@ class TraceColumns:
         """Carry `source`'s derived facts over to these columns (the same steps, sorted by sequence
         and renamed `s<sequence>`: the root count and the numbers' soundness stay, the ids are
         canonical, the sequences ascending when they were; the metadata summary stays when no
-        metadata changed)."""
+        metadata changed, and the signature buckets too when no step moved either)."""
         self._roots = source._roots
+        self._parents = None  # renamed: `s<sequence>` of the parents, unless already so
+        if source._canonical_ids:
+            self._parents = source._parents
         self.numbers_sound = source.numbers_sound
         self._canonical_ids = True
         if source._increasing:
@@ -157,6 +190,8 @@ class TraceColumns:
         if same_metadata:
             self._metadata_keys = source._metadata_keys
             self._metadata_values = source._metadata_values
+            if source._increasing:  # the same steps in the same order, with the same metadata
+                self._signature_buckets = source._signature_buckets
         return self
 
     @classmethod

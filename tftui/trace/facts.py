@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from itertools import compress, repeat
-from operator import and_, eq, itemgetter
+from operator import and_
 from typing import Final, cast
 
 from tftui.trace.columns import Metadata, TraceColumns
@@ -19,7 +19,7 @@ from tftui.trace.columns import Metadata, TraceColumns
 EXTERNAL_KINDS = frozenset({"model", "tool"})
 ABSENT: Final = object()  # a metadata key that is not there (distinct from null)
 _NO_METADATA: Final[Metadata] = {}
-_BUCKETS: Final = 1 << 16  # name-count buckets for worst_signature (a power of two)
+_BUCKETS: Final = 1 << 61  # signature-count buckets for worst_signature (a power of two)
 # (name, kind, status, then each key's metadata value or ABSENT): hashable parts of mixed types
 Signature = tuple[object, ...]
 
@@ -174,31 +174,33 @@ class Facts:
         """The most repeated signature `(name, kind, status, value of each key…)` and its count;
         the first one in sequence order on ties; (None, 0) for an empty trace. Absent key: ABSENT.
 
-        A signature repeats no more often than its name, so only the steps whose name is common
-        enough can hold the answer. Names are counted by hash bucket (`_BUCKETS` counters, not one
-        per distinct name: a big map has a name per item): a bucket holds every step of each name
-        in it, so its count bounds theirs. The exact count over the fullest bucket gives a floor,
-        and the full count then reads only the steps of buckets that reach that floor (all the
-        steps of every signature that can be the answer, in array order)."""
+        Signatures are counted by bucket first (`signature_buckets`: one int per step, no tuple
+        kept): a bucket's count bounds the count of each signature in it, so the answer lies in
+        the fullest buckets. Their steps are then counted exactly; when the top of that count
+        reaches the fullest bucket's count it is the answer (no other signature can count more, and
+        every one that counts as much is in those buckets), otherwise the fullest buckets held
+        different signatures sharing a hash, and every step is counted."""
         if keys not in self._signatures:
-            names = self.cols.names
-            if not names:
+            cols = self.cols
+            if not cols.names:
                 self._signatures[keys] = (None, 0)
                 return self._signatures[keys]
-            buckets = list(map(and_, map(hash, names), repeat(_BUCKETS - 1)))
+            buckets = cols.known_signature_buckets(keys)
+            if buckets is None:
+                buckets = signature_buckets(cols.names, cols.kinds, cols.statuses, cols.metadata, keys)
             bucket_counts = Counter(buckets)
-            fullest, most = max(bucket_counts.items(), key=itemgetter(1))
+            most = max(bucket_counts.values())
             top_sig: Signature | None = None
             top = 0
             if most >= 2:
-                floor = max(2, self._top_count(keys, list(map(eq, buckets, repeat(fullest))))[1])
-                wanted = {b for b, c in bucket_counts.items() if c >= floor}
-                mask = None if len(wanted) == len(bucket_counts) else list(map(wanted.__contains__, buckets))
-                top_sig, top = self._top_count(keys, mask)
+                fullest = {b for b, c in bucket_counts.items() if c == most}
+                top_sig, top = self._top_count(keys, list(map(fullest.__contains__, buckets)))
+                if top < most:
+                    top_sig, top = self._top_count(keys, None)
             if top_sig is None or top < 2:  # nothing repeats: each signature counts 1, the first step's comes first
-                meta = self.cols.metadata[0]
+                meta = cols.metadata[0]
                 values = tuple((meta.get(k, ABSENT) if meta else ABSENT) for k in keys)
-                top_sig, top = (names[0], self.cols.kinds[0], self.cols.statuses[0], *values), 1
+                top_sig, top = (cols.names[0], cols.kinds[0], cols.statuses[0], *values), 1
             self._signatures[keys] = (top_sig, top)
         return self._signatures[keys]
 
@@ -206,23 +208,31 @@ class Facts:
         """The most repeated signature among the steps `mask` selects (None: every step; the first
         in array order on ties) and its count; (None, 0) when no step is selected."""
         cols = self.cols
-        metas = cols.metadata if mask is None else list(compress(cols.metadata, mask))
-        # A key no selected step carries adds the same ABSENT to every signature: leave it out of
-        # the count and put it back for the result.
-        all_keys = cols.metadata_keys()
-        present = [k in all_keys and (mask is None or any(map(dict.__contains__, filter(None, metas), repeat(k))))
-                   for k in keys]
-        # one column per metadata key: C-level `dict.get` over the steps (no metadata reads as {})
-        dicts: list[Metadata] = [m or _NO_METADATA for m in metas] if any(present) else []
-        get = cast("Callable[[Metadata, str, object], object]", dict.get)
-        key_cols = [list(map(get, dicts, repeat(k), repeat(ABSENT))) for k, p in zip(keys, present, strict=True) if p]
-        base: list[Sequence[object]] = [cols.names, cols.kinds, cols.statuses]
+        chosen: list[Sequence[object]] = [cols.names, cols.kinds, cols.statuses]
+        metas: Sequence[Metadata | None] = cols.metadata
         if mask is not None:
-            base = [list(compress(column, mask)) for column in base]
-        counts = Counter(zip(*base, *key_cols, strict=True))
+            chosen = [list(compress(column, mask)) for column in chosen]
+            metas = list(compress(metas, mask))
+        counts = Counter(zip(*chosen, *_key_values(metas, keys), strict=True))
         if not counts:
             return None, 0
         top = max(counts.values())
-        sig = next(s for s, n in counts.items() if n == top)  # insertion order = array order
-        values = iter(sig[3:])
-        return sig[:3] + tuple(next(values) if p else ABSENT for p in present), top
+        return next(s for s, n in counts.items() if n == top), top  # insertion order = array order
+
+
+def _key_values(metadata: Sequence[Metadata | None], keys: tuple[str, ...]) -> list[list[object]]:
+    """One column per key: each step's value of it, ABSENT when its metadata has no such key
+    (C-level `dict.get` over the steps; no metadata reads as {})."""
+    dicts: list[Metadata] = [m or _NO_METADATA for m in metadata]
+    get = cast("Callable[[Metadata, str, object], object]", dict.get)
+    return [list(map(get, dicts, repeat(k), repeat(ABSENT))) for k in keys]
+
+
+def signature_buckets(names: Sequence[str], kinds: Sequence[str], statuses: Sequence[str],
+                      metadata: Sequence[Metadata | None], keys: tuple[str, ...]) -> list[int]:
+    """Each step's signature bucket for `Facts.worst_signature`: the hash of its signature (name,
+    kind, status, each key's value or ABSENT) masked to `_BUCKETS`, so steps with equal signatures
+    share a bucket. Computed over columns or over any slice of them (a reader computes it a piece
+    of the file at a time: `TraceColumns.known_signature_buckets`)."""
+    return list(map(and_, map(hash, zip(names, kinds, statuses, *_key_values(metadata, keys), strict=True)),
+                    repeat(_BUCKETS - 1)))

@@ -176,7 +176,7 @@ def check_columns(cols: TraceColumns) -> list[str]:
         return len(problems) >= _MAX_PROBLEMS
 
     ids = cols.ids
-    parents = cast("set[str]", set(cols.parent_ids) - {None})
+    parents = cols.distinct_parents()
     # A trace as tftui writes it (ids `s<sequence>`, sequences ascending) has unique ids and
     # sequences by construction: proven without a set of a million ids or sequences.
     canonical = cols.increasing() and cols.canonical_ids()

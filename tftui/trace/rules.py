@@ -366,6 +366,12 @@ class Distribution(Rule):
         return self.result(True, "judged over all the traces of the fixture")
 
 
+def signature_keys(rules: list[Rule] | tuple[Rule, ...]) -> tuple[tuple[str, ...], ...]:
+    """The metadata keys of each loop_signature rule: what a trace reader can compute the signature
+    buckets of while it reads (`tftui.trace.fileload.load_trace_file`)."""
+    return tuple(dict.fromkeys(r.keys for r in rules if isinstance(r, LoopSignature)))
+
+
 def evaluate_rules(trace: TraceColumns | AgentTrace, rules: list[Rule] | tuple[Rule, ...]) -> list[RuleResult]:
     """Every rule's result, in rule order. Expects a normalized trace that passed integrity."""
     cols = trace if isinstance(trace, TraceColumns) else TraceColumns.from_trace(trace)

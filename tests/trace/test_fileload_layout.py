@@ -1,0 +1,110 @@
+"""A trace file in the layout tftui writes is read a piece at a time (tftui.trace.fileload.layout_columns):
+the same columns as the whole-file decode, the same facts as computing them afterwards, and anything
+laid out otherwise is read the usual way, with the same result and the same messages."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from unittest.mock import patch
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tftui.trace import fileload
+from tftui.trace.facts import Facts
+from tftui.trace.fileload import fast_columns, layout_columns, load_trace_file
+from tftui.trace.model import TraceColumns, dump_columns, load_columns
+
+META_VALUES = st.one_of(st.none(), st.booleans(), st.integers(0, 3), st.just(1.5),
+                        st.sampled_from(["a", "b", "2026-01-01T00:00", "/tmp/x", "x\ny", "é"]))
+METADATA = st.one_of(st.none(), st.dictionaries(st.sampled_from(["state", "tool", "outcome", "startedAt"]),
+                                                META_VALUES, max_size=3))
+STEP = st.tuples(st.sampled_from(["p", "q", "item-1", "a,\nb", "\u2028"]), st.sampled_from(["model", "tool", "policy"]),
+                 st.sampled_from(["ok", "error", "blocked"]), METADATA, st.one_of(st.none(), st.integers(1, 3)),
+                 st.one_of(st.none(), st.integers(0, 9), st.just(2.5)))
+KEYS = [("state", "tool", "outcome"), ("state",), ("startedAt",), ()]
+
+
+def _columns(steps: list[tuple[Any, ...]], order: list[int], id_prefix: str) -> TraceColumns:
+    seqs = [order[i % len(order)] + 10 * (i // len(order)) for i in range(len(steps))] if order else []
+    rows = [{"id": "s0", "parentId": None, "sequence": 0, "name": "run", "kind": "run", "status": "ok",
+             "metadata": {"fakeClock": True}}]
+    for i, (name, kind, status, meta, attempt, tokens) in enumerate(steps):
+        row: dict[str, Any] = {"id": f"{id_prefix}{seqs[i] + 1}", "parentId": "s0", "sequence": seqs[i] + 1,
+                               "name": name, "kind": kind, "status": status, "metadata": meta}
+        if attempt is not None:
+            row["attempt"] = attempt
+        if tokens is not None:
+            row["inputTokens"] = row["outputTokens"] = tokens
+        rows.append(row)
+    return TraceColumns.from_dicts(rows, fixture="f,\n", status="ok")  # type: ignore[arg-type]
+
+
+def _facts(cols: TraceColumns) -> tuple[Any, ...]:
+    return (cols.root_count(), cols.increasing(), cols.canonical_ids(), cols.distinct_parents(), cols.metadata_keys(),
+            cols.metadata_values())
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(STEP, max_size=12), st.permutations(range(4)), st.sampled_from(["s", "x", "s0"]),
+       st.sampled_from([1, 40, 1 << 17]))
+def test_the_piece_reader_gives_the_whole_decodes_columns_and_facts(steps: list[Any], order: list[int],
+                                                                    id_prefix: str, piece: int) -> None:
+    data = dump_columns(_columns(steps, order, id_prefix)).encode()
+    with patch.object(fileload, "_PIECE", piece):  # pieces of one step up to the whole trace
+        cols = layout_columns(data, KEYS)
+    whole = fast_columns(data)
+    assert cols is not None and whole is not None
+    assert repr(cols) == repr(whole)  # same values, same types
+    assert _facts(cols) == _facts(whole)
+    for keys in KEYS:  # the signature buckets it computed count the same as those computed later
+        assert cols.known_signature_buckets(keys) is not None
+        assert Facts(cols).worst_signature(keys) == Facts(whole).worst_signature(keys)
+
+
+def _dumped() -> str:
+    steps = [("p", "model", "ok", {"state": "a"}, 1, 3), ("q", "tool", "error", None, None, None)]
+    return dump_columns(_columns(steps, [0, 1], "s"))
+
+
+def _other_layouts() -> list[str]:
+    text = _dumped()
+    lines = text.split("\n")
+    step = next(i for i, line in enumerate(lines) if '"name": "p"' in line)
+    spread = lines[:step] + [lines[step].replace(", ", ",\n      ")] + lines[step + 1:]
+    return [
+        "\n".join(spread),  # a step over several lines
+        text.replace("},\n", "},\n,\n", 1),  # an empty element: not JSON
+        text.replace("}\n  ]", "},\n  ]"),  # a trailing comma: not JSON
+        text.replace("\n  ]\n}", '\n  ],\n  "extra": 1\n}'),  # a key after the steps
+        text.replace('\n  "steps": [\n', '\n  "steps": [],\n  "more": {\n  "steps": [\n', 1) + "}",  # nested
+        text.replace('"schemaVersion": 1', '"schemaVersion": 2'),  # a bad envelope
+        text.replace('"sequence": 1,', '"sequence": -1,'),  # a number out of range
+        text.replace('"kind": "tool"', '"kind": "thinking"'),  # a schema error in a step
+        json.dumps(json.loads(text)),  # one line
+        text.rstrip("\n") + "\n\n",  # another ending
+    ]
+
+
+def test_a_file_laid_out_otherwise_is_read_as_before() -> None:
+    """Whatever the piece reader returns is the whole decode's columns; what it cannot read (None)
+    gets the result and the messages it got without the piece reader."""
+    for text in _other_layouts():
+        data = text.encode()
+        whole = fast_columns(data)
+        for piece in (1, 40, 1 << 17):
+            with patch.object(fileload, "_PIECE", piece):
+                got = layout_columns(data)
+            assert (got is None) if whole is None else (got is None or repr(got) == repr(whole)), text
+        with patch.object(fileload, "layout_columns", lambda *_: None):
+            before = load_trace_file(data)
+        after = load_trace_file(data)
+        assert (repr(after.columns), after.error, after.nonconforming) == (
+            repr(before.columns), before.error, before.nonconforming)
+
+
+def test_the_layout_it_reads_is_the_one_a_run_writes() -> None:
+    data = _dumped().encode()
+    cols = layout_columns(data)
+    assert cols is not None and cols == load_columns(data).columns
