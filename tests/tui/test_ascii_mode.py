@@ -135,9 +135,14 @@ async def test_human_answer_and_approval_modals_are_ascii(h, tmp_path):
         assert_ascii(app, "after the approval")
 
 
-async def test_diagnostics_panel_after_an_invalid_edit_is_ascii(h, workdir):
-    flow_path = workdir / "review.json"
-    app = h.make_app(flow_path, watch=True, ascii=True)
+async def test_diagnostics_panel_after_an_invalid_edit_is_ascii(h, workdir, monkeypatch):
+    # Each diagnostic starts with the flow's path as given, and the panel word-wraps it (36 columns
+    # at 80x24): with the absolute temp path, whose length varies with pytest's numbered dir and
+    # xdist's popen-gwN/, where "unknown phase 'nope'" broke varied too. A short relative name puts
+    # "dependsOn unknown phase 'nope'" at the start of a row for any panel width from 34 to 43.
+    monkeypatch.chdir(workdir)
+    flow_path = Path("review.json").rename("r.json")
+    app = h.make_app(flow_path, Path("review.replies.json"), watch=True, ascii=True)
     async with app.run_test(size=(80, 24)) as pilot:
         net_off(app)
         panel = app.query_one("#diagnostics")
