@@ -17,8 +17,12 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/tftui $(FLOW)
 
+# The suite runs in TEST_WORKERS processes (pytest-xdist; CI has 2 cores). TEST_WORKERS=0 runs it
+# in this one process.
+TEST_WORKERS ?= 2
+
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 # The whole package is type-checked (strict for lang, flow, scoring, engine, trace: pyproject.toml).
 MYPY_PATHS ?= tftui
