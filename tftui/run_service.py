@@ -41,6 +41,7 @@ from tftui.agents.base import AgentRunner, Usage
 from tftui.agents.cassette import CassetteRunner
 from tftui.engine import journal as jr
 from tftui.engine.clock import Clock
+from tftui.engine.collector import holding_full_collections
 from tftui.engine.debugger import Debugger
 from tftui.engine.events import AttemptStarted, Event
 from tftui.engine.resume import RerunReason, plan_resume, reset_phases
@@ -359,23 +360,25 @@ async def execute(
         # Fed by the journal as it writes each event (the one encoding, redaction included).
         session.live_trace = LiveTrace()
         journal.tap = session.live_trace.journaled
-    try:
-        return await run_flow(
-            session.flow,
-            args=session.args,
-            runner=runner,
-            debugger=debugger,
-            journal=journal,
-            clock=clock,
-            on_event=on_event,
-            run_id=session.run_id,
-            resume_state=session.resume_state,
-            flow_path=session.flow_path,
-            approver=approver,
-            cwd_bridge=cwd_bridge,
-        )
-    finally:
-        session.notes.extend(close(session))
+    # Held through closing the journal and writing trace.json too (docs/scheduling.md §8.2).
+    with holding_full_collections():
+        try:
+            return await run_flow(
+                session.flow,
+                args=session.args,
+                runner=runner,
+                debugger=debugger,
+                journal=journal,
+                clock=clock,
+                on_event=on_event,
+                run_id=session.run_id,
+                resume_state=session.resume_state,
+                flow_path=session.flow_path,
+                approver=approver,
+                cwd_bridge=cwd_bridge,
+            )
+        finally:
+            session.notes.extend(close(session))
 
 
 def close(session: RunSession) -> list[Note]:

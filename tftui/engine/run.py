@@ -34,6 +34,7 @@ from tftui.engine import cwd_bridge, outcome
 from tftui.engine import events as ev
 from tftui.engine.admission import ADMITTED, admit, evaluate_guard, guard_skip_reason, has_guard, satisfied
 from tftui.engine.clock import Clock
+from tftui.engine.collector import holding_full_collections
 from tftui.engine.context import build_context, step_view
 from tftui.engine.outcome import BUDGET_TRUNCATED
 from tftui.engine.phases import HANDLERS
@@ -485,19 +486,21 @@ async def run_flow(
     approver: Approver | None = None,
     cwd_bridge: bool = False,
 ) -> RunResult:
-    run = Run(
-        flow,
-        args=args,
-        runner=runner,
-        debugger=debugger,
-        journal=journal,
-        clock=clock,
-        on_event=on_event,
-        run_id=run_id,
-        resume_state=resume_state,
-        flow_path=flow_path,
-        keep_events=keep_events,
-        approver=approver,
-        cwd_bridge=cwd_bridge,
-    )
-    return await run.run()
+    # No full collection walks the whole heap while the run goes (docs/scheduling.md §8.2).
+    with holding_full_collections():
+        run = Run(
+            flow,
+            args=args,
+            runner=runner,
+            debugger=debugger,
+            journal=journal,
+            clock=clock,
+            on_event=on_event,
+            run_id=run_id,
+            resume_state=resume_state,
+            flow_path=flow_path,
+            keep_events=keep_events,
+            approver=approver,
+            cwd_bridge=cwd_bridge,
+        )
+        return await run.run()
