@@ -11,12 +11,15 @@ scripted replies, else `default_output`) and an instant clock. Modes:
 - trace: the run service (`tftui.run_service.start` + `execute`): journal, run, close and
          trace.json, exactly what `tftui run` waits for.
 
-Printed per flow and mode: median and max wall ms of N runs, median and max CPU ms of this
-process (what a loaded machine distorts least: report these), peak RSS of the process during
+Printed per flow and mode, one line each (80 columns): median and max wall ms of N runs,
+median and max CPU ms of this process (what a loaded machine distorts least: report these),
+max/median of the runs (wall and CPU; the target is under 1.5), peak RSS of the process during
 that flow and mode (VmHWM, reset before each; MB), the fsyncs a journaled run made, and the
 ratio of taskflow's figure (benchmarks/flows/README.md) to the median CPU time (higher = faster
-than taskflow). Then per-phase CPU µs at 1k, 4k and 16k phases (maps: items, up to 100k) with
-the journal on, and the 16k/1k ratio (linear = 1.0; the target is under 1.5).
+than taskflow). Then, with the journal on, the per-phase CPU and wall µs of the chains and
+fan-outs at 1k, 4k and 16k phases and of the maps at 1k, 4k, 16k and 100k items, the ratio of
+the largest to the smallest (16k/1k; maps 100k/1k; linear = 1.0, the target is under 1.5) and
+the largest max/median of the runs per shape (docs/scheduling.md §8).
 
 `--quick` (small machines): 3 runs, scale sizes 1k and 4k (maps up to 10k items).
 """
@@ -125,9 +128,23 @@ class Figures:
     def median(self) -> float:
         return statistics.median(self.cpu)
 
+    @property
+    def wall_median(self) -> float:
+        return statistics.median(self.wall)
+
+    def spread(self) -> tuple[float, float]:
+        """max/median of the runs: (wall, CPU)."""
+        return max(self.wall) / self.wall_median, max(self.cpu) / self.median
+
     def cell(self) -> str:
-        return (f"{statistics.median(self.wall):7.1f}/{max(self.wall):7.1f} "
-                f"({statistics.median(self.cpu):7.1f}/{max(self.cpu):7.1f})")
+        wall, cpu = self.spread()
+        return (f"{_ms(self.wall_median)}/{_ms(max(self.wall))} {_ms(self.median)}/{_ms(max(self.cpu))} "
+                f"{wall:4.2f} {cpu:4.2f}")
+
+
+def _ms(value: float) -> str:
+    """Six characters: one decimal below a second, whole milliseconds above."""
+    return f"{value:6.1f}" if value < 1000 else f"{value:6.0f}"
 
 
 async def _once(spec: dict[str, Any], flow: Flow, mode: str, root: Path, n: int) -> tuple[Any, MarkerRunner, int | None]:
@@ -196,18 +213,56 @@ def check(letter: str, figures: Figures) -> str:
     return "ok" if not problems else "WRONG: " + ", ".join(problems)
 
 
-def _row(name: str, letter: str | None, figures: dict[str, Figures]) -> str:
-    cells = []
+# One line per flow and mode, under 80 columns (see HEADER).
+HEADER = (
+    f"{'flow':<18} {'mode':<5} {'wall med/max':>13} {'CPU med/max':>13} {'mx/md w c':>9} {'RSS':>4} {'fs':>4} {'tf':>5}"
+)
+LEGEND = """\
+{runs} runs per flow and mode (off: journal off; on: journal on; trace: on and
+trace.json written). wall, CPU: median/max ms of the runs (CPU of this process:
+what a loaded machine distorts least). mx/md: max/median of the runs, wall and
+CPU (target < 1.5). RSS: peak MB. fs: fsyncs of the last run. tf: taskflow's ms
+over our median CPU ms (higher is faster). '!': over issue 18's target (trace:
+5x taskflow, 3x for c; off: 10x, 4x for c)."""
+
+
+def _rows(name: str, letter: str | None, figures: dict[str, Figures]) -> list[str]:
+    lines = []
     for mode in MODES:
         f = figures[mode]
         target = TARGET_MS.get(mode, {}).get(letter or "")
-        flag = "" if target is None else ("  " if f.median <= target else " !")
         ratio = TASKFLOW_MS.get(letter or name)
-        times = f"{ratio / f.median:5.1f}x" if ratio else "     -"
-        sync = "" if f.fsyncs is None else f" {f.fsyncs:>3}fs"
-        cells.append(f"{f.cell()} {f.rss_mb:5.0f}MB{sync} {times}{flag}")
+        times = f"{ratio / f.median:5.1f}" if ratio else "    -"
+        flag = "!" if target is not None and f.median > target else ""
+        sync = "-" if f.fsyncs is None else str(f.fsyncs)
+        label = name if mode == MODES[0] else ""
+        lines.append(f"{label:<18} {mode:<5} {f.cell()} {f.rss_mb:4.0f} {sync:>4} {times}{flag}")
     verdict = check(letter or "", figures["off"])
-    return f"{name:<19} " + " | ".join(cells) + f"  {verdict}"
+    if verdict != "ok":
+        lines.append(f"{'':<18} {verdict}")
+    return lines
+
+
+def _growth(shape: str, figures: dict[int, Figures]) -> list[str]:
+    """Per-phase (maps: per-item) cost with the journal on at each size, and largest/smallest."""
+    sizes = sorted(figures)
+    small, large = sizes[0], sizes[-1]
+    lines = []
+    for what, pick in (("CPU", lambda f: f.median), ("wall", lambda f: f.wall_median)):
+        per = {n: pick(figures[n]) * 1000 / n for n in sizes}
+        cells = " ".join(f"{per[n]:6.1f}" for n in sizes)
+        ratio = per[large] / per[small]
+        flag = "" if ratio < 1.5 else " !"
+        lines.append(f"  {shape:<7}{what:<5}{cells} µs  {_k(large)}/{_k(small)} {ratio:4.2f}{flag}")
+    worst = [max((figures[n].spread()[i], n) for n in sizes) for i in (0, 1)]
+    flag = "" if max(w for w, _n in worst) < 1.5 else " !"
+    (wall, at_wall), (cpu, at_cpu) = worst
+    lines.append(f"  {shape:<7}worst max/median: wall {wall:4.2f} ({_k(at_wall)}), CPU {cpu:4.2f} ({_k(at_cpu)}){flag}")
+    return lines
+
+
+def _k(n: int) -> str:
+    return f"{n // 1000}k" if n % 1000 == 0 else str(n)
 
 
 def main() -> int:
@@ -222,33 +277,29 @@ def main() -> int:
     sizes = [int(x) for x in opts.sizes.split(",") if x.strip()] or ([1000, 4000] if opts.quick else [1000, 4000, 16000])
     map_sizes = [*sizes, 10_000 if opts.quick else 100_000]
     root = Path(tempfile.mkdtemp(prefix="tftui-bench-"))
-    print(f"{runs} runs each; cells: wall median/max ms (CPU median/max ms), peak RSS, fsyncs per run,")
-    print("taskflow's time / our median CPU time; '!' = over the issue 18 target (trace: 5x taskflow, off: 10x)")
-    print(f"{'flow':<19} " + " | ".join(f"{m:^52}" for m in ("journal off", "journal on", "journal on + trace.json")))
+    print(LEGEND.format(runs=runs))
+    print(HEADER)
     for path in sorted((ROOT / "flows").glob("*.json")):
         letter = path.name[0]
         if wanted and letter not in wanted:
             continue
         spec = json.loads(path.read_text(encoding="utf-8"))
         figures = {mode: measure(spec, mode, runs, root) for mode in MODES}
-        print(_row(path.stem, letter, figures), flush=True)
-    per_phase: dict[str, dict[int, float]] = {}
+        print("\n".join(_rows(path.stem, letter, figures)), flush=True)
+    journal_on: dict[str, dict[int, Figures]] = {}
     for shape, make in SHAPES.items():
         if wanted and shape not in wanted:
             continue
         for n in map_sizes if shape == "map" else sizes:
             spec = make(n)
             figures = {mode: measure(spec, mode, runs, root) for mode in MODES}
-            name = f"{shape}-{n}"
-            print(_row(name, None, figures), flush=True)
-            per_phase.setdefault(shape, {})[n] = figures["on"].median * 1000 / n
-            worst = max(max(f.cpu) / statistics.median(f.cpu) for f in figures.values())
-            if worst >= 1.5:
-                print(f"  {name}: max/median CPU {worst:.2f} (target < 1.5)")
-    for shape, by_size in per_phase.items():
-        line = ", ".join(f"{n:,}: {us:.1f}µs" for n, us in by_size.items())
-        first, last = by_size[min(by_size)], by_size[max(s for s in by_size if s <= max(sizes))]
-        print(f"per-phase CPU, journal on, {shape}: {line}; {max(sizes) // 1000}k/1k {last / first:.2f} (target < 1.5)")
+            print("\n".join(_rows(f"{shape}-{n}", None, figures)), flush=True)
+            journal_on.setdefault(shape, {})[n] = figures["on"]
+    if journal_on:
+        print("growth, journal on: per-phase µs (maps: per item) at each size, the largest")
+        print("over the smallest, the worst max/median of the runs (targets < 1.5; '!': over)")
+        for shape, by_size in journal_on.items():
+            print("\n".join(_growth(shape, by_size)))
     os.system(f"rm -rf {root}")  # noqa: S605 - our own temp dir
     return 0
 
