@@ -42,14 +42,14 @@ def _summary(state: Any) -> dict[str, tuple[str, str | None]]:
 def journaled_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[int], Any]:
     """One uninterrupted run, and the file offsets its fsyncs made durable, in order."""
     durable: list[int] = []
-    real_sync = jr.Journal.sync
+    real_fsync = jr.Journal._fsync  # every fsync, the timer's and `sync`'s
 
-    def recording_sync(self: jr.Journal) -> None:
-        real_sync(self)
+    def recording_fsync(self: jr.Journal) -> None:
+        real_fsync(self)
         if not durable or durable[-1] != self.synced_offset:
             durable.append(self.synced_offset)
 
-    monkeypatch.setattr(jr.Journal, "sync", recording_sync)
+    monkeypatch.setattr(jr.Journal, "_fsync", recording_fsync)
     flow = Flow.model_validate(FLOW)
     session = run_service.start(flow, args={}, flow_path=None, flow_text=json.dumps(FLOW), root=tmp_path / "runs",
                                 runner=None)

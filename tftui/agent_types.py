@@ -105,3 +105,10 @@ def reports_usage(runner: object) -> bool:
 
 def reports_cost(runner: object) -> bool:
     return getattr(runner, "reports_cost", True) is not False
+
+
+# A runner whose calls never leave the process (scripted replies, a replayed recording) says so
+# with `in_process = True`: nothing outside can see a call start, so the journal need not be
+# written before each one (docs/scheduling.md §4.4). One that says nothing is taken to leave it.
+def stays_in_process(runner: object) -> bool:
+    return getattr(runner, "in_process", False) is True

@@ -30,7 +30,8 @@ def _env(tmp_path: Path) -> dict[str, str]:
 
 
 # `python -m tftui` with one change: the run sends itself `signal` the moment its journal has
-# written the `count`-th row of `kind` (whose node_path starts with `prefix`). The signal is a
+# written the `count`-th row of `kind` (whose node_path starts with `prefix`) to the OS (with the
+# rest of its batch: docs/scheduling.md §4.4). The signal is a
 # real one to a real process, but it lands at a point the test names, not wherever a polling
 # test happens to look (a loaded machine's poller could see the run only after it had finished
 # or had gone past the point; tests/cli/test_resume_kill_random.py does the same for kill -9).
@@ -41,11 +42,12 @@ kind, prefix, count, sig = sys.argv[1], sys.argv[2], int(sys.argv[3]), getattr(s
 write_line, seen = Journal.write_line, []
 def write_then_signal(self, data):
     write_line(self, data)
-    row = json.loads(data)
-    if row.get("kind") == kind and str(row.get("node_path") or row.get("phase_id") or "").startswith(prefix):
-        seen.append(row)
-        if len(seen) == count:
-            os.kill(os.getpid(), sig)
+    for line in data.splitlines():
+        row = json.loads(line)
+        if row.get("kind") == kind and str(row.get("node_path") or row.get("phase_id") or "").startswith(prefix):
+            seen.append(row)
+            if len(seen) == count:
+                os.kill(os.getpid(), sig)
 Journal.write_line = write_then_signal
 from tftui.cli import main
 sys.exit(main(sys.argv[5:]))

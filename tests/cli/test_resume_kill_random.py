@@ -18,6 +18,7 @@ import random
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -69,10 +70,22 @@ def _replies() -> dict[str, Any]:
 class _Echo(BaseHTTPRequestHandler):
     """An OpenAI-compatible chat completions endpoint answering `echo: <last message>`."""
 
+    requests = 0  # calls that reached the server (counted as each arrives)
+    kill_at = 0  # kill -9 `kill_pid` as this request arrives (0: never)
+    kill_pid: int | None = None
+
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         pass
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        _Echo.requests += 1
+        if _Echo.requests == _Echo.kill_at:
+            deadline = time.monotonic() + 30  # the test sets the pid right after the fork
+            while _Echo.kill_pid is None and time.monotonic() < deadline:
+                time.sleep(0.001)
+            if _Echo.kill_pid is not None:
+                os.kill(_Echo.kill_pid, signal.SIGKILL)
+                return
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
         content = "echo: " + str(body["messages"][-1]["content"])[:40]
         payload = json.dumps({
@@ -110,22 +123,24 @@ def _project(tmp_path: Path, kind: str, url: str) -> tuple[Path, list[str]]:
         (tmp_path / "tftui.toml").write_text(
             f'[providers.local]\nbase_url = "{url}"\nmodel = "tiny"\napi_key_env = "KILL_TEST_KEY"\nstream = false\n')
         return flow, ["--provider", "local", "--no-wait"]
-    return flow, ["--agent-cmd", "sh -c 'printf \"cli: \"; head -c 40'", "--no-wait"]
+    # each call notes that it started (in $KILL_CALLS) before it answers
+    return flow, ["--agent-cmd", "sh -c 'echo >> \"$KILL_CALLS\"; printf \"cli: \"; head -c 40'", "--no-wait"]
 
 
 def _kill_after(lines: int) -> None:
-    """In this (forked) process: SIGKILL itself as soon as the journal has written `lines` lines,
-    the line whole in the OS (a kill -9 arriving between that line and the next)."""
+    """In this (forked) process: SIGKILL itself as soon as the run has appended its `lines`-th
+    journal line, whether or not that line has reached the OS yet (lines are written in batches,
+    docs/scheduling.md §4.4): a kill -9 arriving right after any event of the run."""
     from tftui.engine.journal import Journal
 
-    write_line = Journal.write_line
+    queue_line = Journal.queue_line
 
-    def write_then_maybe_die(self: Journal, data: bytes) -> None:
-        write_line(self, data)
+    def queue_then_maybe_die(self: Journal, data: bytes) -> None:
+        queue_line(self, data)
         if self.appended >= lines:
             os.kill(os.getpid(), signal.SIGKILL)
 
-    Journal.write_line = write_then_maybe_die  # type: ignore[method-assign]
+    Journal.queue_line = queue_then_maybe_die  # type: ignore[method-assign]
 
 
 def _fork_cli(argv: list[str], out: Path, cwd: Path, env: dict[str, str], kill_after: int | None = None) -> int:
@@ -185,13 +200,16 @@ def test_kill9_at_random_points_then_resume_equals_the_uninterrupted_run(
 ) -> None:
     flow, flags = _project(tmp_path, kind, echo_server)
     env = {k: v for k, v in os.environ.items() if not k.startswith("TFTUI_")}
-    env.update(XDG_CONFIG_HOME=str(tmp_path / "xdg"), HOME=str(tmp_path / "home"), KILL_TEST_KEY="sk-test-kill")
+    calls_log = tmp_path / "calls.log"  # the CLI agent's: one line per call it started
+    env.update(XDG_CONFIG_HOME=str(tmp_path / "xdg"), HOME=str(tmp_path / "home"), KILL_TEST_KEY="sk-test-kill",
+               KILL_CALLS=str(calls_log))
     env.pop("NO_COLOR", None)
 
     # The uninterrupted run is made in this process (the same isolation: tests/cli/conftest.py),
     # which also warms every lazy import and cache the 40 forked runs then start with.
     reference_root = tmp_path / "reference"
     monkeypatch.setenv("KILL_TEST_KEY", env["KILL_TEST_KEY"])
+    monkeypatch.setenv("KILL_CALLS", env["KILL_CALLS"])
     done = tftui("run", str(flow), "--json", "--runs-dir", str(reference_root), *flags)
     assert done.code == 0, done.stderr
     reference = done.json()
@@ -204,13 +222,20 @@ def test_kill9_at_random_points_then_resume_equals_the_uninterrupted_run(
     for trial in range(TRIALS):
         kill_at = rng.randint(1, total - 1)  # journal lines written before the kill
         root = tmp_path / f"runs-{trial}"
+        calls_log.write_text("")
+        _Echo.requests = 0
         pid = _fork_cli(["run", str(flow), "--json", "--runs-dir", str(root), *flags], tmp_path / "killed.json",
                         tmp_path, env, kill_after=kill_at)
         assert _wait(pid) == -signal.SIGKILL, f"{kind} trial {trial}: the run ended before line {kill_at} of {total}"
         (run_dir,) = root.iterdir()
         journal = run_dir / "events.jsonl"
-        assert _lines(journal) == kill_at
         where = f"{kind} trial {trial} (seed {SEED}, killed after journal line {kill_at} of {total})"
+        assert _lines(journal) <= kill_at, where  # what was still queued is lost, nothing more
+        # ... and nothing an agent could see: every call that reached the agent had its start
+        # (and everything before it) in the OS before it was made
+        started = sum(1 for line in journal.read_bytes().splitlines() if b'"kind":"attempt_started"' in line)
+        seen = {"replies": 0, "http": _Echo.requests, "cli": calls_log.read_text().count("\n")}[kind]
+        assert started >= seen, (where, started, seen)
 
         resumed_out = tmp_path / "resumed.json"
         code = _wait(_fork_cli(["run", str(flow), "--json", "--runs-dir", str(root), "--resume", journal.parent.name,
@@ -221,3 +246,60 @@ def test_kill9_at_random_points_then_resume_equals_the_uninterrupted_run(
         assert _comparable(resumed) == _comparable(reference), where
         assert resumed["final_output"] == reference["final_output"], where
         assert _trace_attempts(journal.parent) == reference_trace, where
+
+
+
+@pytest.mark.parametrize("kind", ["http", "cli"])
+def test_kill9_by_the_agent_as_its_call_arrives_finds_that_call_journaled(
+    kind: str, tmp_path: Path, echo_server: str, tftui: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The k-th call kills the run (kill -9) the moment it reaches the agent: the HTTP server as
+    the request arrives, the CLI agent (killing its parent) as it starts. The journal already
+    holds that call's start and everything before it (the run writes its queued lines before
+    any call that leaves the process, docs/scheduling.md §4.4), and the resumed run equals the
+    uninterrupted one."""
+    flow, flags = _project(tmp_path, kind, echo_server)
+    calls_log, kill_at = tmp_path / "calls.log", tmp_path / "kill-at"
+    if kind == "cli":
+        flags = ["--agent-cmd", "sh -c 'echo \"$TFTUI_NODE_PATH\" >> \"$KILL_CALLS\"; "
+                 "[ \"$(wc -l < \"$KILL_CALLS\")\" -eq \"$(cat \"$KILL_AT\")\" ] && kill -9 $PPID; "
+                 "printf \"cli: \"; head -c 40'", "--no-wait"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TFTUI_")}
+    env.update(XDG_CONFIG_HOME=str(tmp_path / "xdg"), HOME=str(tmp_path / "home"), KILL_TEST_KEY="sk-test-kill",
+               KILL_CALLS=str(calls_log), KILL_AT=str(kill_at))
+    env.pop("NO_COLOR", None)
+    for name in ("KILL_TEST_KEY", "KILL_CALLS", "KILL_AT"):
+        monkeypatch.setenv(name, env[name])
+    kill_at.write_text("0")  # never
+    calls_log.write_text("")
+    _Echo.requests, _Echo.kill_at, _Echo.kill_pid = 0, 0, None
+    done = tftui("run", str(flow), "--json", "--runs-dir", str(tmp_path / "reference"), *flags)
+    assert done.code == 0, done.stderr
+    reference = done.json()
+    total = _Echo.requests if kind == "http" else calls_log.read_text().count("\n")
+    try:
+        for k in sorted({1, (total + 1) // 2, total}):
+            root = tmp_path / f"runs-{k}"
+            calls_log.write_text("")
+            kill_at.write_text(str(k))
+            _Echo.requests, _Echo.kill_at, _Echo.kill_pid = 0, k if kind == "http" else 0, None
+            argv = ["run", str(flow), "--json", "--runs-dir", str(root), *flags]
+            pid = _fork_cli(argv, tmp_path / "killed.json", tmp_path, env)
+            _Echo.kill_pid = pid
+            assert _wait(pid) == -signal.SIGKILL, k
+            (run_dir,) = root.iterdir()
+            rows = [json.loads(line) for line in (run_dir / "events.jsonl").read_bytes().splitlines()]
+            started = [r["node_path"] for r in rows if r["kind"] == "attempt_started"]
+            # every call that reached the agent is journaled (concurrency 2: the other worker's
+            # next call may have started too)
+            assert len(started) >= k, (k, started)
+            if kind == "cli":
+                assert calls_log.read_text().splitlines()[k - 1] in started, (k, started)
+            kill_at.write_text("0")
+            _Echo.kill_at = 0
+            out = tmp_path / "resumed.json"
+            argv = ["run", str(flow), "--json", "--runs-dir", str(root), "--resume", run_dir.name, *flags]
+            assert _wait(_fork_cli(argv, out, tmp_path, env)) == 0, (k, out.read_text())
+            assert _comparable(json.loads(out.read_text())) == _comparable(reference), k
+    finally:
+        _Echo.kill_at, _Echo.kill_pid = 0, None

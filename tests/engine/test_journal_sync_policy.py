@@ -4,6 +4,7 @@ effects (`idempotent: false`, scripts, approvals), at pauses and at the end."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from pathlib import Path
@@ -126,3 +127,60 @@ def test_no_timer_when_group_commit_is_off(tmp_path: Path) -> None:
     journal.sync()
     assert journal.syncs == 1 and journal.synced_offset > 0
     journal.close()
+
+
+def _os_lines(journal: Journal) -> int:
+    return (journal.run_dir / "events.jsonl").read_bytes().count(b"\n")
+
+
+async def test_events_of_one_loop_turn_reach_the_os_in_one_write_before_the_loop_waits(tmp_path: Path) -> None:
+    journal = Journal.create(tmp_path, flow_name="x", group_commit_s=None)
+    for i in range(50):
+        journal.append(_line(i))
+    await asyncio.sleep(0.001)  # the loop waits: what was appended is in the OS first
+    assert _os_lines(journal) == 50 and journal.writes == 1
+    journal.append(_line(50))
+    journal.sync()  # a sync writes what is queued, then fsyncs it
+    assert _os_lines(journal) == 51 and journal.synced_offset == (journal.run_dir / "events.jsonl").stat().st_size
+    journal.close()
+
+
+async def test_a_long_turn_writes_its_events_once_the_cap_is_held(tmp_path: Path) -> None:
+    journal = Journal.create(tmp_path, flow_name="x", group_commit_s=None)
+    big = {"kind": "e", "text": "x" * 4096}
+    count = jmod.MAX_BUFFERED // 4096 + 2
+    for _ in range(count):
+        journal.append(big)
+    assert 0 < _os_lines(journal) <= count  # written without waiting for the loop to turn
+    await asyncio.sleep(0)
+    assert _os_lines(journal) == count
+    journal.close()
+
+
+def test_without_a_running_loop_each_event_is_written_at_once(tmp_path: Path) -> None:
+    journal = Journal.create(tmp_path, flow_name="x", group_commit_s=None)
+    journal.append(_line(1))
+    assert _os_lines(journal) == 1
+    journal.close()
+
+
+async def test_an_out_of_process_runner_gets_the_journal_written_before_each_call(tmp_path: Path) -> None:
+    seen: list[int] = []
+
+    class Outside:
+        """A runner whose calls leave the process (it does not say `in_process`)."""
+
+        async def run(self, request: Any) -> Any:
+            seen.append(_os_lines(journal))  # what the outside could know of the run at the call
+            from tftui.agent_types import AgentResult
+
+            return AgentResult(output="ok")
+
+    flow = Flow.model_validate({"name": "x", "phases": [{"id": "a", "task": "A"}, {"id": "b", "task": "B",
+                                                                                  "dependsOn": ["a"]}]})
+    journal = Journal.create(tmp_path, flow_name="x", group_commit_s=None)
+    await run_flow(flow, runner=Outside(), clock=InstantClock(), journal=journal)
+    journal.close()
+    rows = (journal.run_dir / "events.jsonl").read_bytes().splitlines()
+    starts = [i + 1 for i, row in enumerate(rows) if b'"attempt_started"' in row]
+    assert seen == starts  # each call began with its own start, and everything before it, in the OS

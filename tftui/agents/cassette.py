@@ -24,7 +24,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tftui.agent_types import AgentRequest, AgentResult, AgentRunner, Usage, reports_cost, reports_usage
+from tftui.agent_types import (
+    AgentRequest,
+    AgentResult,
+    AgentRunner,
+    Usage,
+    reports_cost,
+    reports_usage,
+    stays_in_process,
+)
 
 
 @dataclass
@@ -81,6 +89,11 @@ class CassetteRunner:
     @property
     def reports_cost(self) -> bool:
         return self.live_runner is None or reports_cost(self.live_runner)
+
+    @property
+    def in_process(self) -> bool:
+        """A replayed call stays in the process; a live one is the live runner's."""
+        return self.live_runner is None or stays_in_process(self.live_runner)
 
     @property
     def recorded(self) -> int:

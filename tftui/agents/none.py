@@ -15,6 +15,7 @@ class NoModelRunner:
     source = "none (the flow makes no model calls)"
     reports_usage = False
     reports_cost = False
+    in_process = True  # answers nothing, asks no one (tftui.agent_types.stays_in_process)
 
     async def run(self, request: AgentRequest) -> AgentResult:
         message = (

@@ -108,6 +108,8 @@ class _Cursor:
 class ScriptedRunner:
     """Replies keyed by node path; see the module docstring."""
 
+    in_process = True  # nothing leaves the process (tftui.agent_types.stays_in_process)
+
     def __init__(self, replies: Mapping[str, Any], *, source: str | None = None, sleep: Sleep | None = None) -> None:
         self.source = source
         self._sleep = sleep or asyncio.sleep
@@ -182,6 +184,8 @@ def marker_key(task: str) -> str:
 
 class MarkerRunner:
     """The conformance/benchmark scripted runner; see the module docstring."""
+
+    in_process = True  # nothing leaves the process (tftui.agent_types.stays_in_process)
 
     def __init__(
         self,

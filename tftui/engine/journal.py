@@ -1,8 +1,13 @@
 """Append-only run journal: `<root>/<run-id>/events.jsonl` + `meta.json` + `flow.json`.
 
 Why this shape:
-- One JSON object per line, written and flushed to the OS as each event happens, so a
-  killed process loses nothing it had finished (the kernel still has the bytes).
+- One JSON object per line. Lines are collected and handed to the OS in one write per batch
+  (docs/scheduling.md §4.4): before the event loop can next wait (the flush is queued on the
+  loop with the batch's first line, so it runs before anything scheduled after that event),
+  before an agent call that leaves the process (`flush`, called by the run), at every `sync`
+  and `close`, and once `MAX_BUFFERED` bytes are held. So a killed process loses nothing
+  whose effect anything outside could have seen (the kernel has the bytes), and a journal
+  of a run of instant calls costs one write per loop turn instead of one per event.
 - fsync is a group commit (docs/scheduling.md §4.4): a background timer makes everything
   written durable at most once every `GROUP_COMMIT_S` (50 ms) while events keep coming,
   and `sync()` does it at once; the engine calls `sync()` only before and after a phase
@@ -27,6 +32,7 @@ back into events (`decode_events`).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -58,6 +64,8 @@ ENV_RUNS_DIR = "TFTUI_RUNS_DIR"
 
 # At most one timed fsync per this many seconds while a run appends (docs/scheduling.md §4.4).
 GROUP_COMMIT_S = 0.05
+# Lines held before they are written at once, without waiting for the loop (docs/scheduling.md §4.4).
+MAX_BUFFERED = 1 << 20
 
 _RUN_ID_RE = re.compile(r"^\d{8}-\d{6}-[0-9a-z]{4,}$")
 
@@ -173,11 +181,13 @@ def _lock(fh: Any, path: Path) -> None:
 
 
 class Journal:
-    """An open run journal. `append` writes one event to the OS; a timer fsyncs what was
-    appended within `group_commit_s` (None: only `sync` does); `sync` fsyncs at once.
+    """An open run journal. `append` queues one event's line; `flush` hands the queued lines
+    to the OS (one write), which happens on its own before the event loop can next wait
+    (docs/scheduling.md §4.4); a timer fsyncs what was written within `group_commit_s`
+    (None: only `sync` does); `sync` writes and fsyncs at once.
 
     `synced_offset` is the size of the file the last fsync made durable (what a power loss
-    would leave, at worst)."""
+    would leave, at worst); `writes` counts the write calls made to the OS."""
 
     def __init__(
         self, run_dir: Path, run_id: str, meta: dict[str, Any], *, group_commit_s: float | None = GROUP_COMMIT_S,
@@ -201,8 +211,12 @@ class Journal:
         self._stop = threading.Event()
         self._interval = group_commit_s
         self._last_sync = time.monotonic()
-        self.appended = 0
+        self.appended = 0  # lines appended (queued or written)
         self.syncs = 0
+        self.writes = 0
+        self._queue: list[bytes] = []  # lines not yet handed to the OS
+        self._queued = 0  # their bytes
+        self._write_error: OSError | None = None  # a queued flush that failed: raised by the next call
         # Called after each append with (event, the redacted JSON object or None): what a reader
         # of events.jsonl would see, without reading it (the live trace, tftui.run_service).
         self.tap: Callable[[Any, JSONObject | None], None] | None = None
@@ -297,23 +311,74 @@ class Journal:
         _atomic_write(self.run_dir / META_FILE, json.dumps(self.meta, ensure_ascii=False, indent=2) + "\n")
 
     def append(self, event: Any) -> None:
-        """Serialize one event (an engine Event or a plain dict), write it and flush it to the OS,
-        then hand it to `tap` (if set) as the journal holds it."""
+        """Serialize one event (an engine Event or a plain dict) and queue its line for the OS
+        (`queue_line`), then hand it to `tap` (if set) as the journal holds it."""
         line, redacted = encode_event(event)
-        # One write call per line: a kill can tear only the line being written.
         # backslashreplace: a lone surrogate in model output becomes a valid JSON escape, not a crash.
-        self.write_line(line.encode("utf-8", "backslashreplace"))
+        self.queue_line(line.encode("utf-8", "backslashreplace"))
         if self.tap is not None:
             self.tap(event, redacted)
 
+    def queue_line(self, data: bytes) -> None:
+        """Queue one already encoded journal line (`encode_line`, UTF-8) for the OS. The first
+        line of a batch queues a `flush` on the running event loop, so the batch is written
+        before the loop can next wait (docs/scheduling.md §4.4); with no loop running, or
+        `MAX_BUFFERED` bytes held, it is written at once."""
+        if self._write_error is not None:
+            self._raise_write_error()
+        if self._fh.closed:
+            raise ValueError(f"{self.events_path}: the journal is closed")
+        queue = self._queue
+        queue.append(data)
+        self.appended += 1
+        self._queued += len(data)
+        if len(queue) == 1:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # not in a run (a tool, a test): nothing to batch with
+                self.flush()
+                return
+            loop.call_soon(self._flush_soon)
+        elif self._queued >= MAX_BUFFERED:
+            self.flush()
+
+    def _flush_soon(self) -> None:
+        """The flush queued on the loop: an error is kept for the run's next journal call
+        (an exception here would only reach the loop's exception handler)."""
+        try:
+            self.flush()
+        except OSError as exc:
+            self._write_error = exc
+
+    def _raise_write_error(self) -> None:
+        error, self._write_error = self._write_error, None
+        if error is not None:
+            raise error
+
+    def flush(self) -> None:
+        """Hand every queued line to the OS (one write; none if nothing is queued)."""
+        queue = self._queue
+        if not queue:
+            return
+        data = queue[0] if len(queue) == 1 else b"".join(queue)
+        queue.clear()
+        self._queued = 0
+        try:
+            self.write_line(data)
+        except BaseException:
+            self._queue[:0] = [data]  # kept for the next try (`close`), in order
+            self._queued += len(data)
+            raise
+
     def write_line(self, data: bytes) -> None:
-        """Write one already encoded journal line (`encode_line`, UTF-8) to the OS."""
+        """Write encoded journal lines (whole lines, UTF-8) to the OS, in one write call: a kill
+        can tear only the last line of what is being written."""
         written = self._fh.write(data)
         while written is not None and written < len(data):  # a short write (rare): write the rest
             data = data[written:]
             written = self._fh.write(data)
         self._written += len(data)
-        self.appended += 1
+        self.writes += 1
         if not self._pending:  # the first line since the last fsync: arm the group commit
             self._pending = True
             if self._interval is not None:
@@ -333,7 +398,7 @@ class Journal:
             if delay > 0 and self._stop.wait(delay):
                 return  # closed meanwhile: `close` made everything durable
             try:
-                self.sync()
+                self._fsync()  # what was written; the queue is the run thread's (flushed before any wait)
             except OSError:
                 pass  # a disk that refuses fsync now: `close` (or the next sync) reports it
             with self._arm_lock:
@@ -342,7 +407,15 @@ class Journal:
                     return
 
     def sync(self) -> None:
-        """Make every event appended so far durable (one fsync, none if nothing new)."""
+        """Make every event appended so far durable: write what is queued, then one fsync
+        (none if nothing new). Called from the run's thread (the timer thread fsyncs only
+        what was written, `_fsync`)."""
+        if self._write_error is not None:
+            self._raise_write_error()
+        self.flush()
+        self._fsync()
+
+    def _fsync(self) -> None:
         with self._sync_lock:
             if not self._pending or self._fh.closed:
                 return

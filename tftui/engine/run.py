@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tftui.agent_types import AgentRunner, reports_cost, reports_usage
+from tftui.agent_types import AgentRunner, reports_cost, reports_usage, stays_in_process
 from tftui.engine import cwd_bridge, outcome
 from tftui.engine import events as ev
 from tftui.engine.admission import ADMITTED, admit, evaluate_guard, guard_skip_reason, has_guard, satisfied
@@ -102,6 +102,12 @@ class Run:
         )
         self.debugger = debugger
         self.journal = journal
+        # Written to the OS before each agent call that leaves the process, so whatever it
+        # could see of the run is in the journal if the process is killed (docs/scheduling.md §4.4);
+        # a journal without `flush` writes each event as it comes.
+        self._flush_before_call: Callable[[], None] | None = (
+            None if journal is None or stays_in_process(runner) else getattr(journal, "flush", None)
+        )
         self.clock = clock or Clock()
         self.on_event = on_event
         self.flow_path = flow_path
@@ -162,6 +168,8 @@ class Run:
             self.events.append(event)
         if self.journal is not None:
             self.journal.append(event)
+            if self._flush_before_call is not None and type(event) is ev.AttemptStarted:
+                self._flush_before_call()  # the call starts next (tftui.engine.calls)
         if self.debugger is not None:
             self.debugger.observe(event)
         if self.on_event is not None:
@@ -192,8 +200,9 @@ class Run:
 
     def sync(self) -> None:
         """Make the journal durable now (fsync; a no-op when nothing was written since the last
-        one). Every event is already written to the OS as it is appended, so a killed process
-        loses nothing, and the journal fsyncs at least every 50 ms on its own; this is for the
+        one). Every event already reaches the OS before the loop can next wait (the journal's
+        batches), so a killed process loses nothing anyone could have seen, and the journal
+        fsyncs at least every 50 ms on its own; this is for the
         points that cannot wait (docs/scheduling.md §4.4): around side effects, pauses, the end."""
         if self.journal is None:
             return
