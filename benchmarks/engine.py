@@ -9,7 +9,17 @@ scripted replies, else `default_output`) and an instant clock. Modes:
 - off:   `run_flow` alone;
 - on:    a fresh journal (tftui.engine.journal) in a temp dir, `run_flow`, `close`;
 - trace: the run service (`tftui.run_service.start` + `execute`): journal, run, close and
-         trace.json, exactly what `tftui run` waits for.
+         trace.json;
+- cli:   `tftui run FLOW --replies FILE --no-wait` in this process (`tftui.cli.main`, output
+         captured; the five flows only): what a user waits for once the interpreter has
+         started — the flow file read, validated and checked, flow.json and meta.json
+         written, the progress lines (`tftui run` folds every event a second time for them),
+         journal, run, trace.json and the summary. The replies are what the MarkerRunner
+         answered, keyed by node path.
+
+The clock covers the run and what it needs; the previous run's objects are freed, and the flow
+validated, before it starts (the cli mode reads and checks the flow file inside it, as `tftui
+run` does).
 
 Printed per flow and mode, one line each (80 columns): median and max wall ms of N runs,
 median and max CPU ms of this process (what a loaded machine distorts least: report these),
@@ -28,7 +38,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
+import io
 import json
 import os
 import resource
@@ -60,6 +72,7 @@ TARGET_MS = {
 }
 EXPECT = {"d": {"skipped": 100}, "e": {"calls": 1}}
 MODES = ("off", "on", "trace")
+FLOW_MODES = (*MODES, "cli")  # the five flows: also `tftui run` in process
 
 
 # ── generated flows ────────────────────────────────────────────────────────────────────
@@ -167,6 +180,37 @@ async def _once(spec: dict[str, Any], flow: Flow, mode: str, root: Path, n: int)
     return result, runner, session.journal.syncs if session.journal is not None else None
 
 
+def cli_files(spec: dict[str, Any], flow: Flow, root: Path) -> tuple[Path, Path]:
+    """The flow file and a replies file answering as the MarkerRunner does (the cli mode)."""
+    from tftui.engine import events as ev
+
+    runner = MarkerRunner(spec.get("script") or {}, spec.get("default_output"))
+    result = asyncio.run(run_flow(flow, args=spec.get("args") or {}, runner=runner, clock=InstantClock(),
+                                  keep_events=True))
+    replies: dict[str, list[str]] = {}
+    for event in result.events or []:
+        if isinstance(event, ev.AgentReturned):
+            replies.setdefault(event.node_path, []).append(event.output)
+    folder = Path(tempfile.mkdtemp(prefix="cli-", dir=root))
+    flow_file, replies_file = folder / f"{flow.name}.json", folder / f"{flow.name}.replies.json"
+    flow_file.write_text(json.dumps(spec["flow"]), encoding="utf-8")
+    replies_file.write_text(json.dumps(replies), encoding="utf-8")
+    return flow_file, replies_file
+
+
+def _cli(files: tuple[Path, Path], root: Path) -> tuple[None, MarkerRunner, None]:
+    """`tftui run` of the flow file in this process; its exit code says whether it completed."""
+    from tftui.cli import main as cli_main
+
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["run", str(files[0]), "--replies", str(files[1]), "--no-wait", "--runs-dir", str(root / "cli")]
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli_main(argv)
+    if code != 0:
+        raise SystemExit(f"tftui run {files[0].name} exited {code}: {err.getvalue()[-2000:]}")
+    return None, MarkerRunner(), None
+
+
 _COUNTER = [0]
 
 
@@ -176,12 +220,17 @@ def measure(spec: dict[str, Any], mode: str, runs: int, root: Path) -> Figures:
     cpu: list[float] = []
     fsyncs: int | None = None
     result = runner = None
+    files = cli_files(spec, flow, root) if mode == "cli" else None
     gc.collect()
     _reset_peak_rss()
     for _ in range(runs):
         _COUNTER[0] += 1
+        runner = None  # the previous run's (every request it was sent) is freed before the clock starts
         start, cpu_start = time.perf_counter(), time.process_time()
-        result, runner, fsyncs = asyncio.run(_once(spec, flow, mode, root, _COUNTER[0]))
+        if files is not None:
+            result, runner, fsyncs = _cli(files, root)
+        else:
+            result, runner, fsyncs = asyncio.run(_once(spec, flow, mode, root, _COUNTER[0]))
         wall.append((time.perf_counter() - start) * 1000)
         cpu.append((time.process_time() - cpu_start) * 1000)
         result = _summary(result)
@@ -196,8 +245,11 @@ class _Summary:
     skipped: int
 
 
-def _summary(result: Any) -> _Summary:
-    """What `check` needs, so a run's state is not kept alive into the next run's RSS."""
+def _summary(result: Any) -> _Summary | None:
+    """What `check` needs, so a run's state is not kept alive into the next run's RSS (None: the
+    cli mode, whose exit code was checked)."""
+    if result is None:
+        return None
     return _Summary(result.status, sum(1 for p in result.phases.values() if str(p.status) == "skipped"))
 
 
@@ -219,23 +271,23 @@ HEADER = (
 )
 LEGEND = """\
 {runs} runs per flow and mode (off: journal off; on: journal on; trace: on and
-trace.json written). wall, CPU: median/max ms of the runs (CPU of this process:
-what a loaded machine distorts least). mx/md: max/median of the runs, wall and
-CPU (target < 1.5). RSS: peak MB. fs: fsyncs of the last run. tf: taskflow's ms
-over our median CPU ms (higher is faster). '!': over issue 18's target (trace:
+trace.json written; cli: `tftui run` in process, flow file to summary). wall,
+CPU: median/max ms of the runs (CPU of this process: what a loaded machine
+distorts least). mx/md: max/median of the runs, wall and CPU (target < 1.5).
+RSS: peak MB. fs: fsyncs of the last run. tf: taskflow's ms over our median CPU
+ms (higher is faster). '!': over issue 18's target (trace:
 5x taskflow, 3x for c; off: 10x, 4x for c)."""
 
 
 def _rows(name: str, letter: str | None, figures: dict[str, Figures]) -> list[str]:
     lines = []
-    for mode in MODES:
-        f = figures[mode]
+    for mode, f in figures.items():
         target = TARGET_MS.get(mode, {}).get(letter or "")
         ratio = TASKFLOW_MS.get(letter or name)
         times = f"{ratio / f.median:5.1f}" if ratio else "    -"
         flag = "!" if target is not None and f.median > target else ""
         sync = "-" if f.fsyncs is None else str(f.fsyncs)
-        label = name if mode == MODES[0] else ""
+        label = name if mode == next(iter(figures)) else ""
         lines.append(f"{label:<18} {mode:<5} {f.cell()} {f.rss_mb:4.0f} {sync:>4} {times}{flag}")
     verdict = check(letter or "", figures["off"])
     if verdict != "ok":
@@ -284,7 +336,7 @@ def main() -> int:
         if wanted and letter not in wanted:
             continue
         spec = json.loads(path.read_text(encoding="utf-8"))
-        figures = {mode: measure(spec, mode, runs, root) for mode in MODES}
+        figures = {mode: measure(spec, mode, runs, root) for mode in FLOW_MODES}
         print("\n".join(_rows(path.stem, letter, figures)), flush=True)
     journal_on: dict[str, dict[int, Figures]] = {}
     for shape, make in SHAPES.items():
