@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, TextArea
 
 from tftui.tui.actions import VERBS, VERBS_BY_ID, key_for
@@ -32,6 +34,15 @@ HelpScreen, AnswerScreen, ApprovalScreen, LineInputScreen { align: center middle
 HelpScreen .modal-box { height: 100%; max-height: 100%; }
 HelpScreen .modal-scroll { height: 1fr; max-height: 100%; }
 """
+
+
+def fit_to_terminal(screen: Screen[Any]) -> None:
+    """Give a dialog the app's size classes (`-short` at 80x24, `-narrow`: tui/app.py's
+    breakpoints) when it opens. Textual sets them on a Resize, which a screen pushed in a real
+    terminal gets only once the terminal is resized, so the what-if dialog opened at 80x24 drew
+    its tall layout (the verdict under its buttons) until then."""
+    size = screen.app.size
+    screen.post_message(events.Resize(size, size))
 
 
 class HelpScreen(ModalScreen[None]):
@@ -112,6 +123,7 @@ class AnswerScreen(ModalScreen[str | None]):
                 yield Folded("ctrl+s submits · esc cancels (the call fails)", classes="modal-hint")
 
     def on_mount(self) -> None:
+        fit_to_terminal(self)
         self.query_one(TextArea).focus()
 
     def action_submit(self) -> None:
@@ -196,6 +208,7 @@ class ApprovalScreen(ModalScreen[tuple[str, str | None] | None]):
                     yield Button("Back", id="back")
 
     def on_mount(self) -> None:
+        fit_to_terminal(self)
         self.query_one("#approval-hint", Folded).update(self._hint())
         self.query_one(TextArea).focus()
 

@@ -30,7 +30,7 @@ from tftui.flow.save import save_edit
 from tftui.flow.score_shape import COMBINE_MODES
 from tftui.lang.values import js_number_str, js_to_number
 from tftui.present import whatif_text
-from tftui.tui.screens.modals import MODAL_CSS
+from tftui.tui.screens.modals import MODAL_CSS, fit_to_terminal
 from tftui.tui.widgets.folded import Folded
 from tftui.tui.widgets.ordered_input import OrderedInput
 
@@ -220,6 +220,7 @@ class WhatIfScreen(ModalScreen[None]):
                 yield Folded("ctrl+w writes the changed values into the flow file · esc closes", classes="modal-hint")
 
     def on_mount(self) -> None:
+        fit_to_terminal(self)
         threshold = self.query("#wi-threshold")
         inputs = threshold if threshold else self.query(Input)  # the value most what-ifs change
         if inputs:
