@@ -180,3 +180,72 @@ def test_strict_json_reads_surrogate_escapes_around_prose_as_json_does(prefix: s
         assert (got is MISSING) == (want is MISSING), text
         if want is not MISSING:
             assert repr(got) == repr(want)
+
+
+_SPACE = st.sampled_from(["", " ", "\n", "\r\n", "\t", " \n ", "\u00a0", "\ufeff", "\v", "\n\u3000", "\f ", " " * 70])
+
+
+def _reference_lenient(text: str) -> Any:
+    """docs/language.md §3.4 spelled out with `json`, JS trim and the fence regex: the oracle."""
+    import re
+
+    from tftui.lang.values import js_trim
+
+    body = js_trim(text)
+    if not body:
+        return MISSING
+    value = _reference(body)
+    if value is not MISSING:
+        return value
+    blocks = [(m.group(1), m.group(2)) for m in re.finditer(r"```([^`\n]*?)\r?\n([\s\S]*?)```", body)]
+    for _info, block in [b for b in blocks if b[0].strip().lower() == "json"] + [
+            b for b in blocks if b[0].strip().lower() != "json"]:
+        value = _reference(js_trim(block))
+        if value is not MISSING:
+            return value
+    starts = [i for i in (body.find("["), body.find("{")) if i >= 0]
+    if starts:
+        end = body.rfind("]" if body[min(starts)] == "[" else "}")
+        if end > min(starts):
+            return _reference(body[min(starts): end + 1])
+    return MISSING
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.one_of(_JSON.map(json.dumps), _RAW), _SPACE, _SPACE,
+       st.sampled_from(["{}", "```json\n{}\n```", "```json\n{}```", "Sure:\n```\n{}\n```\nok", "x {} y", "{} z"]))
+def test_lenient_parse_trims_as_javascript_does(body: str, before: str, after: str, frame: str) -> None:
+    """Whitespace around a reply or a fenced block, JSON's own or only JavaScript's (U+00A0,
+    U+FEFF, \\v, long runs): the parse reads what the reference reads, read by `json`."""
+    for reply in (before + body + after, frame.replace("{}", before + body + after), before + frame.replace("{}", body)):
+        assert repr(lenient_parse(reply)) == repr(_reference_lenient(reply)), reply
+
+
+# --- contracts -------------------------------------------------------------------------------------
+
+_SCHEMAS = st.fixed_dictionaries({}, optional={
+    "type": st.sampled_from(["object", "array", "string", "bogus", 3]),
+    "required": st.one_of(st.lists(st.sampled_from(["a", "b", "toString", "constructor", 7]), max_size=3),
+                          st.just("a")),
+    "properties": st.one_of(st.just({}), st.just({"a": {"type": "string"}}), st.just([])),
+    "items": st.just({"type": "number"}),
+    "enum": st.one_of(st.just([]), st.just([{"a": 1}]), st.just("x")),
+})
+_VALUES = st.one_of(st.dictionaries(st.sampled_from(["a", "b", "c", "toString"]), st.integers(0, 2) | st.text(max_size=2),
+                                    max_size=4), st.lists(st.integers(0, 3), max_size=2), st.integers(), st.none())
+
+
+@settings(max_examples=300, deadline=None)
+@given(_SCHEMAS, _VALUES)
+def test_a_plain_object_contract_skips_its_check_only_when_it_holds(schema: dict, value: Any) -> None:
+    """The shortcut of a plain object contract (lang.contract.plan_contract) says "holds" exactly
+    when the full check finds no violation, for any object; other contracts get no shortcut."""
+    from tftui.lang.contract import contract_violations, plan_contract
+
+    keys = plan_contract(schema).object_keys
+    violations = contract_violations(value, schema)
+    if keys is not None and type(value) is dict:
+        assert (value.keys() >= keys) == (violations == [])
+    if schema.get("type") in ("object", None) and not schema.get("properties") and "enum" not in schema and (
+            "items" not in schema or "required" in schema or schema.get("type") == "object"):
+        assert keys is not None  # a plain object contract gets its shortcut

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from typing import TypeGuard
+from typing import NamedTuple, TypeGuard
 
 from tftui.lang.values import MISSING, JSONValue
 
@@ -169,31 +169,69 @@ def _compile(schema: JSONValue) -> Check:
     return check
 
 
-# Compiled contracts, cached twice: by the schema object (id, confirmed by equality with a
-# private snapshot, so a hot path passing the same object pays a dict lookup and a compare),
-# and by the schema's repr, so equal schemas written out in many phases (1,000 score gates
-# with one json-schema scorer) compile once. repr tells 1 from 1.0 from True, so equal keys
-# mean the same contract; an in-place edit fails the snapshot compare and changes the repr.
+def _object_keys(schema: JSONValue) -> frozenset[str] | None:
+    """When `schema` is a plain object contract (its type `object`, stated or implied by
+    `required`, or none; no `properties` to descend into, no `enum`), the keys an object must
+    hold for `_compile(schema)` to report nothing: its `required` names, less the keys JavaScript
+    finds on every object. None for any other contract."""
+    if not isinstance(schema, Mapping):
+        return None
+    type_name = schema.get("type")
+    if type_name not in TYPE_NAMES:
+        type_name = None
+    properties = schema.get("properties")
+    enum = schema.get("enum")
+    if (isinstance(properties, Mapping) and properties) or (isinstance(enum, list) and enum):
+        return None
+    if type_name is None and "items" in schema and "properties" not in schema and "required" not in schema:
+        return None  # implied array
+    if type_name not in (None, "object"):
+        return None
+    required = schema.get("required")
+    names = [k for k in required if isinstance(k, str)] if isinstance(required, list) else []
+    return frozenset(names) - _JS_PROTOTYPE_KEYS
+
+
+class ContractPlan(NamedTuple):
+    """A compiled contract: its check, and for a plain object contract the keys that let a
+    caller skip the check (`type(value) is dict and value.keys() >= object_keys`: no violations)."""
+
+    check: Check
+    object_keys: frozenset[str] | None
+
+
+# Compiled contracts, cached twice: by the schema's repr, so equal schemas written out in many
+# phases (1,000 score gates with one json-schema scorer) compile once (repr tells 1 from 1.0 from
+# True, so equal keys mean the same contract; an in-place edit changes the repr), and, for
+# `compile_contract`, by the schema object (id, confirmed by equality with a private snapshot, so
+# a hot path passing the same object pays a dict lookup and a compare).
 _BY_ID: dict[int, tuple[JSONValue, object, Check]] = {}
-_BY_TEXT: dict[str, Check] = {}
+_BY_TEXT: dict[str, ContractPlan] = {}
 _CACHE_MAX = 4096
+
+
+def plan_contract(schema: JSONValue) -> ContractPlan:
+    """`schema` compiled, cached by its text only: for a caller that keeps the result with its own
+    snapshot of the schema (a scorer's plan). Raises RecursionError on a contract too deep to walk."""
+    try:
+        key: str | None = repr(schema)
+    except (RecursionError, ValueError):  # too deep to print: compiled, not cached
+        key = None
+    plan = _BY_TEXT.get(key) if key is not None else None
+    if plan is None:
+        plan = ContractPlan(_compile(schema), _object_keys(schema))
+        if key is not None:
+            if len(_BY_TEXT) >= _CACHE_MAX:
+                _BY_TEXT.clear()
+            _BY_TEXT[key] = plan
+    return plan
 
 
 def compile_contract(schema: JSONValue) -> Check:
     entry = _BY_ID.get(id(schema))
     if entry is not None and entry[0] is schema and entry[1] == schema:
         return entry[2]
-    try:
-        key: str | None = repr(schema)
-    except (RecursionError, ValueError):  # too deep to print: compile it, cached by object only
-        key = None
-    compiled = _BY_TEXT.get(key) if key is not None else None
-    if compiled is None:
-        compiled = _compile(schema)
-        if key is not None:
-            if len(_BY_TEXT) >= _CACHE_MAX:
-                _BY_TEXT.clear()
-            _BY_TEXT[key] = compiled
+    compiled = plan_contract(schema).check
     if len(_BY_ID) >= _CACHE_MAX:
         _BY_ID.clear()
     # Keep the object alive (so its id is not reused) and a snapshot to detect in-place edits.

@@ -12,7 +12,7 @@ from typing import NoReturn
 
 import msgspec
 
-from tftui.lang.values import MISSING, JSONValue, js_trim
+from tftui.lang.values import JS_WHITESPACE, MISSING, JSONValue, js_trim
 
 _FENCE = "```"
 
@@ -82,15 +82,18 @@ def strict_json(text: str) -> JSONValue:
     try:
         value: JSONValue = _FAST.decode(text)
         return value
-    except msgspec.ValidationError:
-        pass  # a number out of range: `json` reads it
-    except msgspec.DecodeError as exc:
-        if not _surrogate_escape_before(text, str(exc)):
-            return MISSING  # malformed for `json` too
-    except RecursionError:
-        pass
-    except UnicodeEncodeError:
-        pass  # a lone surrogate character in the text itself (not an escape): msgspec reads UTF-8
+    except _REFUSED as exc:
+        return _refused(text, exc)
+
+
+_REFUSED = (msgspec.ValidationError, msgspec.DecodeError, RecursionError, UnicodeEncodeError)
+
+
+def _refused(text: str, exc: Exception) -> JSONValue:
+    """`strict_json(text)` once msgspec refused `text` with `exc`."""
+    if type(exc) is msgspec.DecodeError and not _surrogate_escape_before(text, str(exc)):
+        return MISSING  # malformed for `json` too
+    # a number out of range (ValidationError), an escaped or lone surrogate, or very deep nesting
     return _strict_json_slow(text)
 
 
@@ -121,12 +124,25 @@ def _strict_json_slow(text: str) -> JSONValue:
 
 def lenient_parse(text: object) -> JSONValue:
     """First success of: whole text, fenced blocks (json-tagged first), bracket slice."""
-    if not isinstance(text, str):
-        return MISSING
-    body = js_trim(text)
+    if type(text) is not str:
+        if not isinstance(text, str):
+            return MISSING
+        text = str(text)
+    try:
+        # msgspec skips JSON's whitespace around the value, which is all that js_trim would cut
+        # from a text that reads as JSON: most replies and targets end here, untrimmed
+        value: JSONValue = _FAST.decode(text)
+        return value
+    except _REFUSED as exc:
+        return _lenient(text, exc)
+
+
+def _lenient(text: str, refused: Exception) -> JSONValue:
+    """`lenient_parse(text)` once msgspec refused the whole untrimmed text with `refused`."""
+    body = _json_trim(text)
     if not body:
         return MISSING
-    value = strict_json(body)
+    value = _refused(body, refused) if body is text else strict_json(body)  # the whole text (trimmed)
     if value is not MISSING:
         return value
     tagged: list[str] = []
@@ -134,7 +150,7 @@ def lenient_parse(text: object) -> JSONValue:
     for info, block in fenced_blocks(body):
         (tagged if info.strip().lower() == "json" else others).append(block)
     for block in tagged + others:
-        value = strict_json(js_trim(block))
+        value = strict_json(_json_trim(block))
         if value is not MISSING:
             return value
     starts = [i for i in (body.find("["), body.find("{")) if i >= 0]
@@ -145,3 +161,28 @@ def lenient_parse(text: object) -> JSONValue:
         if end > start:
             return strict_json(body[start : end + 1])
     return MISSING
+
+
+_JSON_SPACE = frozenset(" \t\n\r")
+_JS_SPACE = frozenset(JS_WHITESPACE)
+_EDGE = 64
+
+
+def _json_trim(text: str) -> str:
+    """What the parse reads for js_trim(text) (docs/language.md §3.4): `text` itself when all
+    that js_trim would cut is a few characters of JSON's own whitespace, which JSON.parse skips
+    and which hold no fence or bracket; else js_trim(text). A 100 KB reply or block is then not
+    copied again for its last newline."""
+    end = len(text)
+    last = end - 1
+    stop = end - _EDGE
+    while last >= stop and last >= 0 and text[last] in _JSON_SPACE:
+        last -= 1
+    if last < 0 or text[last] in _JS_SPACE:  # blank, other JS whitespace, or a long run
+        return js_trim(text)
+    first = 0
+    while first < _EDGE and text[first] in _JSON_SPACE:
+        first += 1
+    if text[first] in _JS_SPACE:
+        return js_trim(text)
+    return text

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import NotRequired, TypedDict
 
 from tftui.flow.score_shape import ScorerSpec, is_num, score_shape_errors
-from tftui.lang.contract import Check, compile_contract, snapshot
+from tftui.lang.contract import Check, plan_contract, snapshot
 from tftui.lang.jsonish import lenient_parse
 from tftui.lang.jsregex import FAST_MAX_TEXT, compile_js_regex, default_budget, search_within, timeout_detail
 from tftui.lang.values import MISSING, JSONValue, js_json_stringify, js_number_str, js_trim
@@ -112,8 +112,9 @@ def _text_field(scorer: ScorerSpec, key: str) -> str:
 # Each scorer object is compiled once into a plan: its name and type, and a run function
 # `(target, regex budget or None, offload) -> None when it passes, else the detail`, with the
 # scorer's fields already read, its pattern translated and its contract compiled. Details are
-# built only on failure. A plan is cached by the scorer object (its id, confirmed by equality with
-# a snapshot, so an in-place edit is planned again: docs/gates.md §4).
+# built only on failure. A plan is cheap to build (a flow's scorers are mostly evaluated once per
+# run, a gate each), and cached by the scorer object from its second evaluation (its id,
+# confirmed by equality with a snapshot, so an in-place edit is planned again: docs/gates.md §4).
 
 _Run = Callable[[str, "float | None", bool], "str | None"]
 
@@ -169,7 +170,15 @@ def _regex(scorer: ScorerSpec) -> _Run:
             return None
         return f"/{pattern}/ matched (negated)" if negated else f"/{pattern}/ did not match"
 
-    return run
+    if fast is None or negated:
+        return run
+
+    def run_fast(target: str, budget_s: float | None, offload: bool) -> str | None:
+        if len(target) <= FAST_MAX_TEXT and fast(target) is not None:  # the common case, in one step
+            return None
+        return run(target, budget_s, offload)
+
+    return run_fast
 
 
 # The last few parsed targets: re-scoring the same text (onBlock rounds with an unchanged
@@ -185,8 +194,10 @@ _UNSEEN: JSONValue = object()
 
 def _parse_target(target: str) -> JSONValue:
     value = _PARSED.get(target, _UNSEEN)  # (a KeyError raised and caught costs more than the parse)
-    if value is not _UNSEEN:
-        return value
+    return _parse_new(target) if value is _UNSEEN else value
+
+
+def _parse_new(target: str) -> JSONValue:
     value = lenient_parse(target)  # docs/language.md §3.4, the whole target first
     if len(_PARSED) >= _PARSED_MAX:
         _PARSED.clear()
@@ -197,16 +208,21 @@ def _parse_target(target: str) -> JSONValue:
 def _json_schema(scorer: ScorerSpec) -> _Run:
     schema = scorer.get("schema")
     try:
-        contract: Check | None = compile_contract(schema)
+        check: Check | None
+        check, keys = plan_contract(schema)
     except Exception:  # too deep: it fails in the run, after the target's parse, as it always did
-        contract = None
+        check, keys = None, None
 
     def run(target: str, budget_s: float | None, offload: bool) -> str | None:
-        parsed = _parse_target(target)
+        parsed = _PARSED.get(target, _UNSEEN)
+        if parsed is _UNSEEN:
+            parsed = _parse_new(target)
+        if keys is not None and type(parsed) is dict and parsed.keys() >= keys:
+            return None  # a plain object contract that holds: no violations to list (lang.contract)
         if parsed is MISSING:
             return "target is not valid JSON"
         violations: list[str] = []
-        (contract if contract is not None else compile_contract(schema))(parsed, "$", violations)
+        (check if check is not None else plan_contract(schema).check)(parsed, "$", violations)
         return "; ".join(violations) if violations else None
 
     return run
@@ -224,7 +240,13 @@ def _length_range(scorer: ScorerSpec) -> _Run:
         bounds = f"[{js_number_str(low if low is not None else 0)}, {'∞' if high is None else js_number_str(high)}]"
         return f"length {length} outside {bounds}"
 
-    return run
+    if low is None or high is None:
+        return run
+
+    def run_between(target: str, budget_s: float | None, offload: bool) -> str | None:
+        return None if low <= len(target) <= high else run(target, budget_s, offload)
+
+    return run_between
 
 
 def _impure_run(target: str, budget_s: float | None, offload: bool) -> str | None:
@@ -245,10 +267,31 @@ _COMPILERS: dict[str, Callable[[ScorerSpec], _Run]] = {
 }
 
 
+def _unknown(type_: str) -> _Run:
+    detail = f"unknown scorer type '{type_}'"
+
+    def run(target: str, budget_s: float | None, offload: bool) -> str | None:
+        return detail
+
+    return run
+
+
+def _raising(exc: Exception) -> _Run:
+    def run(target: str, budget_s: float | None, offload: bool) -> str | None:
+        raise exc
+
+    return run
+
+
+# The passing result of each (name, type), shared by every scorer that has them (results are
+# frozen): a gate evaluated once per run does not build one.
+_PASSING: dict[tuple[str, str], ScorerResult] = {}
+
+
 class _Plan:
     """What evaluating one scorer object needs, worked out once."""
 
-    __slots__ = ("spec", "snapshot", "type", "name", "run", "cacheable", "passing")
+    __slots__ = ("spec", "snapshot", "type", "name", "run", "cacheable", "index", "result")
 
     def __init__(self, scorer: ScorerSpec) -> None:
         type_ = scorer.get("type")
@@ -263,26 +306,25 @@ class _Plan:
         self.name: str | None = name
         self.cacheable = True
         compiler = _COMPILERS.get(type_)
-        self.run: _Run | None = None
-        if compiler is not None:
+        if compiler is None:
+            self.run: _Run = _unknown(type_)
+        else:
             try:
                 self.run = compiler(scorer)
             except Exception as exc:  # a field that cannot be read fails the run, as when read per call
                 self.run, self.cacheable = _raising(exc), False
-        self.passing: dict[int, ScorerResult] = {}  # the one passing result, by index (the name may need it)
+        self.index = -1  # the index of the last passing result handed out (the name may need it)
+        self.result: ScorerResult | None = None
 
     def passed(self, index: int) -> ScorerResult:
-        result = ScorerResult(self.name or f"{self.type}-{index}", self.type, True, 1)
-        if len(self.passing) < 64:
-            self.passing[index] = result
+        key = (self.name or f"{self.type}-{index}", self.type)
+        result = _PASSING.get(key)
+        if result is None:
+            if len(_PASSING) >= _PLANS_MAX:
+                _PASSING.clear()
+            result = _PASSING[key] = ScorerResult(key[0], key[1], True, 1)
+        self.index, self.result = index, result
         return result
-
-
-def _raising(exc: Exception) -> _Run:
-    def run(target: str, budget_s: float | None, offload: bool) -> str | None:
-        raise exc
-
-    return run
 
 
 _PLANS: dict[int, _Plan] = {}
@@ -321,28 +363,24 @@ def evaluate_scorer(
 
     A `regex` match gets `regex_budget_s` (default: `tftui.lang.jsregex.default_budget()`);
     `offload` says the call runs in a worker thread (the match then releases the GIL)."""
-    if type(scorer) is dict:
-        plan = _PLANS.get(id(scorer))
-        if plan is None or plan.spec is not scorer or plan.snapshot != scorer:
+    plan = _PLANS.get(id(scorer))
+    if plan is None or plan.spec is not scorer or plan.snapshot != scorer:  # (only dicts are cached)
+        if type(scorer) is dict:
             plan = _cached_plan(scorer)
-    elif isinstance(scorer, Mapping):  # (the abc check is slow)
-        plan = _Plan(scorer)
-    else:
-        return ScorerResult(
-            f"undefined-{index}", "undefined", False, 0, "scorer must be an object with a 'type'"
-        )
-    run = plan.run
-    if run is None:
-        return ScorerResult(plan.name or f"{plan.type}-{index}", plan.type, False, 0,
-                            f"unknown scorer type '{plan.type}'")
+        elif isinstance(scorer, Mapping):  # (the abc check is slow)
+            plan = _Plan(scorer)
+        else:
+            return ScorerResult(
+                f"undefined-{index}", "undefined", False, 0, "scorer must be an object with a 'type'"
+            )
     try:
         if type(target) is not str:
             target = js_string(target)
-        detail = run(target, regex_budget_s, offload)
+        detail = plan.run(target, regex_budget_s, offload)
     except _TimedOut as cut:
         return ScorerResult(plan.name or f"{plan.type}-{index}", plan.type, False, 0, cut.args[0], True)
     except Exception as exc:  # scorers never raise (docs/gates.md §4)
         return ScorerResult(plan.name or f"{plan.type}-{index}", plan.type, False, 0, f"scorer error: {exc}")
     if detail is None:
-        return plan.passing.get(index) or plan.passed(index)
+        return plan.result if plan.index == index else plan.passed(index)  # type: ignore[return-value]
     return ScorerResult(plan.name or f"{plan.type}-{index}", plan.type, False, 0, detail)
