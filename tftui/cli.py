@@ -9,6 +9,7 @@ the parser and the headless paths stay fast and never pull in the UI.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import os
 import sys
@@ -76,10 +77,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv is None and gate.holds_big_trace():
         # The process's own command line (not a caller's argv): everything is written and closed,
         # so end here instead of freeing the big trace's millions of objects one by one
-        # (docs/trace-gates.md §4, big traces).
-        sys.stdout.flush()
-        sys.stderr.flush()
+        # (docs/trace-gates.md §4, big traces). A reader that went away (`| head`) changes
+        # nothing: the reports are files, already closed, and the exit code is the gate's.
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
         os._exit(code)
+    gate.release_big_traces()  # a caller's main([...]): its process goes on, so free them
     return code
 
 

@@ -5,6 +5,7 @@ effects (`idempotent: false`, scripts, approvals), at pauses and at the end."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import time
 from pathlib import Path
@@ -154,6 +155,56 @@ async def test_a_long_turn_writes_its_events_once_the_cap_is_held(tmp_path: Path
     assert 0 < _os_lines(journal) <= count  # written without waiting for the loop to turn
     await asyncio.sleep(0)
     assert _os_lines(journal) == count
+    journal.close()
+
+
+class _FlakyFile:
+    """The journal's file, with scripted write outcomes: an int writes only that many bytes
+    (a short write), an OSError is raised; once the script is used up, writes go through."""
+
+    def __init__(self, real: Any, script: list[int | OSError]) -> None:
+        self.real, self.script = real, script
+
+    @property
+    def closed(self) -> bool:
+        return bool(self.real.closed)
+
+    def write(self, data: bytes) -> int | None:
+        step = self.script.pop(0) if self.script else None
+        if isinstance(step, OSError):
+            raise step
+        return self.real.write(data[:step] if step is not None else data)
+
+    def fileno(self) -> int:
+        return int(self.real.fileno())
+
+    def close(self) -> None:
+        self.real.close()
+
+
+def test_a_write_that_fails_half_way_leaves_every_line_once_and_whole(tmp_path: Path) -> None:
+    journal = Journal.create(tmp_path, flow_name="x", group_commit_s=None)
+    journal._fh = _FlakyFile(journal._fh, [10, OSError(28, "No space left on device")])
+    with pytest.raises(OSError, match="No space"):
+        journal.append(_line(1))  # 10 bytes reached the file, then the disk was full
+    journal.close()  # the disk has room again: the rest is written, not the whole line again
+    data = (journal.run_dir / "events.jsonl").read_bytes()
+    assert data.count(b"\n") == 1 and data.endswith(b"\n") and json.loads(data) == _line(1)
+    assert journal.synced_offset == len(data)  # what a power loss would keep: the whole line
+
+
+async def test_after_one_failed_write_later_events_still_reach_the_os_before_the_loop_waits(
+    tmp_path: Path,
+) -> None:
+    journal = Journal.create(tmp_path, flow_name="x", group_commit_s=None)
+    journal._fh = _FlakyFile(journal._fh, [OSError(4, "Interrupted system call")])
+    journal.append(_line(0))
+    await asyncio.sleep(0)  # the queued write fails once; the error waits for the next call
+    with pytest.raises(OSError, match="Interrupted"):
+        journal.append(_line(1))
+    journal.append(_line(2))
+    await asyncio.sleep(0.001)  # the loop waits: lines 0 and 2 are in the OS first
+    assert _os_lines(journal) == 2
     journal.close()
 
 

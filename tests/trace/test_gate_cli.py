@@ -144,14 +144,14 @@ def test_gate_on_a_trace_file_loads_neither_the_engine_nor_the_validators() -> N
 def test_a_big_trace_ends_the_command_without_freeing_it_and_loses_no_output(tmp_path: Path) -> None:
     """The command line's own `tftui gate` on a big trace ends the process once everything is
     written (docs/trace-gates.md §4): the summary, the report and the exit code are all there; a
-    caller's `main([...])` still returns. The size that counts as big is lowered for the test."""
+    caller's `main([...])` still returns, and lets the trace go. The size that counts as big is lowered for the test."""
     report = tmp_path / "report.json"
     args = ["gate", str(FIXTURES / "fail_order.json"), "--rules", RULES, "--json", str(report)]
     code = (
         "import sys; from tftui.commands import gate; gate._BIG_TRACE_STEPS = 1; from tftui.cli import main; "
-        f"print('returned', main({args!r})); sys.argv = ['tftui', *{args!r}]; main(); print('not reached')"
+        f"print('returned', main({args!r}), gate.holds_big_trace()); sys.argv = ['tftui', *{args!r}]; main(); print('not reached')"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1, proc.stderr  # fail_order fails a rule: exit 1, as without the shortcut
-    assert proc.stdout.count("FAIL") == 2 and "returned 1" in proc.stdout and "not reached" not in proc.stdout
+    assert proc.stdout.count("FAIL") == 2 and "returned 1 False" in proc.stdout and "not reached" not in proc.stdout
     assert json.loads(report.read_text(encoding="utf-8"))["passed"] is False

@@ -184,6 +184,11 @@ def holds_big_trace() -> bool:
     return bool(_held)
 
 
+def release_big_traces() -> None:
+    """Let the kept traces go: for a caller of `main([...])`, whose process goes on."""
+    _held.clear()
+
+
 def run(args: argparse.Namespace) -> int:
     # A million-step trace is millions of objects that all live until the command ends: a cyclic
     # collection finds nothing to free among them and rescans them all each time the allocation

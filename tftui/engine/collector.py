@@ -41,16 +41,27 @@ def _on_collection(phase: str, info: dict[str, Any]) -> None:
     """gc callback while held: after a young collection, let full ones through once
     RELEASE_AFTER_S passed without one; after a full one, hold them again."""
     global _last_full
-    saved = _saved  # (read once: the last hold may end in another thread meanwhile)
-    if phase != "stop" or saved is None:
+    if phase != "stop" or _saved is None:
         return
-    current = gc.get_threshold()
-    if info.get("generation") == 2:
-        _last_full = time.monotonic()
-        if current == saved:
-            gc.set_threshold(*_held(saved))
-    elif current == _held(saved) and time.monotonic() - _last_full >= RELEASE_AFTER_S:
-        gc.set_threshold(*saved)
+    # Under the hold's lock, so the last hold cannot end (restoring the thresholds) between the
+    # read of `_saved` and the set below and leave full collections held for good. Never waits:
+    # a collection can start in a thread that holds the lock (entering or leaving a hold), and
+    # skipping one callback only delays the release to the next young collection.
+    if not _lock.acquire(blocking=False):
+        return
+    try:
+        saved = _saved
+        if saved is None:
+            return
+        current = gc.get_threshold()
+        if info.get("generation") == 2:
+            _last_full = time.monotonic()
+            if current == saved:
+                gc.set_threshold(*_held(saved))
+        elif current == _held(saved) and time.monotonic() - _last_full >= RELEASE_AFTER_S:
+            gc.set_threshold(*saved)
+    finally:
+        _lock.release()
 
 
 @contextmanager

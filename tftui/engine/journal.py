@@ -216,6 +216,7 @@ class Journal:
         self.writes = 0
         self._queue: list[bytes] = []  # lines not yet handed to the OS
         self._queued = 0  # their bytes
+        self._flush_on: asyncio.AbstractEventLoop | None = None  # the loop a `_flush_soon` waits on
         self._write_error: OSError | None = None  # a queued flush that failed: raised by the next call
         # Called after each append with (event, the redacted JSON object or None): what a reader
         # of events.jsonl would see, without reading it (the live trace, tftui.run_service).
@@ -328,16 +329,18 @@ class Journal:
             self._raise_write_error()
         if self._fh.closed:
             raise ValueError(f"{self.events_path}: the journal is closed")
-        queue = self._queue
-        queue.append(data)
+        self._queue.append(data)
         self.appended += 1
         self._queued += len(data)
-        if len(queue) == 1:
-            try:
-                loop = asyncio.get_running_loop()
-            except RuntimeError:  # not in a run (a tool, a test): nothing to batch with
-                self.flush()
-                return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not in a run (a tool, a test): nothing to batch with
+            self.flush()
+            return
+        # One flush waits on this loop at a time. Asked for by the loop, not by "the queue was
+        # empty": lines kept after a failed write must not stop later ones being scheduled.
+        if self._flush_on is not loop:
+            self._flush_on = loop
             loop.call_soon(self._flush_soon)
         elif self._queued >= MAX_BUFFERED:
             self.flush()
@@ -345,6 +348,7 @@ class Journal:
     def _flush_soon(self) -> None:
         """The flush queued on the loop: an error is kept for the run's next journal call
         (an exception here would only reach the loop's exception handler)."""
+        self._flush_on = None
         try:
             self.flush()
         except OSError as exc:
@@ -363,21 +367,26 @@ class Journal:
         data = queue[0] if len(queue) == 1 else b"".join(queue)
         queue.clear()
         self._queued = 0
-        try:
-            self.write_line(data)
-        except BaseException:
-            self._queue[:0] = [data]  # kept for the next try (`close`), in order
-            self._queued += len(data)
-            raise
+        self.write_line(data)
 
     def write_line(self, data: bytes) -> None:
         """Write encoded journal lines (whole lines, UTF-8) to the OS, in one write call: a kill
-        can tear only the last line of what is being written."""
-        written = self._fh.write(data)
-        while written is not None and written < len(data):  # a short write (rare): write the rest
-            data = data[written:]
-            written = self._fh.write(data)
-        self._written += len(data)
+        can tear only the last line of what is being written. When a write fails (a full disk,
+        an interrupt), only the bytes the OS did not take are queued again, in front, for the
+        next try (`close`): what reached the file is never written twice."""
+        done = 0
+        try:
+            while done < len(data):  # more than one call only after a short write (rare)
+                written = self._fh.write(data[done:] if done else data)
+                done = len(data) if written is None else done + written
+        except BaseException:
+            rest = data[done:]
+            if rest:
+                self._queue.insert(0, rest)
+                self._queued += len(rest)
+            raise
+        finally:
+            self._written += done
         self.writes += 1
         if not self._pending:  # the first line since the last fsync: arm the group commit
             self._pending = True
