@@ -19,7 +19,9 @@ from tftui.trace.columns import Metadata, TraceColumns
 EXTERNAL_KINDS = frozenset({"model", "tool"})
 ABSENT: Final = object()  # a metadata key that is not there (distinct from null)
 _NO_METADATA: Final[Metadata] = {}
-_BUCKETS: Final = 1 << 61  # signature-count buckets for worst_signature (a power of two)
+# Signature buckets for worst_signature: 0 counts by the hash itself; a power of two folds the hashes
+# into that many buckets (tests force collisions so).
+_BUCKETS: Final = 0
 # (name, kind, status, then each key's metadata value or ABSENT): hashable parts of mixed types
 Signature = tuple[object, ...]
 
@@ -231,8 +233,8 @@ def _key_values(metadata: Sequence[Metadata | None], keys: tuple[str, ...]) -> l
 def signature_buckets(names: Sequence[str], kinds: Sequence[str], statuses: Sequence[str],
                       metadata: Sequence[Metadata | None], keys: tuple[str, ...]) -> list[int]:
     """Each step's signature bucket for `Facts.worst_signature`: the hash of its signature (name,
-    kind, status, each key's value or ABSENT) masked to `_BUCKETS`, so steps with equal signatures
+    kind, status, each key's value or ABSENT; folded into `_BUCKETS` when set), so steps with equal signatures
     share a bucket. Computed over columns or over any slice of them (a reader computes it a piece
     of the file at a time: `TraceColumns.known_signature_buckets`)."""
-    return list(map(and_, map(hash, zip(names, kinds, statuses, *_key_values(metadata, keys), strict=True)),
-                    repeat(_BUCKETS - 1)))
+    hashes = map(hash, zip(names, kinds, statuses, *_key_values(metadata, keys), strict=True))
+    return list(map(and_, hashes, repeat(_BUCKETS - 1)) if _BUCKETS else hashes)
