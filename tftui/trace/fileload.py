@@ -120,30 +120,38 @@ def layout_columns(data: bytes, signature_keys: Collection[tuple[str, ...]] = ()
         envelope: _TraceFile = _SOUND_DECODER.decode(data[:opened] + b'\n  "steps": [' + data[closed:])
         if envelope.steps:
             return None
-        columns: list[list[Any]] = [[] for _ in range(11)]
-        extends = [column.extend for column in columns]
+        start, end = opened + len(_STEPS_OPEN), closed
+        # One step a line: the columns are made that long at once and filled a piece at a time
+        # (growing a million-entry list by extends copies it over and over).
+        size = data.count(b"\n", start, end) + 1
+        columns: list[list[Any]] = [[None] * size for _ in range(11)]
         # Facts of the whole trace (TraceColumns.record_facts), gathered a piece at a time while
         # its values are in cache: a pass over a million scattered objects later costs more.
         parents: set[str | None] = set()
         keys: set[str] = set()
         values: set[MetaValue] = set()
-        buckets: dict[tuple[str, ...], list[int]] = {signature: [] for signature in signature_keys}
+        buckets: dict[tuple[str, ...], list[int]] = {signature: [0] * size for signature in signature_keys}
         roots = 0
         increasing = canonical = True
         last = -1
-        start, end = opened + len(_STEPS_OPEN), closed
+        at = 0  # steps read so far
+        text = memoryview(data)
         while start < end:
             cut = data.find(b",\n", start + _PIECE, end)
             if cut < 0:
                 cut = end
-            steps = _PIECE_DECODER.decode(b"[" + data[start:cut] + b"]")
+            piece = bytearray(b"[")
+            piece += text[start:cut]
+            piece += b"]"
+            steps = _PIECE_DECODER.decode(piece)
             if not steps:  # `,\n,\n`: not JSON, which a whole decode refuses
                 return None
             fields = list(zip(*map(astuple, steps), strict=True))
             piece_ids, piece_parents, piece_sequences, piece_names, piece_kinds, piece_statuses = fields[:6]
             piece_metadata = fields[10]
-            for extend, values_of_field in zip(extends, fields, strict=True):
-                extend(values_of_field)
+            upto = at + len(steps)
+            for column, values_of_field in zip(columns, fields, strict=True):
+                column[at:upto] = values_of_field
             parents.update(piece_parents)
             roots += piece_parents.count(None)
             present = list(filter(None, piece_metadata))
@@ -157,13 +165,17 @@ def layout_columns(data: bytes, signature_keys: Collection[tuple[str, ...]] = ()
             # make one joined text longer than the other)
             canonical = canonical and "\n".join(piece_ids) == "s" + "\ns".join(map(str, piece_sequences))
             for signature, column in buckets.items():
-                column.extend(signature_buckets(piece_names, piece_kinds, piece_statuses, piece_metadata, signature))
+                column[at:upto] = signature_buckets(piece_names, piece_kinds, piece_statuses, piece_metadata,
+                                                    signature)
+            at = upto
             start = cut + 2
     except msgspec.MsgspecError:
         return None
     finally:
         if paused:
             gc.enable()
+    for column in chain(columns, buckets.values()):
+        del column[at:]  # fewer steps than lines (a step over several lines read in one piece)
     (ids, parent_ids, sequences, names, kinds, statuses, attempts, input_tokens, output_tokens, durations,
      metadata) = columns
     cols = TraceColumns(
