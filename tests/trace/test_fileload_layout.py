@@ -22,7 +22,7 @@ METADATA = st.one_of(st.none(), st.dictionaries(st.sampled_from(["state", "tool"
                                                 META_VALUES, max_size=3))
 STEP = st.tuples(st.sampled_from(["p", "q", "item-1", "a,\nb", "\u2028"]), st.sampled_from(["model", "tool", "policy"]),
                  st.sampled_from(["ok", "error", "blocked"]), METADATA, st.one_of(st.none(), st.integers(1, 3)),
-                 st.one_of(st.none(), st.integers(0, 9), st.just(2.5)))
+                 st.one_of(st.none(), st.integers(0, 9), st.just(2.5)), st.sampled_from(["s0", "s0", "s1", "zz", None]))
 KEYS = [("state", "tool", "outcome"), ("state",), ("startedAt",), ()]
 
 
@@ -30,8 +30,8 @@ def _columns(steps: list[tuple[Any, ...]], order: list[int], id_prefix: str) -> 
     seqs = [order[i % len(order)] + 10 * (i // len(order)) for i in range(len(steps))] if order else []
     rows = [{"id": "s0", "parentId": None, "sequence": 0, "name": "run", "kind": "run", "status": "ok",
              "metadata": {"fakeClock": True}}]
-    for i, (name, kind, status, meta, attempt, tokens) in enumerate(steps):
-        row: dict[str, Any] = {"id": f"{id_prefix}{seqs[i] + 1}", "parentId": "s0", "sequence": seqs[i] + 1,
+    for i, (name, kind, status, meta, attempt, tokens, parent) in enumerate(steps):
+        row: dict[str, Any] = {"id": f"{id_prefix}{seqs[i] + 1}", "parentId": parent, "sequence": seqs[i] + 1,
                                "name": name, "kind": kind, "status": status, "metadata": meta}
         if attempt is not None:
             row["attempt"] = attempt
@@ -64,7 +64,7 @@ def test_the_piece_reader_gives_the_whole_decodes_columns_and_facts(steps: list[
 
 
 def _dumped() -> str:
-    steps = [("p", "model", "ok", {"state": "a"}, 1, 3), ("q", "tool", "error", None, None, None)]
+    steps = [("p", "model", "ok", {"state": "a"}, 1, 3, "s0"), ("q", "tool", "error", None, None, None, "s0")]
     return dump_columns(_columns(steps, [0, 1], "s"))
 
 

@@ -152,8 +152,13 @@ def layout_columns(data: bytes, signature_keys: Collection[tuple[str, ...]] = ()
             upto = at + len(steps)
             for column, values_of_field in zip(columns, fields, strict=True):
                 column[at:upto] = values_of_field
-            parents.update(piece_parents)
-            roots += piece_parents.count(None)
+            piece_roots = piece_parents.count(None)
+            roots += piece_roots
+            parent = piece_parents[-1]  # a run's steps mostly share one parent: counted, not hashed
+            if parent is None or piece_parents.count(parent) + piece_roots != len(piece_parents):
+                parents.update(piece_parents)
+            else:
+                parents.update((None, parent) if piece_roots else (parent,))
             present = list(filter(None, piece_metadata))
             keys.update(chain.from_iterable(present))
             values.update(chain.from_iterable(map(dict.values, present)))
