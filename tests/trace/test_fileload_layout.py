@@ -84,6 +84,8 @@ def _other_layouts() -> list[str]:
         text.replace('"kind": "tool"', '"kind": "thinking"'),  # a schema error in a step
         json.dumps(json.loads(text)),  # one line
         text.rstrip("\n") + "\n\n",  # another ending
+        text[: text.index('"steps": [') + 11] + "\n  ]\n}\n",  # no step
+        text[: text.index('"steps": [') + 11] + "\n\n  ]\n}\n",  # no step, a blank line
     ]
 
 

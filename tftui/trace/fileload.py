@@ -121,16 +121,13 @@ def layout_columns(data: bytes, signature_keys: Collection[tuple[str, ...]] = ()
         if envelope.steps:
             return None
         start, end = opened + len(_STEPS_OPEN), closed
-        # One step a line: the columns are made that long at once and filled a piece at a time
-        # (growing a million-entry list by extends copies it over and over).
-        size = data.count(b"\n", start, end) + 1
-        columns: list[list[Any]] = [[None] * size for _ in range(11)]
+        columns: list[list[Any]] = []
         # Facts of the whole trace (TraceColumns.record_facts), gathered a piece at a time while
         # its values are in cache: a pass over a million scattered objects later costs more.
         parents: set[str | None] = set()
         keys: set[str] = set()
         values: set[MetaValue] = set()
-        buckets: dict[tuple[str, ...], list[int]] = {signature: [0] * size for signature in signature_keys}
+        buckets: dict[tuple[str, ...], list[int]] = {}
         roots = 0
         increasing = canonical = True
         last = -1
@@ -146,6 +143,14 @@ def layout_columns(data: bytes, signature_keys: Collection[tuple[str, ...]] = ()
             steps = _PIECE_DECODER.decode(piece)
             if not steps:  # `,\n,\n`: not JSON, which a whole decode refuses
                 return None
+            if not columns:
+                if len(steps) != data.count(b"\n", start, cut) + 1:  # not one step a line
+                    return None
+                # One step a line: the columns are made that long at once and filled a piece at a
+                # time (growing a million-entry list by extends copies it over and over).
+                size = data.count(b"\n", start, end) + 1
+                columns = [[None] * size for _ in range(11)]
+                buckets = {signature: [0] * size for signature in signature_keys}
             fields = list(zip(*map(astuple, steps), strict=True))
             piece_ids, piece_parents, piece_sequences, piece_names, piece_kinds, piece_statuses = fields[:6]
             piece_metadata = fields[10]
@@ -179,6 +184,8 @@ def layout_columns(data: bytes, signature_keys: Collection[tuple[str, ...]] = ()
     finally:
         if paused:
             gc.enable()
+    if not columns:  # no step: a whole decode reads that as fast
+        return None
     for column in chain(columns, buckets.values()):
         del column[at:]  # fewer steps than lines (a step over several lines read in one piece)
     (ids, parent_ids, sequences, names, kinds, statuses, attempts, input_tokens, output_tokens, durations,
