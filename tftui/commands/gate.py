@@ -201,6 +201,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         return _run(args)
     finally:
+        if _held:
+            # A big trace kept: its millions of objects go to the permanent generation, or the
+            # first collection after this would walk them all (they were made while it was paused).
+            gc.freeze()
         if paused:
             gc.enable()
 

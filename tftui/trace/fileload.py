@@ -146,9 +146,10 @@ def layout_columns(data: bytes, signature_keys: Collection[tuple[str, ...]] = ()
             if not columns:
                 if len(steps) != data.count(b"\n", start, cut) + 1:  # not one step a line
                     return None
-                # One step a line: the columns are made that long at once and filled a piece at a
-                # time (growing a million-entry list by extends copies it over and over).
-                size = data.count(b"\n", start, end) + 1
+                # The columns are made about as long as the file has steps (estimated from this
+                # piece's, with room to spare; cut to size at the end) and filled a piece at a time:
+                # growing a million-entry list by extends copies it over and over.
+                size = (end - start) * len(steps) * 5 // (4 * max(cut - start, 1)) + 16
                 columns = [[None] * size for _ in range(11)]
                 buckets = {signature: [0] * size for signature in signature_keys}
             fields = list(zip(*map(astuple, steps), strict=True))
