@@ -55,7 +55,9 @@ if TYPE_CHECKING:
     from tftui.admit import Admission
     from tftui.tui.app import TftuiApp
 
-EVENT_CHUNK = 250  # engine events applied per UI step
+FOLD_STEP_S = 0.004  # one UI step folds engine events for about this long, then the loop runs
+FOLD_CHUNK = 16  # events folded between two looks at the clock
+SHOW_EVERY_S = 0.1  # while events queue up: what they changed is shown at most this often (~10 repaints/s)
 TRIM_AFTER_S = 1.0  # after a run, the allocator's free pages are given back this much later
 LIVE_TICK_S = 0.1  # streamed text is drawn at most this often (~10 repaints/s, however fast it arrives)
 DETAIL_REFRESH_S = 0.2  # while a run goes: the selected phase's detail is redrawn at most this often
@@ -76,6 +78,9 @@ class MainScreen(Screen[None]):
         self.reloader = Reloader(self)
         self._event_queue: deque[ev.Event] = deque()
         self._draining = False
+        self._touched: set[str] = set()  # phases folded events touched, not shown yet (_show_folded)
+        self._log_pending: list[ev.Event] = []  # folded events not in the log yet
+        self._folded_shown_at = 0.0
         self._run_end: RunEnded | None = None
         self._restart_pending = False
         self._detail_timer: Timer | None = None
@@ -206,13 +211,18 @@ class MainScreen(Screen[None]):
     def note(self, text: str) -> None:
         """A line in the event log that is not an engine event (never raises while closing)."""
         try:
+            self._flush_log()  # after the events folded before it
             self.event_log.add_note(text)
         except NoMatches:  # the screen is closing: the note has nowhere to go
             pass
 
     # -- engine events --------------------------------------------------------------
-    # Batches go through one FIFO and are applied at most EVENT_CHUNK events per step, each
-    # step a separate callback: a 2,000-event batch never holds a key press for its whole cost.
+    # Batches go through one FIFO and are folded in steps of at most FOLD_STEP_S each; the loop
+    # runs between steps (keys, frames, the engine's thread), so a 20,000-event burst never
+    # holds a key press for its whole cost. What the folded events change on screen (tree
+    # labels, the log, the header, the selected phase's detail) is shown once the queue is
+    # empty, and at most every SHOW_EVERY_S while it is not: a burst costs a few repaints,
+    # not one per step (README "Large flows").
     def on_engine_events(self, message: EngineEvents) -> None:
         self._event_queue.extend(message.events)
         self._drain_soon()
@@ -220,24 +230,47 @@ class MainScreen(Screen[None]):
     def _drain_soon(self) -> None:
         if not self._draining:
             self._draining = True
+            # through the asyncio loop, not this screen's own queue: Textual's message loop
+            # takes a queued message without yielding, so a step queued here would run before
+            # any key or frame waiting meanwhile
+            asyncio.get_running_loop().call_soon(self._post_drain)
+
+    def _post_drain(self) -> None:
+        if self.is_attached:
             self.call_later(self._drain)
+        else:
+            self._draining = False
 
     def _drain(self) -> None:
         self._draining = False
         queue = self._event_queue
         if queue:
-            chunk = [queue.popleft() for _ in range(min(EVENT_CHUNK, len(queue)))]
-            self.apply_events(chunk)
+            end = time.perf_counter() + FOLD_STEP_S
+            while queue:
+                self._fold([queue.popleft() for _ in range(min(FOLD_CHUNK, len(queue)))])
+                if time.perf_counter() >= end:
+                    break
         if queue:
+            if time.monotonic() - self._folded_shown_at >= SHOW_EVERY_S:
+                self._show_folded()
             self._drain_soon()
-        elif self._run_end is not None:
+            return
+        self._show_folded()
+        if self._run_end is not None:
             ended, self._run_end = self._run_end, None
             self._finish_run(ended)
 
     def apply_events(self, events: list[ev.Event]) -> None:
+        """Fold these events and show what they changed now (a replay's move; the live run's
+        batches go through `_drain`)."""
+        self._fold(events)
+        self._show_folded()
+
+    def _fold(self, events: list[ev.Event]) -> None:
+        """The events into the run state and the views that keep more (gate history, timelines,
+        trace); what they touched is shown by the next `_show_folded`."""
         state = self.session.state
-        touched: set[str] = set()
-        tree = self.dag
+        touched = self._touched
         live = self.session.live_text
         for event in events:
             apply(state, event)
@@ -250,20 +283,34 @@ class MainScreen(Screen[None]):
                 live.clear_phase(event.phase_id)  # nothing of it streams any more: its live sub-line goes
             if isinstance(event, (ev.RunStarted, ev.PhasesReset)):
                 touched.update(event.phase_ids)
-        paused = state.paused
+        self._log_pending.extend(events)
+        self.record_view_events(events)
+
+    def _show_folded(self) -> None:
+        """What the events folded since the last call changed: tree labels, log, header, detail."""
+        self._folded_shown_at = time.monotonic()
+        touched, self._touched = self._touched, set()
+        tree = self.dag
+        paused = self.session.state.paused
         new_paused = paused.phase_id if paused is not None else None
         if new_paused != tree.paused_at:
             touched.update(p for p in (tree.paused_at, new_paused) if p)
             tree.paused_at = new_paused
             if new_paused:
                 tree.select_phase(new_paused)
+        if not touched and not self._log_pending:
+            return
         tree.refresh_phases(touched)
-        self.event_log.add_events(events)
-        self.record_view_events(events)
+        self._flush_log()
         self.refresh_header()
         selected = tree.selected_phase()
         if selected in touched or (selected and selected.split("/")[0] in touched):  # nested: via its parent
             self._show_selected_soon()
+
+    def _flush_log(self) -> None:
+        if self._log_pending:
+            pending, self._log_pending = self._log_pending, []
+            self.event_log.add_events(pending)
 
     def record_view_events(self, events: list[ev.Event]) -> None:
         """Feed the views that keep more than the folded state (gate history, timelines, trace)."""
