@@ -666,7 +666,7 @@ async def ui_cpu(tab: str | None, items: int, profile: Path | None = None) -> di
                 app.sent.append(time.perf_counter())
                 app.post_message(events.Key("f12", None))
                 while len(app.waits) < len(app.sent):
-                    await asyncio.sleep(0)
+                    await asyncio.sleep(0.002)  # not a busy wait: its own loop turns would count
             key_cpu = (time.thread_time() - key_cpu) / keys
             return {"events": float(app.state.event_count), "wall": wall, "ui": ui, "other": proc - ui, "key": key_cpu}
 
@@ -677,6 +677,69 @@ def print_cpu(tabs: list[str], items: int, *, profile: str | None = None) -> Non
         print(f"{tab}: {r['events']:.0f} events; UI thread {r['ui']:.2f} s CPU = {r['ui'] / r['events'] * 1e6:.0f} us "
               f"per event; other threads {r['other']:.2f} s; run {r['wall']:.2f} s wall; a key's frame after the run "
               f"{r['key'] * 1000:.1f} ms UI CPU")
+
+
+async def trim_gaps(items: int = 10_000, seconds: float = 2.5) -> dict[str, float]:
+    """Key waits (keys from a thread every 5 ms) in the seconds after a journaled run of an
+    `items`-item map ends, while the allocator's trim runs (tui/native_memory.py, 1 s after the
+    run, in a thread): the waits of the keys sent while it ran, against the others, and the
+    longest gap between two frames while it ran."""
+    from tftui.tui import native_memory
+
+    spec = map_spec(items)
+    trims: list[tuple[float, float]] = []
+    frames: list[float] = []
+    untimed = native_memory.trim
+
+    def timed() -> None:
+        start = time.perf_counter()
+        untimed()
+        trims.append((start, time.perf_counter()))
+
+    native_memory.trim = timed  # main_screen calls it through the module
+    try:
+        with tempfile.TemporaryDirectory() as d:
+            app = journaled_map_app(Path(d), spec)
+            display = app._display
+
+            def counted(screen, renderable) -> None:  # noqa: ANN001 - Textual's signature
+                display(screen, renderable)
+                if renderable is not None:
+                    frames.append(time.perf_counter())
+
+            app._display = counted  # type: ignore[method-assign]
+            async with app.run_test(size=(120, 40)) as pilot:
+                loop = asyncio.get_running_loop()
+                app.ctl.runner = MarkerRunner(spec.get("script") or {}, spec.get("default_output"))
+                _start_run(app)
+                while app.last_result is None:
+                    await asyncio.sleep(0.005)
+                end = time.perf_counter() + seconds
+
+                def send() -> None:
+                    while time.perf_counter() < end:
+                        app.sent.append(time.perf_counter())
+                        loop.call_soon_threadsafe(app.post_message, events.Key("f12", None))
+                        time.sleep(0.005)
+
+                sender = threading.Thread(target=send)
+                sender.start()
+                await asyncio.to_thread(sender.join)
+                while len(app.waits) < len(app.sent):
+                    await pilot.pause(0.01)
+                sent, waits = list(app.sent), list(app.waits)
+    finally:
+        native_memory.trim = untimed
+    if not trims:
+        return {}
+    start, stop = trims[0]
+    during = [w for t, w in zip(sent, waits, strict=False) if start - 0.005 <= t <= stop]
+    others = [w for t, w in zip(sent, waits, strict=False) if not start - 0.005 <= t <= stop]
+    near = [f for f in frames if start - 0.05 <= f <= stop + 0.1]
+    gaps = [b - a for a, b in zip(near, near[1:], strict=False)]
+    return {"trim_ms": (stop - start) * 1000, "during_keys": float(len(during)),
+            "during_max_ms": max(during, default=0.0) * 1000, "others_p50_ms": statistics.median(others) * 1000,
+            "others_max_ms": max(others, default=0.0) * 1000, "frame_gap_max_ms": max(gaps, default=0.0) * 1000}
 
 
 TABS_ALL = ("overview", "prompt", "output", "gate", "attempts", "raw", "trace")
@@ -839,6 +902,12 @@ def main() -> int:
     if opts.only == "memory":
         mem = asyncio.run(memory_over_runs())
         print("resident MB after each run:", " ".join(f"{m:.1f}" for m in mem))
+        gaps = asyncio.run(trim_gaps(opts.items))
+        if gaps:
+            print(f"the trim after a {opts.items:,}-item map run took {gaps['trim_ms']:.1f} ms; keys sent meanwhile "
+                  f"({gaps['during_keys']:.0f}) waited at most {gaps['during_max_ms']:.0f} ms, the longest gap between "
+                  f"frames around it {gaps['frame_gap_max_ms']:.0f} ms; the other keys after the run p50 "
+                  f"{gaps['others_p50_ms']:.1f} ms, max {gaps['others_max_ms']:.0f} ms")
         return 0
     print(f"machine floor: bare Textual app first paint {asyncio.run(baseline_paint()) * 1000:.0f} ms, "
           f"idle key wait p50 {asyncio.run(idle_key_wait()) * 1000:.1f} ms")

@@ -80,6 +80,7 @@ class DagTree(Tree[str]):
         self._wider_at = 0  # a drawn line wider than the virtual width: grow it (see _render_line)
         self._ref_ids: set[int] = set()  # nodes that are `↪ id` references to a phase shown elsewhere
         self._phase_types: dict[str, str] = {}
+        self._line_styles: dict[tuple[tuple[str, ...], bool, bool], Style] = {}  # see get_component_rich_style
         self.glyphs = glyphs
         super().__init__("flow", **kwargs)
         self.show_root = False
@@ -166,7 +167,26 @@ class DagTree(Tree[str]):
         ptype = self._phase_types.get(pid, "")
         return 3 + cell_len(pid) + (1 + len(ptype) if ptype else 0) + icon
 
+    def get_component_rich_style(self, *names: str, partial: bool = False, default: Style | None = None) -> Style:
+        # Textual drops its cache of these at every refresh, a line's too: a label redrawn as a
+        # run goes (~10 times a second) worked the tree's five line styles out from the CSS again
+        # (~1 ms). They change only with the styles (a theme, focus, hover), which refresh the
+        # whole tree (_set_dirty) or restyle it (notify_style_update): the cache goes then.
+        key = (names, partial, default is None)
+        found = self._line_styles.get(key)
+        if found is None:
+            found = super().get_component_rich_style(*names, partial=partial, default=default)
+            if default is None or found is not default:
+                self._line_styles[key] = found
+        return found
+
+    def _set_dirty(self, *regions: Region) -> None:
+        if not regions:  # the whole tree: styles may have changed (a line's region keeps them)
+            self._line_styles.clear()
+        super()._set_dirty(*regions)
+
     def notify_style_update(self) -> None:
+        self._line_styles.clear()
         # Tree re-lays out every line on a style change (a theme, a focus change): the lines do
         # not depend on styles, so only the drawn lines are dropped (5,000 phases: ~40 ms a time)
         super(Tree, self).notify_style_update()

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -74,6 +75,16 @@ def capped(text: Text, open_key: str = "o") -> Text:
     return head
 
 
+def unwrapped_rows(plain: str, width: int) -> int | None:
+    """The rows `plain` takes at `width` cells when no line of it wraps, else None."""
+    if width <= 0 or "\t" in plain:
+        return None
+    lines = plain.split("\n")
+    if any(cell_len(line) > width for line in lines):
+        return None
+    return len(lines)
+
+
 @dataclass
 class _Shown:
     pid: str | None = None
@@ -120,6 +131,8 @@ class PhaseDetail(Vertical):
         self.show_times = show_times
         self.shown = _Shown()
         self._live_shape: tuple[int, int] | None = None  # (rows, width) of the live Output panel shown
+        # each gate pane's text shown and its rows (None: some line wraps, or not laid out yet)
+        self._pane_shown: dict[str, tuple[Text, int | None]] = {}
 
     def compose(self) -> ComposeResult:
         yield Tabs(*(Tab(LABELS[t], id=t) for t in TABS), active="overview", id="detail-tabs")
@@ -234,8 +247,8 @@ class PhaseDetail(Vertical):
         gate_scroll = self.query_one("#gate-scroll")
         if tab == "gate" and self.shown.pid is not None:
             report, judge = self._gate_panes()
-            self.query_one("#gate-report", Static).update(self.glyphs.show_text(report))
-            self.query_one("#gate-judge", Static).update(self.glyphs.show_text(judge))
+            self._set_pane(self.query_one("#gate-report", Static), report)
+            self._set_pane(self.query_one("#gate-judge", Static), judge)
             if body.display:  # a display change lays the screen out again: only on a real change
                 body.display, gate_scroll.display = False, True
             self._live_shape = None
@@ -247,6 +260,18 @@ class PhaseDetail(Vertical):
             if not body.display:
                 body.display, gate_scroll.display = True, False
             gate_row.remove_class("-visible")
+
+    def _set_pane(self, pane: Static, text: Text) -> None:
+        """A gate pane's text; the screen is laid out again only when its height may change (a
+        gate evaluated again while a run goes redraws the pane in place)."""
+        shown = self.glyphs.show_text(text)
+        key = pane.id or ""
+        before = self._pane_shown.get(key)
+        if before is not None and before[0] == shown and shown.style == before[0].style:
+            return
+        rows = unwrapped_rows(shown.plain, pane.content_size.width)
+        pane.update(shown, layout=rows is None or before is None or before[1] != rows)
+        self._pane_shown[key] = (shown, rows)
 
     def _render_live(self, body: TextLines) -> bool:
         """The Output tab while the selected phase's answer streams in: the newest rows, exactly

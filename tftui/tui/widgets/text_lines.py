@@ -22,11 +22,13 @@ from typing import Any
 
 from rich._wrap import divide_line
 from rich.cells import cell_len
+from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style as RichStyle
+from rich.terminal_theme import TerminalTheme
 from rich.text import Text
 from textual.content import Content, Span
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.reactive import Reactive
 from textual.scroll_view import ScrollView
 from textual.selection import Selection
@@ -56,6 +58,48 @@ def _on_line(strip: Strip, line: int, x: int = 0) -> Strip:
     return Strip(segments, strip.cell_length)
 
 
+def text_lines(text: Text, console: Console, ansi_theme: TerminalTheme | None) -> list[Content]:
+    """`Content.from_rich_text(text).split(allow_blank=True)`: the same lines with the same spans,
+    made without a Content of the whole text and converting each distinct style once (a tab's
+    300 lines have hundreds of spans in a handful of styles; every redraw converted each)."""
+    plain = text.plain
+    if "\n" not in plain:
+        return [Content.from_rich_text(text, console)]
+    get_style = console.get_style
+    pieces = plain.split("\n")
+    starts: list[int] = []
+    at = 0
+    for piece in pieces:
+        starts.append(at)
+        at += len(piece) + 1
+    spans: list[list[Span]] = [[] for _ in pieces]
+    styles: dict[str | RichStyle, Style] = {}  # each distinct style, converted once
+
+    def converted(style: str | RichStyle) -> Style:
+        found = styles.get(style)
+        if found is None:
+            found = styles[style] = Style.from_rich_style(get_style(style) if isinstance(style, str) else style,
+                                                          ansi_theme)
+        return found
+
+    size = len(plain)
+    base = text.style  # first: under the spans (Content.stylize_before), kept a str as Content keeps it
+    ranges: list[tuple[int, int, str | Style]] = [(0, size, base if isinstance(base, str) else converted(base))] if base else []
+    ranges.extend((start, end, converted(style)) for start, end, style in text._spans)
+    for start, end, textual in ranges:
+        end = min(end, size)
+        if start >= end:
+            continue
+        first = bisect_right(starts, start) - 1
+        last = bisect_right(starts, end - 1) - 1
+        for index in range(first, last + 1):
+            line_start = starts[index]
+            lo, hi = max(0, start - line_start), min(end - line_start, len(pieces[index]))
+            if hi > lo:
+                spans[index].append(Span(lo, hi, textual))
+    return [Content(piece, line_spans) for piece, line_spans in zip(pieces, spans, strict=True)]
+
+
 class TextLines(ScrollView):
     DEFAULT_CSS = """
     TextLines { overflow-x: hidden; overflow-y: auto; }
@@ -73,7 +117,7 @@ class TextLines(ScrollView):
         super().__init__(**kwargs)
         self.pad = pad
         self.content: Text | Content = Text("")  # what is shown, as given to `update`
-        self._whole_content = Content("")
+        self._whole_content: Content | None = Content("")
         self._lines: list[Content] = []
         self._width = -1  # the content width the rows were counted at (-1: not counted)
         self._starts: list[int] = []  # the first row of each line
@@ -85,6 +129,7 @@ class TextLines(ScrollView):
         self._predicting = False  # a scrollbar is being shown before the rows are counted
         self._wrapped_width = -1
         self._whole: list[Strip] | None = None  # every row, drawn at once (while text is selected)
+        self._inner: RichStyle | None = None  # a row's padding style, while `render_lines` draws
 
     def update(self, text: Text | Content) -> None:
         """Show `text`; nothing is drawn when it is the text already shown."""
@@ -93,13 +138,25 @@ class TextLines(ScrollView):
             if not (isinstance(text, Text) and isinstance(shown, Text)) or text.style == shown.style:
                 return
         self.content = text
-        self._whole_content = text if isinstance(text, Content) else Content.from_rich_text(text, console=self.app.console)
-        self._lines = self._whole_content.split(allow_blank=True)
+        if isinstance(text, Content):
+            self._whole_content = text
+            self._lines = text.split(allow_blank=True)
+        else:
+            self._whole_content = None  # made when asked for (render, a mouse selection)
+            self._lines = text_lines(text, self.app.console, self.app.ansi_theme)
         self._width = -1  # count again (the wrapped lines are kept)
         self._count_rows()
 
-    def render(self) -> Content:  # what `str(widget.render())` reads: the text shown
+    @property
+    def whole_content(self) -> Content:
+        """The text shown, as one Content."""
+        if self._whole_content is None:
+            shown = self.content
+            self._whole_content = shown if isinstance(shown, Content) else Content.from_rich_text(shown, self.app.console)
         return self._whole_content
+
+    def render(self) -> Content:  # what `str(widget.render())` reads: the text shown
+        return self.whole_content
 
     # -- rows -------------------------------------------------------------------------
     @property
@@ -209,15 +266,28 @@ class TextLines(ScrollView):
 
     def _whole_rows(self) -> list[Strip]:
         if self._whole is None:
-            self._whole = Visual.to_strips(self, self._whole_content, self._width, None, self.visual_style)
+            self._whole = Visual.to_strips(self, self.whole_content, self._width, None, self.visual_style)
         return self._whole
 
-    def render_line(self, y: int) -> Strip:
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # once per redraw, not per row: the width (a walk up the styles) and the background
+        # (a walk up the ancestors) are the same for every row drawn
         self._count_rows()
+        base, background = self.background_colors
+        self._inner = Style(background=base + background).rich_style  # what Textual pads a row with
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._inner = None
+
+    def render_line(self, y: int) -> Strip:
+        inner = self._inner
+        if inner is None:  # a row drawn alone
+            self._count_rows()
+            base, background = self.background_colors
+            inner = Style(background=base + background).rich_style
         width = self._width
         row = self.scroll_offset.y + y
-        base, background = self.background_colors
-        inner = Style(background=base + background).rich_style  # what Textual pads a row with
         strip: Strip | None = None
         if width > 0 and self._lines:
             if self.text_selection is not None:
@@ -242,7 +312,7 @@ class TextLines(ScrollView):
         self._width = -1
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
-        return selection.extract(self._whole_content.plain), "\n"
+        return selection.extract(self.whole_content.plain), "\n"
 
     def selection_updated(self, selection: Selection | None) -> None:
         self._whole = None
