@@ -61,7 +61,7 @@ async def test_each_row_of_a_long_line_is_the_row_the_whole_text_draws() -> None
                 body.update(text)
                 await pilot.pause()
                 width = body.text_width
-                whole = Visual.to_strips(body, body._whole_content, width, None, body.visual_style)
+                whole = Visual.to_strips(body, body.whole_content, width, None, body.visual_style)
                 assert body.virtual_size.height == len(whole)
                 assert body.show_vertical_scrollbar == (len(whole) > body.container_size.height)
                 base, background = body.background_colors
