@@ -73,13 +73,16 @@ class _Echo(BaseHTTPRequestHandler):
     requests = 0  # calls that reached the server (counted as each arrives)
     kill_at = 0  # kill -9 `kill_pid` as this request arrives (0: never)
     kill_pid: int | None = None
+    lock = threading.Lock()  # two calls can arrive at once (concurrency 2)
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         pass
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's name
-        _Echo.requests += 1
-        if _Echo.requests == _Echo.kill_at:
+        with _Echo.lock:
+            _Echo.requests += 1
+            arrived = _Echo.requests
+        if arrived == _Echo.kill_at:
             deadline = time.monotonic() + 30  # the test sets the pid right after the fork
             while _Echo.kill_pid is None and time.monotonic() < deadline:
                 time.sleep(0.001)
@@ -261,8 +264,9 @@ def test_kill9_by_the_agent_as_its_call_arrives_finds_that_call_journaled(
     flow, flags = _project(tmp_path, kind, echo_server)
     calls_log, kill_at = tmp_path / "calls.log", tmp_path / "kill-at"
     if kind == "cli":
-        flags = ["--agent-cmd", "sh -c 'echo \"$TFTUI_NODE_PATH\" >> \"$KILL_CALLS\"; "
-                 "[ \"$(wc -l < \"$KILL_CALLS\")\" -eq \"$(cat \"$KILL_AT\")\" ] && kill -9 $PPID; "
+        # (-ge, not -eq: two calls starting at once may both count past k before either looks)
+        flags = ["--agent-cmd", "sh -c 'echo \"$TFTUI_NODE_PATH\" >> \"$KILL_CALLS\"; k=$(cat \"$KILL_AT\"); "
+                 "[ \"$k\" -gt 0 ] && [ \"$(wc -l < \"$KILL_CALLS\")\" -ge \"$k\" ] && kill -9 $PPID; "
                  "printf \"cli: \"; head -c 40'", "--no-wait"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("TFTUI_")}
     env.update(XDG_CONFIG_HOME=str(tmp_path / "xdg"), HOME=str(tmp_path / "home"), KILL_TEST_KEY="sk-test-kill",
