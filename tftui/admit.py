@@ -138,9 +138,11 @@ def admission_rules(
     )
 
 
-def admit(path: str | Path, rules: AdmitRules, *, lint: bool = True) -> Admission:
+def admit(path: str | Path, rules: AdmitRules, *, lint: bool = True, remember: bool = False) -> Admission:
     """Read and check the flow file at `path` under `rules`. `lint=False`: the linter's warnings
-    come later, from `Admission.linted()` (they never refuse a file: the debugger opens first)."""
+    come later, from `Admission.linted()` (they never refuse a file: the debugger opens first).
+    `remember`: keep the per-phase work for checking the file's next version (`admit_text`'s
+    `previous`; the debugger's hot reload)."""
     name = str(path)
     loaded = load_flow(
         name,
@@ -148,13 +150,17 @@ def admit(path: str | Path, rules: AdmitRules, *, lint: bool = True) -> Admissio
         lint=lint,
         agents=known_agent_names(name) if lint else None,
         cwd_bridge_off=_bridge_severity(rules),
+        remember=remember,
     )
     return Admission(name, loaded, rules)
 
 
-def admit_text(text: str | bytes, path: str, rules: AdmitRules, *, lint: bool = True) -> Admission:
+def admit_text(
+    text: str | bytes, path: str, rules: AdmitRules, *, lint: bool = True, previous: LoadResult | None = None
+) -> Admission:
     """Check flow text already read from `path` (the debugger's hot reload) under `rules`
-    (`lint` as for `admit`)."""
+    (`lint` as for `admit`). `previous`: the file's last version as loaded, whose unchanged
+    phases are not built and checked again (`load.LoadMemo`: the same diagnostics either way)."""
     loaded = load_flow_text(
         text,
         path=path,
@@ -162,6 +168,8 @@ def admit_text(text: str | bytes, path: str, rules: AdmitRules, *, lint: bool = 
         lint=lint,
         agents=known_agent_names(path) if lint else None,
         cwd_bridge_off=_bridge_severity(rules),
+        previous=previous,
+        remember=True,
     )
     return Admission(path, loaded, rules)
 

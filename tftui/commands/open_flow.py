@@ -133,7 +133,7 @@ def _open(args: argparse.Namespace) -> int:
                             allow_cwd_bridge=args.allow_cwd_bridge)
     # The linter only warns: the debugger opens without waiting for it and lints after its first
     # frame (tui/app.py); a refused file is linted here, so its warnings explain the errors.
-    result = admit(flow_path, rules, lint=False)
+    result = admit(flow_path, rules, lint=False, remember=not args.no_watch)  # a save reuses its unchanged phases
     if result.flow is None:
         result = result.linted()
         # Warnings too: a typo'd key ("taks") is a warning whose "did you mean" explains the error.

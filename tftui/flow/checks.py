@@ -11,7 +11,7 @@ also reports `{args.X}` references the invocation does not provide.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from tftui.flow import closed
@@ -29,6 +29,41 @@ _STEP_REF = re.compile(r"\{steps\.([a-zA-Z0-9_-]+)")
 _ARG_REF = re.compile(r"\{args\.([a-zA-Z0-9_-]+)")
 
 
+class CheckMemo:
+    """The per-phase results of one `check_flow`, for checking the next version of the same file
+    (the debugger's hot reload): a phase object checked before, at the same place and under the
+    same flow settings, gets the diagnostics it got then; its references are read once. The
+    loader reuses a phase object only when its JSON is unchanged (`load.PhaseMemo`), so a reuse
+    gives exactly what checking it again would. Holds the entries of the last version only."""
+
+    def __init__(self, previous: CheckMemo | None = None) -> None:
+        self._old = previous._entries if previous is not None else {}
+        self._old_refs = previous._refs if previous is not None else {}
+        self._entries: dict[int, tuple[PhaseBase, JsonPath, str, list[Diagnostic]]] = {}
+        self._refs: dict[int, tuple[PhaseBase, _Refs]] = {}
+
+    def phase(self, phase: PhaseBase, base: JsonPath, settings: str, check: Callable[[list[Diagnostic]], None]) -> list[Diagnostic]:
+        """The phase's own diagnostics (`check(out)` appends them when they are not known)."""
+        hit = self._old.get(id(phase))
+        if hit is not None and hit[0] is phase and hit[1] == base and hit[2] == settings:
+            found = hit[3]
+        else:
+            found = []
+            check(found)
+        self._entries[id(phase)] = (phase, base, settings, found)
+        return found
+
+    def refs(self, phase: PhaseBase) -> _Refs:
+        key = id(phase)
+        hit = self._refs.get(key) or self._old_refs.get(key)
+        if hit is not None and hit[0] is phase:
+            refs = hit[1]
+        else:
+            refs = collect_refs(phase)
+        self._refs[key] = (phase, refs)
+        return refs
+
+
 def check_flow(
     flow: Flow,
     args: Mapping[str, JSONValue] | None = None,
@@ -36,11 +71,14 @@ def check_flow(
     prior_errors: bool = False,
     promote: bool = True,
     indices: Sequence[int] | None = None,
+    memo: CheckMemo | None = None,
 ) -> list[Diagnostic]:
     """Every error and warning of `flow`. `prior_errors`: the loader already found errors
     (they count for the "only if no error so far" rules). `indices[k]` is the position of
-    `flow.phases[k]` in the file's `phases` array (phases the loader could not build are absent)."""
+    `flow.phases[k]` in the file's `phases` array (phases the loader could not build are absent).
+    `memo`: per-phase results to reuse and to record (see `CheckMemo`); the result is the same."""
     out: list[Diagnostic] = []
+    memo = memo if memo is not None else CheckMemo()
     phases = list(flow.phases)
     bases: list[JsonPath] = [("phases", indices[k] if indices else k) for k in range(len(phases))]
 
@@ -57,6 +95,8 @@ def check_flow(
     _top_level(flow, out)
     _arg_specs(flow, out)
     arg_types = {name: spec.type for name, spec in (flow.args or {}).items()}
+    # what a phase's own checks read besides the phase (repr: `1`, `1.0` and `true` differ)
+    settings = repr((flow.incremental, arg_types, flow.idle_timeout, flow.context_sharing))
 
     ids: set[str] = set()
     for phase, base in zip(phases, bases, strict=True):
@@ -68,15 +108,19 @@ def check_flow(
                 Diagnostic("error", f"Duplicate phase id: {phase.id}", phase_id=phase.id, path=(*base, "id"))
             )
         ids.add(phase.id)
-        PhaseChecker(
-            phase,
-            base,
-            flow.incremental,
-            out,
-            arg_types=arg_types,
-            flow_idle_timeout=flow.idle_timeout,
-            context_sharing=flow.context_sharing,
-        ).run()
+
+        def check(found: list[Diagnostic], phase: PhaseBase = phase, base: JsonPath = base) -> None:
+            PhaseChecker(
+                phase,
+                base,
+                flow.incremental,
+                found,
+                arg_types=arg_types,
+                flow_idle_timeout=flow.idle_timeout,
+                context_sharing=flow.context_sharing,
+            ).run()
+
+        out.extend(memo.phase(phase, base, settings, check))
 
     for phase, base in zip(phases, bases, strict=True):
         for key, deps in (("dependsOn", phase.depends_on), ("from", phase.from_ or [])):
@@ -140,12 +184,12 @@ def check_flow(
         )
 
     if not errors_so_far():
-        _reachability(phases, bases, by_id, deps_of, out)
+        _reachability(phases, bases, by_id, deps_of, out, memo.refs)
 
     if args is not None:
-        out.extend(_invocation_errors(flow, phases, args))
+        out.extend(_invocation_errors(flow, phases, args, memo.refs))
     if args is not None and not errors_so_far():
-        _arg_warnings(flow, phases, bases, args, out)
+        _arg_warnings(flow, phases, bases, args, out, memo.refs)
 
     return promote_strict(out) if promote and flow.strict_interpolation else out
 
@@ -191,10 +235,12 @@ def invocation_refusals(flow: Flow, args: Mapping[str, JSONValue]) -> list[Diagn
     """The errors an invocation of `flow` with `args` is refused for (a required typed arg not
     given, a value that does not fit its type; docs/language.md §1.3): what `tftui run` checks, for
     the debugger opened without `--arg` to check when a run starts."""
-    return [d for d in _invocation_errors(flow, flow.phases, args) if d.is_error]
+    return [d for d in _invocation_errors(flow, flow.phases, args, collect_refs) if d.is_error]
 
 
-def _invocation_errors(flow: Flow, phases: Sequence[PhaseBase], args: Mapping[str, JSONValue]) -> list[Diagnostic]:
+def _invocation_errors(
+    flow: Flow, phases: Sequence[PhaseBase], args: Mapping[str, JSONValue], refs_of: Callable[[PhaseBase], _Refs]
+) -> list[Diagnostic]:
     """Typed-arg values the invocation gives (docs/language.md §1.3), each pinned on the first phase that uses it."""
     found = closed.invocation_errors(_raw_args(flow), args)
     if flow.strict_interpolation:  # taskflow: an undeclared invocation arg is a (strict) warning
@@ -212,7 +258,7 @@ def _invocation_errors(flow: Flow, phases: Sequence[PhaseBase], args: Mapping[st
         return []
     users: dict[str, str] = {}
     for phase in phases:
-        for ref in collect_refs(phase)[1]:
+        for ref in refs_of(phase)[1]:
             users.setdefault(ref, phase.id)
     return [replace(d, phase_id=users.get(str(d.path[1]))) if len(d.path) > 1 else d for d in found]
 
@@ -302,9 +348,10 @@ def _top_level(flow: Flow, out: list[Diagnostic]) -> None:
         )
 
 
-def collect_refs(
-    phase: PhaseBase,
-) -> tuple[dict[str, tuple[str | int, ...]], dict[str, tuple[str | int, ...]]]:
+_Refs = tuple[dict[str, tuple[str | int, ...]], dict[str, tuple[str | int, ...]]]
+
+
+def collect_refs(phase: PhaseBase) -> _Refs:
     """`{steps.X…}` and `{args.X…}` references of a phase: ref -> path of its first occurrence.
 
     Scans every field that is interpolated at run time (taskflow's collectRefs).
@@ -328,6 +375,7 @@ def _reachability(
     by_id: Mapping[str, tuple[PhaseBase, JsonPath]],
     deps_of: Mapping[str, list[str]],
     out: list[Diagnostic],
+    refs_of: Callable[[PhaseBase], _Refs],
 ) -> None:
     bit = {pid: 1 << i for i, pid in enumerate(by_id)}
     masks: dict[str, int] = {}  # phase -> bitmask of its transitive ancestors, built on first need
@@ -347,7 +395,7 @@ def _reachability(
     for phase, base in zip(phases, bases, strict=True):
         if phase.join == "any" or by_id[phase.id][0] is not phase:
             continue
-        steps, _ = collect_refs(phase)
+        steps, _ = refs_of(phase)
         for ref, path in steps.items():
             if ref == phase.id:
                 if phase.type != "loop":
@@ -382,6 +430,7 @@ def _arg_warnings(
     bases: Sequence[JsonPath],
     args: Mapping[str, JSONValue],
     out: list[Diagnostic],
+    refs_of: Callable[[PhaseBase], _Refs],
 ) -> None:
     resolved = {**flow.arg_defaults(), **dict(args)}
     for name, spec in (flow.args or {}).items():
@@ -398,7 +447,7 @@ def _arg_warnings(
             )
     reported: set[str] = set()
     for phase, base in zip(phases, bases, strict=True):
-        _, refs = collect_refs(phase)
+        _, refs = refs_of(phase)
         for ref, path in refs.items():
             if ref in resolved or ref in reported:
                 continue

@@ -164,11 +164,20 @@ _PRINTS_KEPT = 4
 def phase_prints(flow: Flow) -> dict[str, str]:
     """Each phase's fingerprint (id -> print), remembered for the last few flow objects: a hot
     reload diffs the same two flows more than once, and the old one was the new one at the save
-    before (a 2,000-phase flow: ~30 ms per flow). A loaded flow is never edited in place."""
+    before (a 2,000-phase flow: ~30 ms per flow). A loaded flow is never edited in place, nor
+    is a phase: a phase object a saved version shares with an earlier one (the loader reuses
+    the unchanged ones, `load.LoadMemo`) keeps its print."""
     for known, prints in _PRINTS:
         if known is flow:
             return prints
-    prints = {p.id: fingerprint(p) for p in flow.phases}
+    earlier: dict[int, tuple[PhaseBase, str]] = {}
+    for known, prints in _PRINTS:  # the versions before share the phases a save left alone
+        if len(prints) == len(known.phases):  # (duplicated ids: a print is not each phase's own)
+            earlier.update((id(p), (p, prints[p.id])) for p in known.phases)
+    prints = {}
+    for phase in flow.phases:
+        hit = earlier.get(id(phase))
+        prints[phase.id] = hit[1] if hit is not None and hit[0] is phase else fingerprint(phase)
     _PRINTS.append((flow, prints))
     del _PRINTS[:-_PRINTS_KEPT]
     return prints

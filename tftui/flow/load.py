@@ -13,7 +13,7 @@ import re
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import NoReturn, TypeVar
+from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
@@ -26,7 +26,23 @@ from tftui.flow.shorthand import Kind, desugar, shorthand_kind, source_path
 from tftui.lang.values import JSONObject, JSONValue
 from tftui.paths import read_regular_file
 
-__all__ = ["Diagnostic", "LoadResult", "build_flow", "load_flow", "load_flow_text", "parse_json_text"]
+if TYPE_CHECKING:
+    from tftui.flow.checks import CheckMemo
+
+__all__ = ["Diagnostic", "LoadMemo", "LoadResult", "build_flow", "load_flow", "load_flow_text", "parse_json_text"]
+
+
+@dataclass
+class LoadMemo:
+    """A load's per-phase work, kept for loading the next version of the same file (the
+    debugger's hot reload, `load_flow_text(..., previous=)`): a save that changes one phase of
+    2,000 builds and checks that one again and reuses the rest. A phase is reused only where a
+    fresh load gives the very same: built from the same JSON (compared by `repr`, which tells
+    `1`, `1.0` and `true` apart, and keys in their order) at the same index of `phases`, and
+    checked under the same flow settings (`checks.CheckMemo`)."""
+
+    built: dict[int, tuple[str, PhaseBase | None, list[Diagnostic]]] = field(default_factory=dict)
+    checks: CheckMemo | None = None
 
 
 @dataclass
@@ -44,6 +60,7 @@ class LoadResult:
     positions_text: str = field(default="", repr=False)
     indices: list[int] = field(default_factory=list, repr=False)
     linted: bool = True
+    memo: LoadMemo | None = field(default=None, repr=False)  # see `LoadMemo` (None: not kept)
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -297,11 +314,14 @@ def _build_phase(raw: JSONValue, index: int, out: list[Diagnostic]) -> PhaseBase
     return _validate(cls, data, pid, base, out)
 
 
-def build_flow(data: Mapping[str, JSONValue]) -> tuple[Flow | None, list[Diagnostic], list[int]]:
+def build_flow(
+    data: Mapping[str, JSONValue], *, memo: LoadMemo | None = None, previous: LoadMemo | None = None
+) -> tuple[Flow | None, list[Diagnostic], list[int]]:
     """Models from a full-flow dict: (flow, schema diagnostics, source index of each phase).
 
     Phases that cannot be built at all (not an object, no id) are left out, so indices
-    map `flow.phases[k]` back to `data["phases"][indices[k]]`.
+    map `flow.phases[k]` back to `data["phases"][indices[k]]`. `memo` records each phase's
+    build, `previous` (an earlier version's memo) gives the builds to reuse (see `LoadMemo`).
     """
     out: list[Diagnostic] = []
     top = {k: v for k, v in data.items() if k != "phases"}
@@ -313,8 +333,20 @@ def build_flow(data: Mapping[str, JSONValue]) -> tuple[Flow | None, list[Diagnos
     raw_phases = data.get("phases")
     phases: list[PhaseBase] = []
     indices: list[int] = []
+    known = previous.built if previous is not None else {}
     for i, raw in enumerate(raw_phases if isinstance(raw_phases, list) else []):
-        phase = _build_phase(raw, i, out)
+        if memo is None:
+            phase = _build_phase(raw, i, out)
+        else:
+            key = repr(raw)
+            hit = known.get(i)
+            if hit is not None and hit[0] == key:
+                _, phase, found = hit
+            else:
+                found = []
+                phase = _build_phase(raw, i, found)
+            memo.built[i] = (key, phase, found)
+            out.extend(found)
         if phase is not None:
             phases.append(phase)
             indices.append(i)
@@ -337,12 +369,16 @@ def load_flow_text(
     lint: bool = False,
     agents: Collection[str] | None = None,
     cwd_bridge_off: Severity | None = None,
+    previous: LoadResult | None = None,
+    remember: bool = False,
 ) -> LoadResult:
     """Parse and check flow text. `args` switches checks to runtime mode (docs/language.md §1.6).
     `lint` adds the linter's warnings (docs/linter.md; `agents`: every findable agent name, None
     skips the agent check); they stay warnings under `strictInterpolation`. `cwd_bridge_off`: the
-    run has not opted in to `cwd: "{args.X}"`; report each such cwd with this severity."""
-    from tftui.flow.checks import check_flow, cwd_bridge_refusals, promote_strict
+    run has not opted in to `cwd: "{args.X}"`; report each such cwd with this severity.
+    `remember`: keep the per-phase work (`LoadResult.memo`) for the next version; `previous`: an
+    earlier version's result to reuse it from (implies `remember`; the result is a fresh load's)."""
+    from tftui.flow.checks import CheckMemo, check_flow, cwd_bridge_refusals, promote_strict
 
     if isinstance(text, (bytes, bytearray)):
         decoded, problem = _decode(bytes(text))
@@ -364,11 +400,16 @@ def load_flow_text(
     if kind is not None:
         data, shorthand_diags = desugar(data, kind)
         diags.extend(shorthand_diags)
-    flow, schema_diags, indices = build_flow(data)
+    before = previous.memo if previous is not None else None
+    memo = LoadMemo() if remember or previous is not None else None
+    flow, schema_diags, indices = build_flow(data, memo=memo, previous=before)
     diags.extend(schema_diags)
     if flow is not None and check:
         prior = any(d.is_error for d in diags)
-        found = check_flow(flow, args, prior_errors=prior, promote=False, indices=indices)
+        checks = None
+        if memo is not None:
+            checks = memo.checks = CheckMemo(before.checks if before is not None else None)
+        found = check_flow(flow, args, prior_errors=prior, promote=False, indices=indices, memo=checks)
         found = [d for d in found if not _follow_up(d, schema_diags)]
         raw_phases = data.get("phases")
         if isinstance(raw_phases, list) and raw_phases:
@@ -384,7 +425,8 @@ def load_flow_text(
     located = [_locate(d, locator, kind) for d in diags]
     ok = flow is not None and check and not any(d.is_error for d in located)
     result = LoadResult(flow if ok else None, located, text, path, model=flow, shorthand=kind, data=data,
-                        positions_text=positions_text, indices=indices, linted=not (flow is not None and check))
+                        positions_text=positions_text, indices=indices, linted=not (flow is not None and check),
+                        memo=memo)
     return lint_loaded(result, agents, locator) if lint else result
 
 
@@ -434,6 +476,7 @@ def load_flow(
     lint: bool = False,
     agents: Collection[str] | None = None,
     cwd_bridge_off: Severity | None = None,
+    remember: bool = False,
 ) -> LoadResult:
     """Read and load a flow file; an unreadable file is a diagnostic, never an exception.
 
@@ -444,4 +487,5 @@ def load_flow(
     raw, reason = read_regular_file(path, MAX_FLOW_BYTES)
     if raw is None:
         return LoadResult(None, [Diagnostic("error", f"cannot read file: {reason}")], "", name, unreadable=True)
-    return load_flow_text(raw, name, args=args, lint=lint, agents=agents, cwd_bridge_off=cwd_bridge_off)
+    return load_flow_text(raw, name, args=args, lint=lint, agents=agents, cwd_bridge_off=cwd_bridge_off,
+                          remember=remember)

@@ -101,13 +101,13 @@ def describe(event: ev.Event) -> EventLine:
         case ev.PhaseReset():
             text = f"{pid}: reset ({event.reason})"
         case ev.PhasesReset():
-            text = f"re-run resets {_id_list(event.phase_ids)}"
+            text = f"re-run resets {id_list(event.phase_ids)}"
         case ev.PhasesStale():
-            text = f"stale: {_id_list(event.phase_ids)}"
+            text = f"stale: {id_list(event.phase_ids)}"
             if event.removed:
-                text += f" (removed: {_id_list(event.removed)})"
+                text += f" (removed: {id_list(event.removed)})"
         case ev.PhasesGrafted():
-            text = f"{pid}: grafted {_id_list(event.phase_ids)}"
+            text = f"{pid}: grafted {id_list(event.phase_ids)}"
         case ev.ItemsResolved():
             text = f"{pid}: {event.total} item{'s' if event.total != 1 else ''} to map"
         case ev.Paused():
@@ -178,7 +178,7 @@ def kinds_list() -> str:
     return ", ".join(KIND_WORDS)
 
 
-def _id_list(ids: list[str], shown: int = 6) -> str:
+def id_list(ids: list[str], shown: int = 6) -> str:
     """`a, b, c` or `a, b, c, … (+4 more)`: a list of phase ids that fits one log line."""
     if not ids:
         return "no phases"

@@ -105,6 +105,8 @@ class TftuiApp(App[int]):
         self.initial_diagnostics = initial_diagnostics or []
         # the flow's admission without the linter's warnings yet: they are added after first paint
         self.pending_lint = pending_lint if pending_lint is not None and not pending_lint.loaded.linted else None
+        # the file as loaded at start: the hot reload's first save reuses its unchanged phases (watch.py)
+        self.loaded_at_start = pending_lint.loaded if pending_lint is not None else None
         # streamed answers (the runner's live-text callback writes, the main screen reads ~10x/s)
         self.live_text = live_text if live_text is not None else LiveText()
         self.file_warnings: dict[str, list[str]] = {}

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 from tftui.engine.resume import stale_after_reload, stale_after_run
 from tftui.engine.state import apply
 from tftui.flow.diagnostics import Diagnostic
-from tftui.flow.graph import diff_flows
+from tftui.flow.graph import dag_of, diff_flows
 from tftui.flow.model import Flow
+from tftui.present.events import id_list
 from tftui.tui.messages import FlowChanged, FlowLinted
 from tftui.tui.watch import FlowWatcher, Reload, linted, load_saved
 
@@ -42,8 +43,12 @@ class Reloader:
         path = self.screen.session.flow_path
         if path is None:
             return
-        self.watcher = FlowWatcher(path, self._post_reload, last_text=self.screen.session.flow_text,
-                                   rules=self.screen.session.admit_rules, defer_lint=True)
+        session = self.screen.session
+        start = session.loaded_at_start
+        session.loaded_at_start = None  # the watcher keeps the last version from now on
+        self.watcher = FlowWatcher(path, self._post_reload, last_text=session.flow_text,
+                                   rules=session.admit_rules, defer_lint=True,
+                                   previous=start)
         self.screen.run_worker(self.watcher.run(), group=WATCH_WORKERS, exit_on_error=False)
 
     def stop(self) -> None:
@@ -132,25 +137,26 @@ class Reloader:
         if marked is None:
             note.remove_class("-visible")
             screen.note("reload: no phase changed")
-            tree.flow = new
+            tree.set_flow(new)
             return
         apply(session.state, marked)
-        if _shape(old) != _shape(new):
+        if not same_shape(old, new):
             tree.load(new)  # ids or edges changed: the tree's shape must be rebuilt
         else:
-            tree.flow = new
-            tree._phase_types = {p.id: p.type for p in new.phases}
+            tree.set_flow(new)
             tree.refresh_phases(set(diff.stale) | set(diff.changed))  # labels in place, nothing else
+        # the ids as the log words a list of phases (a change upstream of 1,000 phases would
+        # otherwise write them all, and lay out all of them in the note and the log)
         parts = []
         if diff.changed:
-            parts.append("changed " + ", ".join(diff.changed))
+            parts.append("changed " + id_list(diff.changed))
         if diff.added:
-            parts.append("added " + ", ".join(diff.added))
+            parts.append("added " + id_list(diff.added))
         if diff.removed:
-            parts.append("removed " + ", ".join(diff.removed))
+            parts.append("removed " + id_list(diff.removed))
         summary = "; ".join(parts)
         stale = session.state.stale
-        stale_text = f" — stale: {', '.join(sorted(stale))} (u re-runs them)" if stale else ""
+        stale_text = f" — stale: {id_list(sorted(stale))} (u re-runs them)" if stale else ""
         if session.ctl.running:
             # The engine runs the flow object it started with; switching mid-run would mix versions.
             stale_text += " — this run keeps the version it started with (stale marks and u after it)"
@@ -166,9 +172,12 @@ class Reloader:
         path = self.screen.session.flow_path
         if path is None:
             return
-        if self.watcher is not None:
-            self.watcher.last_text = text  # the watcher then sees no change to report again
-        reload = load_saved(text, path, self.screen.session.admit_rules)
+        watcher = self.watcher
+        reload = load_saved(text, path, self.screen.session.admit_rules,
+                            previous=watcher.previous if watcher is not None else None)
+        if watcher is not None:
+            watcher.last_text = text  # the watcher then sees no change to report again
+            watcher.previous = reload.result
         self.apply(FlowChanged(path, reload.result, text, reload.arg_warnings))
 
     def mark_stale_after_run(self) -> None:
@@ -186,7 +195,7 @@ class Reloader:
         screen.dag.refresh_phases(marked.phase_ids)
         note = screen.reload_note
         text = (f"The run used the version of the flow it started with; stale now: "
-                f"{', '.join(sorted(session.state.stale))} (u re-runs them with the saved file)")
+                f"{id_list(sorted(session.state.stale))} (u re-runs them with the saved file)")
         note.update(text)
         note.add_class("-visible")
         screen.note(f"reload: {text}")
@@ -204,5 +213,12 @@ class Reloader:
         screen.rerun_phases(sorted(stale), reason="stale", why="re-running stale phases")
 
 
-def _shape(flow: Flow) -> list[tuple[str, tuple[str, ...]]]:
-    return [(p.id, tuple(p.edges)) for p in flow.phases]
+def same_shape(old: Flow, new: Flow) -> bool:
+    """The same phase ids in the same order with the same edges (the tree is laid out from
+    those alone, tree_layout.py): read from the versions' graphs, which the watcher built."""
+    if len(old.phases) != len(new.phases):
+        return False
+    before, after = dag_of(old), dag_of(new)
+    if before.ids != after.ids or len(before.ids) != len(old.phases) or len(after.ids) != len(new.phases):
+        return False  # (a duplicated id is in one graph once: compare the lists as they are)
+    return before.deps == after.deps

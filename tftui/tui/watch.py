@@ -31,16 +31,20 @@ class Reload:
     pending_lint: Admission | None = field(default=None, repr=False)
 
 
-def load_saved(text: str, path: str, rules: AdmitRules, *, lint: bool = True) -> Reload:
+def load_saved(
+    text: str, path: str, rules: AdmitRules, *, lint: bool = True, previous: LoadResult | None = None
+) -> Reload:
     """A saved version, admitted as `tftui run` and `tftui FLOW` admit the file (tftui/admit.py):
     the same checks, the same cwd-bridge refusal, the same `--arg` name check (a typo of a name
     the version declares refuses it), the same diagnostics; with the name check's warnings. Its
     phases are fingerprinted and its graph built here too (the watcher's thread), not when the UI
     thread diffs the versions. `lint=False`: the linter's warnings are left for `linted(reload)` (they never
-    refuse a version, so its stale phases show without waiting for them)."""
+    refuse a version, so its stale phases show without waiting for them). `previous`: the version
+    before as loaded (a `Reload.result`): its unchanged phases are reused, not built and checked
+    again (the same result either way, `load.LoadMemo`)."""
     from tftui.flow.graph import dag_of, phase_prints
 
-    admission = admit_text(text, path, rules, lint=lint)
+    admission = admit_text(text, path, rules, lint=lint, previous=previous)
     result = with_arg_names(admission)
     if result.flow is not None:
         phase_prints(result.flow)
@@ -83,8 +87,11 @@ class FlowWatcher:
         debounce_ms: int = 50,
         step_ms: int = 20,
         defer_lint: bool = False,
+        previous: LoadResult | None = None,
     ) -> None:
         self.path = Path(path).resolve()
+        # the last version loaded (`last_text`'s, when known): the next one reuses its unchanged phases
+        self.previous = previous
         self.on_reload = on_reload
         # True: a version is reported before the linter ran (`Reload.pending_lint`, see `linted`)
         self.defer_lint = defer_lint
@@ -108,7 +115,9 @@ class FlowWatcher:
         self.last_text = text
         # parsed and checked off the UI loop (a 2,000-phase flow takes a few hundred ms): keys
         # and repaints go on while it loads
-        reload = await asyncio.to_thread(load_saved, text, str(self.path), self.rules, lint=not self.defer_lint)
+        reload = await asyncio.to_thread(load_saved, text, str(self.path), self.rules, lint=not self.defer_lint,
+                                         previous=self.previous)
+        self.previous = reload.result
         outcome = self.on_reload(reload)
         if asyncio.iscoroutine(outcome):
             await outcome

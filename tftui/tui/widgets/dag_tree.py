@@ -103,12 +103,17 @@ class DagTree(Tree[str]):
         self._live_nodes: dict[str, TreeNode[str]] = {}  # phase -> its live sub-line (streamed text)
 
     # -- building -------------------------------------------------------------
-    def load(self, flow: Flow) -> None:
-        """(Re)build the tree for a flow. Keeps the cursor on the same phase if it still exists."""
-        selected = self.selected_phase()
+    def set_flow(self, flow: Flow) -> None:
+        """The flow whose phases the labels describe, without rebuilding the tree (a saved version
+        of the same shape: its changed phases' labels are refreshed with `refresh_phases`)."""
         self.flow = flow
         self._phase_types = {p.id: p.type for p in flow.phases}
         self._specs = {p.id: p for p in flow.phases}
+
+    def load(self, flow: Flow) -> None:
+        """(Re)build the tree for a flow. Keeps the cursor on the same phase if it still exists."""
+        selected = self.selected_phase()
+        self.set_flow(flow)
         self.clear()
         self._phase_nodes = {}
         self._live_nodes = {}

@@ -54,10 +54,16 @@ def wrap_line(text: str, width: int) -> list[str]:
     while rest:
         lead = CONTINUATION if rows else ""
         room = width - len(lead)
-        if cell_len(rest) <= room:
-            rows.append(lead + rest)
-            break
-        head = chop_cells(rest, room)[0]
+        # each row measures a window of the rest, not all of it (a 10,000-character line was
+        # measured a hundred times); the whole rest only when the window holds under a row
+        # (zero-width characters)
+        window = rest[: room + 64]
+        if cell_len(window) <= room:
+            window = rest
+            if cell_len(rest) <= room:
+                rows.append(lead + rest)
+                break
+        head = chop_cells(window, room)[0]
         cut = head.rfind(" ")
         if cut > room // 3:
             head = head[:cut]
