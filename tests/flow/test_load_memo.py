@@ -104,3 +104,20 @@ def test_a_version_with_errors_is_a_fine_previous_one():
 
 def test_without_remember_nothing_is_kept():
     assert load_flow_text(json.dumps(base()), "f.json").memo is None
+
+
+def test_a_saved_version_with_the_same_edges_has_the_same_graph():
+    from tftui.flow.graph import Dag, dag_of
+
+    data = base()
+    previous = load_flow_text(json.dumps(data), "f.json", remember=True)
+    assert previous.flow is not None
+    dag_of(previous.flow)
+    for changed in (edit(data, 3, task="{item} again"), edit(data, 5, dependsOn=["s", "g"]), edit(data, 4, dependsOn=["m", "a"])):
+        loaded = load_flow_text(json.dumps(changed), "f.json", previous=previous)
+        assert loaded.flow is not None
+        fresh = Dag.from_flow(loaded.flow)
+        got = dag_of(loaded.flow)
+        assert (got.ids, got.deps, got.dependents, got.layers, got.cycle) == (
+            fresh.ids, fresh.deps, fresh.dependents, fresh.layers, fresh.cycle)
+        assert {pid: got.downstream(pid) for pid in got.ids} == {pid: fresh.downstream(pid) for pid in fresh.ids}

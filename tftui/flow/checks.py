@@ -17,7 +17,7 @@ from dataclasses import replace
 from tftui.flow import closed
 from tftui.flow.checks_phase import PhaseChecker
 from tftui.flow.diagnostics import Diagnostic, JsonPath, Severity, json_type
-from tftui.flow.graph import Dag, find_cycle
+from tftui.flow.graph import Dag, dag_of
 from tftui.flow.lint import interpolated_fields
 from tftui.flow.model import Flow, PhaseBase
 from tftui.flow.score_shape import is_num
@@ -42,16 +42,16 @@ class CheckMemo:
         self._entries: dict[int, tuple[PhaseBase, JsonPath, str, list[Diagnostic]]] = {}
         self._refs: dict[int, tuple[PhaseBase, _Refs]] = {}
 
-    def phase(self, phase: PhaseBase, base: JsonPath, settings: str, check: Callable[[list[Diagnostic]], None]) -> list[Diagnostic]:
-        """The phase's own diagnostics (`check(out)` appends them when they are not known)."""
+    def phase(self, phase: PhaseBase, base: JsonPath, settings: str) -> list[Diagnostic] | None:
+        """The phase's own diagnostics when they are known (then kept for the next version)."""
         hit = self._old.get(id(phase))
         if hit is not None and hit[0] is phase and hit[1] == base and hit[2] == settings:
-            found = hit[3]
-        else:
-            found = []
-            check(found)
+            self._entries[id(phase)] = hit
+            return hit[3]
+        return None
+
+    def keep(self, phase: PhaseBase, base: JsonPath, settings: str, found: list[Diagnostic]) -> None:
         self._entries[id(phase)] = (phase, base, settings, found)
-        return found
 
     def refs(self, phase: PhaseBase) -> _Refs:
         key = id(phase)
@@ -108,8 +108,9 @@ def check_flow(
                 Diagnostic("error", f"Duplicate phase id: {phase.id}", phase_id=phase.id, path=(*base, "id"))
             )
         ids.add(phase.id)
-
-        def check(found: list[Diagnostic], phase: PhaseBase = phase, base: JsonPath = base) -> None:
+        found = memo.phase(phase, base, settings)
+        if found is None:
+            found = []
             PhaseChecker(
                 phase,
                 base,
@@ -119,8 +120,8 @@ def check_flow(
                 flow_idle_timeout=flow.idle_timeout,
                 context_sharing=flow.context_sharing,
             ).run()
-
-        out.extend(memo.phase(phase, base, settings, check))
+            memo.keep(phase, base, settings, found)
+        out.extend(found)
 
     for phase, base in zip(phases, bases, strict=True):
         for key, deps in (("dependsOn", phase.depends_on), ("from", phase.from_ or [])):
@@ -156,7 +157,8 @@ def check_flow(
     deps_of = {pid: [d for d in p.edges if d in by_id] for pid, (p, _) in by_id.items()}
 
     if not errors_so_far():
-        cycle = find_cycle(list(by_id), deps_of)
+        # the graph's own search (`find_cycle` over these ids and edges), kept for the reload and the run
+        cycle = dag_of(flow).cycle
         if cycle:
             first, base = by_id[cycle[0]]
             key, j = _edge_path(first, cycle[1])

@@ -170,14 +170,17 @@ def phase_prints(flow: Flow) -> dict[str, str]:
     for known, prints in _PRINTS:
         if known is flow:
             return prints
-    earlier: dict[int, tuple[PhaseBase, str]] = {}
-    for known, prints in _PRINTS:  # the versions before share the phases a save left alone
-        if len(prints) == len(known.phases):  # (duplicated ids: a print is not each phase's own)
-            earlier.update((id(p), (p, prints[p.id])) for p in known.phases)
+    # the versions before share the phases a save left alone, at the same place (newest first;
+    # with duplicated ids a print is not each phase's own: those versions are not asked)
+    earlier = [(known.phases, prints) for known, prints in reversed(_PRINTS) if len(prints) == len(known.phases)]
     prints = {}
-    for phase in flow.phases:
-        hit = earlier.get(id(phase))
-        prints[phase.id] = hit[1] if hit is not None and hit[0] is phase else fingerprint(phase)
+    for index, phase in enumerate(flow.phases):
+        for phases, known_prints in earlier:
+            if index < len(phases) and phases[index] is phase:
+                prints[phase.id] = known_prints[phase.id]
+                break
+        else:
+            prints[phase.id] = fingerprint(phase)
     _PRINTS.append((flow, prints))
     del _PRINTS[:-_PRINTS_KEPT]
     return prints
@@ -193,10 +196,23 @@ def dag_of(flow: Flow) -> Dag:
     for known, dag in _DAGS:
         if known is flow:
             return dag
-    dag = Dag.from_flow(flow)
+    dag = _shared_graph(flow) or Dag.from_flow(flow)
     _DAGS.append((flow, dag))
     del _DAGS[:-_PRINTS_KEPT]
     return dag
+
+
+def _shared_graph(flow: Flow) -> Dag | None:
+    """The graph of an earlier version whose phases, place by place, are these objects or have
+    these ids and edges (a save that changed no edge: the same graph, with what it worked out)."""
+    phases = flow.phases
+    for known, dag in reversed(_DAGS):
+        before = known.phases
+        if len(before) == len(phases) and all(
+            a is b or (a.id == b.id and a.edges == b.edges) for a, b in zip(before, phases, strict=True)
+        ):
+            return dag
+    return None
 
 
 _DIFFS: list[tuple[Flow, Flow, FlowDiff]] = []  # the last few (old, new) pairs diffed
