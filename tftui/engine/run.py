@@ -43,7 +43,7 @@ from tftui.engine.seams import Approver, RunDebugger, RunJournal
 from tftui.engine.state import STATUS, Metering, PhaseState, PhaseStatus, RunState, apply
 from tftui.engine.subdebug import SubDebugger
 from tftui.engine.subflow_def import StackEntry
-from tftui.flow.graph import Dag
+from tftui.flow.graph import dag_of
 from tftui.flow.model import Flow, PhaseBase
 from tftui.lang.interpolate import Context, StepView
 from tftui.lang.values import MISSING
@@ -124,7 +124,8 @@ class Run:
         self.phases: dict[str, PhaseBase] = {p.id: p for p in flow.phases}
         self.order = list(self.phases)
         self._optional = frozenset(p.id for p in flow.phases if p.optional)  # a failure there satisfies
-        self.dag = dag = Dag.from_flow(flow)
+        # the flow's graph as the debugger's reload built it (flow/graph.py keeps the last few; read only)
+        self.dag = dag = dag_of(flow)
         self.layers: list[list[str]] = dag.layers
         self.edges: dict[str, list[str]] = dag.deps
         self.dependents: dict[str, list[str]] = dag.dependents
