@@ -31,8 +31,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from tftui.paths import user_config_dir
 
 log = logging.getLogger(__name__)
@@ -92,6 +90,8 @@ def _yaml_mapping(source: str, *, first_line: int) -> tuple[dict[str, MetaValue]
     """The YAML mapping in `source` (its line 1 is the file's line `first_line`): (meta, errors, warnings)."""
     if _flow_depth(source) > MAX_FLOW_DEPTH:  # PyYAML's scanner is slow and recursive on deep [[[…]]]
         return {}, [f"line {first_line}: the front matter nests [ or {{ more than {MAX_FLOW_DEPTH} deep"], []
+    import yaml  # here, not at the top: `tftui FLOW` loads this module before its first frame, reads agents after
+
     alias = _first_alias(source)
     if alias is not None:  # `&a [*b, *b, …]` nests exponentially: a few hundred bytes become gigabytes
         return {}, [f"line {first_line + alias}: YAML anchors and aliases are not read in agent files"], []
@@ -193,6 +193,8 @@ def _flow_depth(source: str) -> int:
 
 def _first_alias(source: str) -> int | None:
     """The line (0-based) of the first YAML anchor or alias in `source`, else None."""
+    import yaml
+
     try:
         for token in yaml.scan(source, Loader=yaml.SafeLoader):
             if isinstance(token, (yaml.AnchorToken, yaml.AliasToken)):

@@ -46,8 +46,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import regex as regex_engine
+if TYPE_CHECKING:  # the engine is imported where a pattern is first compiled (most flows never do)
+    import regex as regex_engine
 
 from tftui.lang.values import JS_WHITESPACE
 
@@ -447,6 +449,8 @@ def compile_js_regex(pattern: str) -> CompiledPattern:
         return CompiledPattern(None, f"invalid pattern: {exc}")
     except (RecursionError, ValueError, IndexError) as exc:  # defensive: translator bug
         return CompiledPattern(None, f"invalid pattern: {exc}")
+    import regex as regex_engine
+
     try:
         checked = re.compile(python_pattern, re.ASCII)  # what `re` accepts, and its messages, stay the contract
         return CompiledPattern(regex_engine.compile(python_pattern, regex_engine.ASCII | regex_engine.VERSION0), None,
