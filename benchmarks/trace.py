@@ -316,6 +316,13 @@ def file_pipeline(n: int) -> int:
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] in (["-h"], ["--help"]):
+        print(__doc__)
+        return 0
+    if any(not a.isdigit() for a in argv) and argv[:1] not in (["--file"], ["--child"], ["--otlp-child"], ["--otlp"]):
+        print(f"usage: benchmarks/trace.py [N ...] | --file [N] | --otlp [N]  (not understood: {' '.join(argv)})",
+              file=sys.stderr)
+        return 2
     if argv[:1] == ["--file"]:  # `tftui gate` from the file on disk to the written report (issue 18)
         for n in ([int(argv[1])] if len(argv) > 1 else [100_000, 1_000_000]):
             file_pipeline(n)
