@@ -149,9 +149,9 @@ def test_a_big_trace_ends_the_command_without_freeing_it_and_loses_no_output(tmp
     args = ["gate", str(FIXTURES / "fail_order.json"), "--rules", RULES, "--json", str(report)]
     code = (
         "import sys; from tftui.commands import gate; gate._BIG_TRACE_STEPS = 1; from tftui.cli import main; "
-        f"print('returned', main({args!r}), gate.holds_big_trace()); sys.argv = ['tftui', *{args!r}]; main(); print('not reached')"
+        f"import gc; print('returned', main({args!r}), gate.holds_big_trace(), gc.isenabled() and gc.get_freeze_count() == 0); sys.argv = ['tftui', *{args!r}]; main(); print('not reached')"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1, proc.stderr  # fail_order fails a rule: exit 1, as without the shortcut
-    assert proc.stdout.count("FAIL") == 2 and "returned 1 False" in proc.stdout and "not reached" not in proc.stdout
+    assert proc.stdout.count("FAIL") == 2 and "returned 1 False True" in proc.stdout and "not reached" not in proc.stdout
     assert json.loads(report.read_text(encoding="utf-8"))["passed"] is False

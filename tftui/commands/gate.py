@@ -176,6 +176,7 @@ def _write(path: str, text: str) -> str | None:
 # a million steps' objects one by one takes longer than the rules do.
 _BIG_TRACE_STEPS = 100_000
 _held: list[object] = []
+_collector_to_enable = False  # `run` left the collector off for a kept trace (`release_big_traces`)
 
 
 def holds_big_trace() -> bool:
@@ -185,8 +186,13 @@ def holds_big_trace() -> bool:
 
 
 def release_big_traces() -> None:
-    """Let the kept traces go: for a caller of `main([...])`, whose process goes on."""
+    """Let the kept traces go and switch the collector back on: for a caller of `main([...])`,
+    whose process goes on."""
+    global _collector_to_enable
     _held.clear()
+    if _collector_to_enable:
+        _collector_to_enable = False
+        gc.enable()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -196,16 +202,19 @@ def run(args: argparse.Namespace) -> int:
     # while a file is read: after the read, every full collection still walks each million-entry
     # column list and the rules' counters item by item (measured on 1M steps: ~1.2 s more CPU with
     # collections back on after the read, six full collections freeing nothing of the trace).
+    global _collector_to_enable
     paused = gc.isenabled()
     gc.disable()
     try:
         return _run(args)
     finally:
-        if _held:
-            # A big trace kept: its millions of objects go to the permanent generation, or the
-            # first collection after this would walk them all (they were made while it was paused).
-            gc.freeze()
-        if paused:
+        if paused and _held:
+            # A big trace kept: the collector stays off until the process ends (tftui/cli.py) or
+            # `release_big_traces`, or its first collection would walk the millions of objects
+            # made while it was paused. (Not gc.freeze: that would keep a caller's own cyclic
+            # garbage for good.)
+            _collector_to_enable = True
+        elif paused:
             gc.enable()
 
 
