@@ -17,23 +17,10 @@ from tftui.flow.load import load_flow, load_flow_text
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "conformance" / "corpus"
 
-# One typo of each kind, one per phase; the comment-free layout keeps every placeholder findable.
-TYPOS = """{
-  "name": "typos",
-  "phases": [
-    {"id": "draft", "task": "Write a note"},
-    {"id": "triage", "task": "Rate it", "output": "json",
-     "expect": {"type": "object", "required": ["severity"],
-                "properties": {"severity": {"enum": ["low", "medium", "high"]}, "summary": {"type": "string"}}}},
-    {"id": "a", "dependsOn": ["draft"], "task": "Use {steps.draf.output} now"},
-    {"id": "b", "dependsOn": ["draft"], "task": "Use {stesp.draft.output} now"},
-    {"id": "c", "dependsOn": ["draft"], "task": "Use {steps.draft.outptu} now"},
-    {"id": "d", "dependsOn": ["triage"], "task": "Fix {steps.triage.json.sevrity} now"},
-    {"id": "e", "dependsOn": ["draft"], "agent": "reveiwer", "task": "Review {steps.draft.output}"},
-    {"id": "f", "dependsOn": ["triage"], "when": "{steps.triage.json.severity} == hgh", "task": "Escalate"}
-  ]
-}
-"""
+# One typo of each kind, one per phase: the README's `tftui check` walkthrough uses this file;
+# the comment-free layout keeps every placeholder findable.
+TYPOS_FILE = ROOT / "sample_flows" / "lint" / "typos.json"
+TYPOS = TYPOS_FILE.read_text(encoding="utf-8")
 
 # (phase, the text the diagnostic points at, what the message names, the suggestion)
 EXPECTED = [
@@ -84,8 +71,8 @@ def test_check_prints_them_and_strict_exits_1(typos: Path, capsys):
 
 
 def test_run_prints_the_warnings_and_runs_as_before(typos: Path, capsys):
-    replies = {pid: f"{pid} done" for pid in "abcdef"} | {"draft": "a note", "triage": '{"severity": "high"}'}
-    typos.with_name("typos.replies.json").write_text(json.dumps(replies), encoding="utf-8")
+    replies = TYPOS_FILE.with_name("typos.replies.json").read_text(encoding="utf-8")  # shipped beside it
+    typos.with_name("typos.replies.json").write_text(replies, encoding="utf-8")
     code = main(["run", str(typos), "--no-journal", "--quiet"])
     captured = capsys.readouterr()
     assert code == 0
@@ -265,3 +252,16 @@ def test_an_agent_file_fixed_in_place_is_known_at_once(tmp_path: Path) -> None:
     os.utime(bad, (past + 10, past + 10))
     os.utime(agents, (past, past))  # an in-place edit leaves the folder's time as it was
     assert "bad" in known_agent_names(flow, env={})
+
+
+def test_the_readme_check_walkthrough_runs_on_a_fresh_clone(monkeypatch, capsys):
+    """README "tftui check": the command it shows, run from the repository's root, prints its block."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### `tftui check`"):]
+    block = section[section.index("```\n$ tftui check ") + 4:]
+    block = block[:block.index("```")].splitlines()
+    command = block[0].removeprefix("$ tftui ").split()
+    monkeypatch.chdir(ROOT)
+    assert all(Path(arg).is_file() for arg in command[1:]), f"the README checks {command[1:]}, not in the repo"
+    assert main(command) == 0
+    assert capsys.readouterr().out.splitlines() == block[1:]
