@@ -46,6 +46,27 @@ async def test_calls_tab_after_fast_forward_shows_the_time_waited(h, size, ascii
         assert "after a 60000 ms backoff" not in shown
 
 
+# -- item 11/12: F before a run arms that run, says so, and the header shows it ----------------
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+@pytest.mark.parametrize("ascii", [False, True])
+async def test_fast_forward_pressed_before_a_run_skips_that_runs_backoffs(h, size, ascii):
+    clock = Clock()  # a real clock: only F keeps the 60 s backoff from being waited
+    app = h.make_app(h.FIXTURES / "slow_retry.json", clock=clock, ascii=ascii)
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("F")
+        await pilot.pause()
+        header = h.screen_lines(app)[0]
+        assert header.rstrip().endswith(" F") or header.rstrip().endswith("backoffs skipped"), header
+        assert "next run" in " ".join(n.message for n in app._notifications)
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        await _show(pilot, app, "flaky", "attempts")
+        assert "the planned 60000 ms backoff was skipped (fast-forward)" in _detail_shown(h, app)
+        header = h.screen_lines(app)[0]
+        assert not header.rstrip().endswith(" F") and "backoffs skipped" not in header, header  # one run
+
+
 # -- item 12: the Gate tab and the Calls tab give the same reason for a round ---------------
 async def test_gate_and_calls_tabs_give_one_reason_for_an_onblock_round(h):
     app = h.make_app(SAMPLES / "onblock_rework.json")

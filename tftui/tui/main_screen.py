@@ -361,7 +361,7 @@ class MainScreen(Screen[None]):
 
     def _finish_run(self, message: RunEnded) -> None:
         session = self.session
-        session.ctl.running = False
+        session.ctl.run_ended()
         if self._restart_pending:
             self._restart_pending = False
             self.start_run()
@@ -490,7 +490,6 @@ class MainScreen(Screen[None]):
             self.event_log.reset()
             self.gate_tools.reset()
             self.dag.refresh_all()
-        session.ctl.new_run()
         session.ctl.running = True
         session.last_result = None
         self.reloader.run_flow_version = session.flow  # what this run executes, whatever is saved meanwhile
@@ -642,9 +641,13 @@ class MainScreen(Screen[None]):
         self.app.notify(f"Break on failure/block: {'on' if ctl.break_on_failure else 'off'}")
 
     def action_fast_forward(self) -> None:
-        woken = self.session.ctl.fast_forward()
+        ctl = self.session.ctl
+        woken = ctl.fast_forward()
         self.refresh_header()
-        self.app.notify(f"Fast-forward: backoff waits skipped ({woken} cut short)")
+        if ctl.running:
+            self.app.notify(f"Fast-forward: backoff waits skipped ({woken} cut short)")
+        else:  # armed for the next run (the header's stop part shows it until that run ends)
+            self.app.notify("Fast-forward: the next run skips its backoff waits")
 
     # Toggling `display` on one widget restyles only that widget (a screen class would
     # restyle the whole DOM on every press).

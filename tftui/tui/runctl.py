@@ -39,7 +39,7 @@ class RunController:
         self.guard_overrides: dict[str, str] = {}
         self.break_on_failure = False  # `f` toggles: stop on a failed attempt/phase or a block
         self.data_breakpoints: list[str] = []  # condition-language expressions (`B`), in order added
-        self.fast_forwarding = False  # `F` in this run: every backoff wait is skipped (Debugger.skip_backoff)
+        self.fast_forwarding = False  # `F` in this run, or the next one: every backoff wait is skipped (Debugger.skip_backoff)
         self.debugger: Debugger | None = None
         self.running = False  # set by the UI when it starts a run, cleared when the worker ended
         self.approver: Callable[[Any], Awaitable[Any]] | None = None
@@ -184,8 +184,10 @@ class RunController:
         self._send(lambda dbg: dbg.fast_forward(always=True))
         return sleeping
 
-    def new_run(self) -> None:
-        """The session's per-run settings start over (fast-forward lasts one run)."""
+    def run_ended(self) -> None:
+        """The run's worker is done: the per-run settings start over (fast-forward lasts one run;
+        `F` pressed while no run goes is the next run's)."""
+        self.running = False
         self.fast_forwarding = False
 
     def abort(self) -> None:

@@ -70,7 +70,7 @@ def header_parts(app: Any) -> list[HeaderPart]:
         parts.append(HeaderPart((f"cassette {runner.replayed} replayed/{runner.live} live",), DROP_CASSETTE))
     ctl = app.ctl
     if ctl.runner is not None:  # what will stop the run: always shown, shortened, never dropped
-        ff = bool(ctl.running and ctl.fast_forwarding)
+        ff = ctl.fast_forwarding  # this run's, or armed for the next one
         stops = present.stop_variants(sorted(ctl.breakpoints), ctl.break_on_failure, list(ctl.data_breakpoints), ff)
         armed = ctl.breakpoints or ctl.break_on_failure or ctl.data_breakpoints or ff
         if armed and (ctl.running or state.status == "pending"):
