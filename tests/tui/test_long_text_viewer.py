@@ -66,6 +66,17 @@ async def test_the_panel_draws_the_lines_its_note_names(h, tmp_path, size, ascii
         assert "o shows the whole text" in shown
 
 
+def _hint_shown(h, app) -> str:
+    """The viewer's hint as the screen shows it (on as many rows as it takes)."""
+    hint = app.screen.query_one("#full-text-hint")
+    rows = h.screen_lines(app)[hint.region.y : hint.region.bottom]
+    return " ".join(row[hint.region.x : hint.region.right].strip() for row in rows)
+
+
+def _hint_whole(h, app) -> bool:
+    return _hint_shown(h, app).endswith("y copy · esc/q close".replace("·", "|" if app.ascii_filter.enabled else "·"))
+
+
 def _viewer_rows(h, app) -> list[str]:
     return h.pane_lines(app, app.screen.query_one(TextArea))
 
@@ -81,6 +92,9 @@ async def test_the_viewer_goes_to_the_end_finds_and_wraps(h, tmp_path, size, asc
         await h.settle(pilot, lambda: isinstance(app.screen, FullTextScreen))
         area = app.screen.query_one(TextArea)
         assert any("g/G start/end" in row for row in h.screen_lines(app))
+        await pilot.press("n")  # nothing searched yet: the hint says so and still shows every key
+        await pilot.pause()
+        assert _hint_shown(h, app).startswith("/ first: nothing to find yet") and _hint_whole(h, app)
         await pilot.press("G")  # one key to the end of all the lines
         await pilot.pause()
         assert area.cursor_location[0] == LINES - 1
@@ -124,6 +138,7 @@ async def test_the_viewer_goes_to_the_end_finds_and_wraps(h, tmp_path, size, asc
         await pilot.press("w")
         await pilot.pause()
         assert area.soft_wrap
+        assert _hint_shown(h, app).startswith("wrap on") and _hint_whole(h, app)  # not cut at 80 columns
         wrapped = _viewer_rows(h, app)
         assert wrapped != unwrapped and "line 2: " not in " ".join(wrapped[:2])  # line 1 now takes rows
         assert "amet" in " ".join(wrapped[:3]).split("line 2")[0]  # the end of line 1 shows

@@ -48,7 +48,7 @@ FullTextScreen .modal-title { text-style: bold; color: $primary; height: 1; }
 FullTextScreen TextArea { height: 1fr; border: none; padding: 0; }
 FullTextScreen #full-text-search { display: none; height: 1; border: none; padding: 0; }
 FullTextScreen #full-text-search.-visible { display: block; }
-FullTextScreen .modal-hint { color: $text-muted; height: 1; }
+FullTextScreen .modal-hint { color: $text-muted; height: auto; }  /* wraps: a state before the keys must not cut them */
 """
 # Fits 80 columns: the viewer is for SSH sessions too.
 HINT = "/ find · n/N next/prev · g/G start/end · w wrap · y copy · esc/q close"
