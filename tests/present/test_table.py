@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from tftui import present
 from tftui.engine.state import PhaseState, PhaseStatus
-from tftui.present.asciifold import to_ascii
+from tftui.present.asciifold import cell_ascii, to_ascii
 
 
 def _phase(status: str, gate: dict | None = None, type_: str = "gate") -> PhaseState:
@@ -34,8 +34,35 @@ def test_ascii_glyphs_cannot_be_taken_for_tree_guides() -> None:
     guides = set("|+`-> v") - {"-"}  # dag_tree's ASCII guides and expand icons (skipped is `-`)
     for row in present.STATUSES.values():
         assert row.ascii.isascii() and not set(row.ascii) & guides, row
-        # the line filter folds a stray Unicode glyph to the same family of characters
         assert to_ascii(row.unicode).isascii()
+
+
+def test_a_status_glyph_folded_to_ascii_is_the_tables_ascii_glyph() -> None:
+    """A Unicode status glyph inside a text that --ascii folds (the detail panel's tabs, the
+    line filter on every line drawn) reads as the same row's ASCII glyph, as the tree shows it:
+    `■` is `!` (blocked), never `#`; `◐` is `o` (running), never `*` (done's)."""
+    for table in (present.STATUSES, present.RUN_STATUSES):
+        for name, row in table.items():
+            assert to_ascii(row.unicode) == row.ascii, name
+            assert cell_ascii(row.unicode) == row.ascii, name
+            assert present.ASCII.fold(f"x {row.unicode} y") == f"x {row.ascii} y", name
+
+
+def test_the_trace_tab_shows_a_step_status_with_the_trees_ascii_glyph() -> None:
+    from tftui.trace.model import AgentTrace
+    from tftui.tui.trace_text import steps_text
+
+    steps = [{"id": f"s{i}", "parentId": None, "sequence": i, "kind": "model", "name": f"n{i}", "status": status}
+             for i, status in enumerate(("ok", "error", "blocked", "cancelled"), start=1)]
+    trace = AgentTrace.model_validate({"schemaVersion": 1, "fixture": "f", "status": "blocked", "steps": steps})
+    for glyphs in (present.UNICODE, present.ASCII):
+        lines = glyphs.show_text(steps_text(trace, width=40)).plain.splitlines()
+        rows = {line.split()[3]: line.split()[1] for line in lines if line.split()[3:4] in (["n1"], ["n2"], ["n3"], ["n4"])}
+        legend = next(line for line in lines if line.lstrip().startswith("seq"))
+        for name, status in (("n1", "done"), ("n2", "failed"), ("n3", "blocked"), ("n4", "skipped")):
+            assert rows[name] == glyphs.glyph(status), (glyphs.ascii, name, rows)
+        for step, status in (("ok", "done"), ("error", "failed"), ("blocked", "blocked"), ("cancelled", "skipped")):
+            assert f"{glyphs.glyph(status)} {step}" in legend, legend
 
 
 def test_every_status_has_a_colour_role() -> None:

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 
+from tftui.present.looks import RUN_STATUSES, STATUSES
+
 if TYPE_CHECKING:  # a Text is only ever handed in: headless commands load this module without rich.text
     from rich.text import Text
 
@@ -48,7 +50,7 @@ for _chars, _out in (
     ("·•‧∙⋅●◉◎◆◇★☆∗", "*"),
     ("○◦◯", "o"),
     ("◐◓◑◒", "*"),
-    ("✓✔☑", "*"),  # as the tree's done glyph under --ascii (`+` is a tree guide there)
+    ("✓✔☑", "*"),
     ("✗✘✕✖×☒", "x"),
     ("⊘∅", "-"),
     ("■□▪▫", "#"),
@@ -74,6 +76,10 @@ for _chars, _out in (
 ):
     for _char in _chars:
         _SINGLE[_char] = _out
+# A status glyph folds to its row's ASCII glyph (present/looks.py), as the tree draws it under
+# --ascii: `■` (blocked) is `!` and `◐` (running) `o`, where the groups above give `#` and `*`.
+for _look in (*STATUSES.values(), *RUN_STATUSES.values()):
+    _SINGLE[_look.unicode] = _look.ascii
 for _code in range(0x2500, 0x2580):
     _SINGLE.setdefault(chr(_code), "+")
 for _code in range(0x2580, 0x25A0):  # partial blocks (scrollbar ends, "tall"/"outer" borders)

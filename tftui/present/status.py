@@ -1,7 +1,8 @@
 """The status table: how each phase and run status reads, in every front end.
 
 One row per display status: its word, its Unicode glyph, its ASCII glyph (`--ascii`, or a
-terminal that cannot show Unicode) and its colour role. The debugger's tree, detail panel and
+terminal that cannot show Unicode) and its colour role (the rows are in `tftui.present.looks`,
+which the ASCII fold reads too, re-exported here). The debugger's tree, detail panel and
 event log, `tftui run`'s lines, `tftui runs`, `tftui replay --print` and the run reports all
 read these rows, so a status never has two glyphs or two words.
 
@@ -17,6 +18,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tftui.present.asciifold import fold_text, to_ascii
+from tftui.present.looks import DISPLAY_STATUSES as DISPLAY_STATUSES  # re-exported: the table's interface
+from tftui.present.looks import ROLES, RUN_STATUSES, STATUSES, Look, Role
 from tftui.present.terminal import term_line, term_rich, term_text
 
 if TYPE_CHECKING:  # annotations only: the status table loads without the engine's state module
@@ -24,67 +27,6 @@ if TYPE_CHECKING:  # annotations only: the status table loads without the engine
 
     from tftui.engine.state import PhaseState
 
-
-@dataclass(frozen=True)
-class Role:
-    """A colour role: the Textual theme variable that colours it, a default for themes that
-    do not define it, and the ANSI SGR code `tftui run` paints it with on a terminal."""
-
-    theme: str
-    default: str
-    ansi: str
-
-
-ROLES: dict[str, Role] = {
-    "muted": Role("$text-muted", "#8a8a8a", "2"),
-    "primary": Role("$primary", "#4aa3df", "36"),
-    "success": Role("$success", "#4ebf71", "32"),
-    "error": Role("$error", "#e06c75", "31"),
-    "warning": Role("$warning", "#e0a458", "33"),
-    "accent": Role("$accent", "#c678dd", "35"),
-}
-
-
-@dataclass(frozen=True)
-class Look:
-    word: str
-    unicode: str
-    ascii: str
-    role: str  # a key of ROLES
-    loud: bool = False  # written in capitals after the phase id (tree, event log): BLOCKED
-
-    @property
-    def headline(self) -> str:
-        """The word as a headline (detail panel, run header): `BLOCKED`."""
-        return self.word.upper()
-
-
-# Every ASCII glyph differs from every tree guide (`|`, `+`, `` ` ``: dag_tree's ASCII lines),
-# expand icon (`>`, `v`) and marker: `+` is the guides' branch, so done is `*`.
-STATUSES: dict[str, Look] = {
-    "pending": Look("pending", "○", ".", "muted"),
-    "running": Look("running", "◐", "o", "primary"),
-    "done": Look("done", "✓", "*", "success"),
-    "failed": Look("failed", "✗", "x", "error"),
-    "skipped": Look("skipped", "⊘", "-", "muted"),
-    "blocked": Look("blocked", "■", "!", "warning", loud=True),
-    "stale": Look("stale", "~", "~", "accent"),
-}
-
-# Display statuses, in the table's order (themes define a colour for each).
-DISPLAY_STATUSES = tuple(STATUSES)
-
-# How a whole run ended (RunFinished.status, and `tftui runs`' paused/interrupted). A run
-# status that means what a phase status means reads the same way.
-RUN_STATUSES: dict[str, Look] = {
-    "pending": STATUSES["pending"],
-    "running": STATUSES["running"],
-    "completed": Look("completed", STATUSES["done"].unicode, STATUSES["done"].ascii, "success"),
-    "failed": STATUSES["failed"],
-    "blocked": STATUSES["blocked"],
-    "paused": Look("paused", "‖", "=", "accent"),
-    "interrupted": Look("interrupted", "↯", "?", "warning"),
-}
 
 # Pass/fail marks of single items (a scorer row, an attempt, an evaluation of a gate).
 MARKS: dict[str, tuple[str, str]] = {

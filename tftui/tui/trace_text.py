@@ -116,6 +116,7 @@ NARROW = 60  # below this many columns the steps table puts attempt and tokens a
 # a trace step's status, as the tree's glyph of the phase status it means
 NARROW_STATUS = {step: glyph(status) for step, status in
                  (("ok", "done"), ("error", "failed"), ("blocked", "blocked"), ("cancelled", "skipped"))}
+NARROW_LEGEND = " ".join(f"{shown} {step}" for step, shown in NARROW_STATUS.items())
 
 
 def steps_text(
@@ -156,7 +157,7 @@ def steps_text(
                     style="dim")
     narrow = width is not None and width < NARROW
     if narrow:
-        text.append(f"{'seq':>3}   {'kind':<8} name  attempt tokens  (✓ ok ✗ error ■ blocked ⊘ cancelled)\n",
+        text.append(f"{'seq':>3}   {'kind':<8} name  attempt tokens  ({NARROW_LEGEND})\n",
                     style="dim")
     else:
         text.append(f"{'seq':>4} {'kind':<8} {'status':<9} {'att':>3} {'tokens':>9}  name\n", style="dim")
