@@ -51,3 +51,16 @@ def test_builtin_themes_come_from_the_top_level_themes_folder():
     themes, problems = load_builtin_themes()
     assert problems == []
     assert sorted(t.name for t in themes) == files
+
+
+def test_every_package_data_pattern_names_files_in_the_repository():
+    """A pattern that matches nothing installs nothing, silently: the wheel lacked `py.typed`, the
+    marker that tells type checkers the package is typed (mypy passes on tftui/), while
+    pyproject.toml listed it."""
+    setuptools = _setuptools()
+    mapped = setuptools.get("package-dir", {})
+    empty = []
+    for package, patterns in setuptools["package-data"].items():
+        folder = ROOT / mapped[package] if package in mapped else ROOT.joinpath(*package.split("."))
+        empty += [f"{package}: {pattern}" for pattern in patterns if not any(folder.glob(pattern))]
+    assert empty == []
