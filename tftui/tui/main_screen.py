@@ -100,7 +100,7 @@ class MainScreen(Screen[None]):
                 yield Folded(id="reload-note", markup=False)
                 yield PhaseDetail(glyphs=glyphs, show_times=show_times, id="detail")
         yield EventLog(glyphs=glyphs, id="log")
-        yield QuietFooter()  # Textual's Footer, without its repeated start-up recomposes
+        yield QuietFooter()  # the keys on one line, drawn by one widget
 
     @property
     def dag(self) -> DagTree:
