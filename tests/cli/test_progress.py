@@ -132,7 +132,7 @@ def test_summary_and_exit_codes() -> None:
     feed(progress)
     finish(progress)
     line = summary_line(progress.state, status="blocked", run_dir=None, calls=2, duration_ms=61000)
-    assert line == "blocked · 2 done, 0 failed, 1 skipped · 2 attempts · 14 tok · cost unknown · 1m01s"  # issue 15 item 16: no prices, not $0.00
+    assert line == "blocked · 1 done, 1 blocked, 0 failed, 1 skipped · 2 attempts · 14 tok · cost unknown · 1m01s"  # issue 15 item 16: no prices, not $0.00
     assert [exit_code_for(s) for s in ("completed", "failed", "blocked", "paused")] == [0, 1, 1, 130]
 
 

@@ -124,6 +124,13 @@ def test_tftui_run_ascii_flag_reads_from_the_table(tftui, runs_dir: Path) -> Non
 def test_tftui_run_summary_numbers(recorded) -> None:
     for _run_dir, stderr, state, _events in recorded.values():
         summary = stderr.strip().splitlines()[-1].split(" · ")
+        # the counts use the table's words for the statuses the phase lines show: a blocked gate
+        # is counted as blocked, not as done
+        counts = dict(reversed(item.split(" ", 1)) for item in summary[1].split(", "))
+        displays = list(_displays(state).values())
+        for status in ("done", "failed", "skipped", "blocked"):
+            if status in displays or status != "blocked":
+                assert counts[present.status_word(status)] == str(displays.count(status)), (status, summary)
         assert present.tokens_text(present.usage_tokens(state.usage)) in summary
         assert present.format_cost(present.usage_cost(state.usage)) in summary
 

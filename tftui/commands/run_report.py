@@ -143,7 +143,14 @@ def summary_line(
     t = totals(state, calls=calls)
     parts = [
         status,
-        f"{t['done']} done, {t['failed']} failed, {t['skipped']} skipped"
+        # each phase counted under the status its line shows (present's table): a blocked gate
+        # is blocked, not done (the JSON's `done` counts it among the finished phases)
+        ", ".join(
+            f"{n} {present.status_word(s)}" for s, n in (
+                ("done", t["done"] - t["blocked"]), ("blocked", t["blocked"]), ("failed", t["failed"]),
+                ("skipped", t["skipped"]),
+            ) if n or s != "blocked"
+        )
         + (f", {t['pending']} not run" if t["pending"] else ""),
         f"{t['attempts']} attempt{'s' if t['attempts'] != 1 else ''}",
         present.spend_tokens_text(state.usage),
