@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import copy
 import shlex
 import signal
 import sys
@@ -23,7 +22,7 @@ from tftui.commands.run import UsageProblem, check_cli_arg_names, parse_arg_pair
 from tftui.commands.run_report import EXIT_INTERRUPTED, EXIT_USAGE, exit_code_for, run_json, summary_line
 from tftui.commands.runner_select import RunnerSelectionError, runner_flags, select_runner
 from tftui.engine import journal as jr
-from tftui.engine.state import RunState
+from tftui.engine.state import RunState, copy_state
 from tftui.present.terminal import write_raw
 
 
@@ -360,7 +359,7 @@ def execute(args: argparse.Namespace) -> int:
         glyphs=plan.glyphs,
     )
     if plan.resume_state is not None:
-        progress.seed(copy.deepcopy(plan.resume_state))
+        progress.seed(copy_state(plan.resume_state))
     for note in plan.notes:
         if not args.quiet:  # stderr, so also with --json (whose notes list repeats them)
             progress.message(note)

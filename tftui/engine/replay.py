@@ -14,7 +14,6 @@ The state is read-only for callers: it is the cursor's working copy.
 
 from __future__ import annotations
 
-import copy
 import os
 from bisect import bisect_right
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ from typing import Any
 
 from tftui.engine import events as ev
 from tftui.engine.databreak import scope_values
-from tftui.engine.state import RunState, apply
+from tftui.engine.state import RunState, apply, copy_state
 
 CHECKPOINT_EVERY = 200
 
@@ -113,7 +112,7 @@ class Replay:
         i = max(0, min(i, len(self.events)))
         if i < self._position:
             mark = self._marks[bisect_right(self._marks, i) - 1]
-            self._state = copy.deepcopy(self._checkpoints[mark])
+            self._state = copy_state(self._checkpoints[mark])
             self._position = mark
         while self._position < i:
             self._forward()
@@ -123,7 +122,7 @@ class Replay:
         apply(self._state, self.events[self._position])
         self._position += 1
         if self._position % CHECKPOINT_EVERY == 0 and self._position not in self._checkpoints:
-            self._checkpoints[self._position] = copy.deepcopy(self._state)
+            self._checkpoints[self._position] = copy_state(self._state)
             self._marks.insert(bisect_right(self._marks, self._position), self._position)
 
     def step(self, n: int = 1) -> RunState:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, cast
 
 from tftui.engine import events as ev
 from tftui.lang.values import MISSING
@@ -596,3 +596,70 @@ def fold(events: Iterable[ev.Event], state: RunState | None = None) -> RunState:
     for event in events:
         apply(state, event)
     return state
+
+
+# ── copies ────────────────────────────────────────────────────────────────────────────────
+# A run state is copied where two threads or two points in time must not share it: a partial
+# re-run continues a copy of the debugger's state, a replay keeps checkpoints. `copy_state`
+# copies every container a state holds (its phases, attempts, lists, dicts and the JSON values
+# in them) and shares only immutable values; it is written for the few types a state holds, where
+# copy.deepcopy and a pickle round trip spent most of their time in the dataclasses' generic
+# per-field state methods (2,000 finished phases: ~150 and ~60 ms of CPU; this: ~15 ms).
+
+_LEAVES: frozenset[type] = frozenset({str, int, float, bool, type(None), type(MISSING), PhaseStatus, Metering})
+# Fields whose declared type holds only leaves: set on the copy as they are.
+_LEAF_TYPES = frozenset({"str", "int", "float", "bool", "PhaseStatus", "Metering", "str | None", "int | None",
+                         "float | None", "bool | None"})
+
+
+def _copy_value(value: Any) -> Any:
+    """A deep copy of a JSON-like value (dicts, lists, leaves) or of a state dataclass."""
+    cls = type(value)
+    if cls in _LEAVES:
+        return value
+    if cls is dict:
+        return {key: item if type(item) in _LEAVES else _copy_value(item) for key, item in value.items()}
+    if cls is list:
+        return [item if type(item) in _LEAVES else _copy_value(item) for item in value]
+    copier = _COPIERS.get(cls)
+    if copier is not None:
+        return copier(value)
+    import copy  # anything else (a set, a tuple, an event): the standard deep copy
+
+    return copy.deepcopy(value)
+
+
+def _copiers(*classes: type) -> dict[type, Callable[[Any], Any]]:
+    """A field-by-field copy of each slots dataclass of `classes`, one line per field of
+    fields(cls): `new.f = old.f` for a leaf type, a copy of each element for the lists and dicts
+    of these dataclasses, `_copy_value(old.f)` for the rest. Made as dataclasses makes __init__."""
+    from dataclasses import fields
+
+    lines: list[str] = []
+    for cls in classes:
+        lines += [f"def copy_{cls.__name__}(old):", f"    new = _new({cls.__name__})"]
+        for f in fields(cls):
+            kind = f.type if isinstance(f.type, str) else ""
+            if kind in _LEAF_TYPES:
+                lines.append(f"    new.{f.name} = old.{f.name}")
+            elif kind.startswith("list[") and kind[5:-1] in {c.__name__ for c in classes}:
+                lines.append(f"    new.{f.name} = [copy_{kind[5:-1]}(item) for item in old.{f.name}]")
+            elif kind.startswith("dict[str, ") and kind[10:-1] in {c.__name__ for c in classes}:
+                lines.append(f"    new.{f.name} = {{key: copy_{kind[10:-1]}(item) for key, item in old.{f.name}.items()}}")
+            else:
+                lines.append(f"    v = old.{f.name}")
+                lines.append(f"    new.{f.name} = v if type(v) in _LEAVES else _copy_value(v)")
+        lines.append("    return new")
+    scope: dict[str, Any] = {"_new": _new, "_LEAVES": _LEAVES, "_copy_value": _copy_value}
+    scope.update({cls.__name__: cls for cls in classes})
+    exec("\n".join(lines), scope)  # noqa: S102 - our own text, made from the dataclasses' fields
+    return {cls: scope[f"copy_{cls.__name__}"] for cls in classes}
+
+
+_COPIERS: dict[type, Callable[[Any], Any]] = _copiers(Attempt, GateEvaluation, PhaseState, RunState)
+
+
+def copy_state(state: RunState) -> RunState:
+    """A deep copy of `state`: equal to it field for field and sharing nothing that can change
+    (mutating the copy, its phases, attempts or any nested list or dict leaves `state` alone)."""
+    return cast(RunState, _COPIERS[RunState](state))

@@ -12,12 +12,10 @@ raises for a journal: one that cannot be created leaves the run unjournaled, wit
 
 from __future__ import annotations
 
-import functools
-import pickle
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from tftui.engine.resume import RerunReason
 from tftui.engine.state import RunState
@@ -32,24 +30,13 @@ if TYPE_CHECKING:  # the run service and the engine load after first paint (main
 
 @dataclass
 class Rerun:
-    """A partial re-run: the engine resets `phase_ids` in `state` (a copy the run continues).
-
-    The copy is taken as a snapshot (`snapshot_of`, on the UI thread, race-free) and turned back
-    into a RunState where the run reads it (`state`, on the engine thread): a deep copy of a
-    2,000-phase run's state on the UI thread held the keys for ~300 ms after `u`."""
+    """A partial re-run: the engine resets `phase_ids` in `state`, a copy of the debugger's state
+    (engine.state.copy_state, taken on the UI thread, which folds on into its own) that the run
+    continues on the engine thread."""
 
     phase_ids: list[str]
     reason: RerunReason
-    snapshot: bytes
-
-    @functools.cached_property
-    def state(self) -> RunState:
-        return cast(RunState, pickle.loads(self.snapshot))  # noqa: S301 - our own bytes, made in this process
-
-
-def snapshot_of(state: RunState) -> bytes:
-    """The bytes `Rerun.state` is made from: the state as it is now (the UI thread folds on)."""
-    return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+    state: RunState = field(repr=False)
 
 
 def note_text(note: run_service.Note) -> str:

@@ -510,7 +510,7 @@ class MainScreen(Screen[None]):
         return True
 
     # `description` given: Textual's default is the repr of every argument, and a 2,000-phase
-    # flow's repr (with the re-run's snapshot bytes) took ~100 ms of `u` on the UI thread
+    # flow's repr (with the re-run's copy of the state) took ~100 ms of `u` on the UI thread
     @work(thread=True, group=RUN_WORKERS, exit_on_error=False, description="the run")
     async def _run_worker(self, flow: Flow, step_first: bool, rerun: Rerun | None) -> None:
         """The run, in a thread with its own event loop (see runctl). An exception (an engine

@@ -10,7 +10,6 @@ from the events up to there. Run controls that would change the run are disabled
 
 from __future__ import annotations
 
-import copy
 import sys
 from pathlib import Path
 from typing import Any, ClassVar
@@ -19,6 +18,7 @@ from textual.binding import BindingType
 
 from tftui.engine import databreak
 from tftui.engine.replay import Replay
+from tftui.engine.state import copy_state
 from tftui.flow.model import Flow
 from tftui.present import HeaderPart
 from tftui.tui import actions, verbs
@@ -70,7 +70,7 @@ class ReplayScreen(MainScreen, inherit_bindings=False):
     def _rebuild_at(self, target: int) -> None:
         """Back in time: the state from the replay's checkpoints, every view rebuilt up to `target`."""
         events = self.replay.events[:target]
-        self.set_state(copy.deepcopy(self.replay.state_at(target)))
+        self.set_state(copy_state(self.replay.state_at(target)))
         self.position = target
         log = self.event_log
         log.reset()

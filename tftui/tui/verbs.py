@@ -17,9 +17,9 @@ from textual.screen import Screen
 from tftui import present
 from tftui.agents.base import AgentRequest
 from tftui.engine.resume import RerunReason, guard_rerun
-from tftui.engine.state import RunState
+from tftui.engine.state import RunState, copy_state
 from tftui.present import events as present_events
-from tftui.tui.journaling import Rerun, snapshot_of
+from tftui.tui.journaling import Rerun
 
 if TYPE_CHECKING:
     from tftui.engine.phases.approval import Decision
@@ -33,7 +33,7 @@ T = TypeVar("T")
 def rerun_of(state: RunState, phase_ids: list[str], reason: RerunReason) -> Rerun:
     """A partial re-run of the current state: the run continues a copy (the engine thread never
     shares the UI thread's state); the engine resets `phase_ids` in it."""
-    return Rerun(list(phase_ids), reason, snapshot_of(state))
+    return Rerun(list(phase_ids), reason, copy_state(state))
 
 
 def confirm_new_run(screen: MainScreen, verb: str, start: Callable[[], None]) -> None:
