@@ -81,6 +81,23 @@ async def test_gate_and_calls_tabs_give_one_reason_for_an_onblock_round(h):
         assert f"started because {cause}" in _detail_shown(h, app)
 
 
+# -- item 12: a reworked phase's Info counts the calls its Calls tab lists -----------------
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+@pytest.mark.parametrize("ascii", [False, True])
+async def test_a_reworked_phase_counts_every_call_in_info_as_in_calls(h, size, ascii):
+    app = h.make_app(SAMPLES / "onblock_rework.json", ascii=ascii)  # implement runs again in round 1
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        await _show(pilot, app, "implement", "attempts")
+        listed = re.search(r"Attempts: (\d+)", _detail_shown(h, app))
+        assert listed is not None and listed.group(1) == "2"
+        await _show(pilot, app, "implement", "overview")
+        info = _detail_shown(h, app)
+        assert "Calls: 2 (1 in this round)" in info, info  # the usage beside it sums both calls too
+        assert "Usage: 120 in / 75 out tokens" in info
+
+
 # -- the tree's live sub-line goes when the attempt fails / the phase ends ------------------
 class _StreamThenFail:
     """Streams two pieces of an answer, then fails (no retry): a CLI agent exiting non-zero."""

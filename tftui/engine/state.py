@@ -166,6 +166,7 @@ class PhaseState:
     extra: dict[str, Any] = field(default_factory=dict)
     paused_base: float = 0.0  # the run's paused_s when the phase started (its own pauses come after)
     usage_base: dict[str, Any] | None = None  # its earlier rounds' usage, None in its first round (see _started)
+    calls_before: int = 0  # the model calls of its earlier rounds in the run (attempt_log holds this round's)
     items_total: int | None = None  # map phases: the item count once `over` resolved (ItemsResolved)
     # flow / nested expand phases: the child run's state, folded from SubflowEvents
     # (child phase ids are local: `sub.phases["summarize"]` is `research/summarize`)
@@ -285,13 +286,16 @@ def _started(state: RunState, e: ev.PhaseStarted) -> None:
     p.warnings = []
     p.attempts = 0
     # One rule for tokens and cost (README "Cost and usage"): a phase's usage sums every call it
-    # made in the run, its onBlock rework rounds included, as the header's total does.
+    # made in the run, its onBlock rework rounds included, as the header's total does; so does
+    # its count of calls (calls_before + this round's attempt_log).
     if e.round > 0:
         p.usage_base = dict(p.usage)
         p.usage = dict(p.usage_base)
+        p.calls_before += len(p.attempt_log)
     else:
         p.usage_base = None
         p.usage = empty_usage()
+        p.calls_before = 0
     p.attempt_log = []
     p.timed_out = False
     p.budget_truncated = False
