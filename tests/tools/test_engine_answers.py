@@ -1,5 +1,6 @@
 """The debugger's answers equal what the engine then does, on every flow of sample_flows/
-(with each of its replies files) and of the conformance flows:
+(with each of its replies files), of the conformance flows and of the corpus flows
+(tests/conformance/corpus/, each of their reply scenarios) that have a gate or a `when` guard:
 
 - what-if on a gate with unchanged parameters reproduces each recorded evaluation (verdict,
   combined score, source); with an edited threshold or weight it equals a real run of the
@@ -11,8 +12,12 @@
 from __future__ import annotations
 
 import asyncio
+import atexit
 import copy
+import importlib.util
 import json
+import shutil
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,11 +47,18 @@ from tftui.engine.whatif import (
 from tftui.flow.graph import Dag
 from tftui.flow.load import load_flow_text
 from tftui.flow.model import Flow
+from tftui.present.gates import evaluation_label
 from tftui.run_service import seed
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_flows"
 CONFORMANCE_FLOWS = ROOT / "tests" / "conformance" / "flows.json"
+
+# The corpus runner (its README's replies contract), loaded by path as tests/conformance/test_corpus.py does.
+_spec = importlib.util.spec_from_file_location("corpus_harness", ROOT / "tests" / "conformance" / "corpus_harness.py")
+assert _spec is not None and _spec.loader is not None
+corpus = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(corpus)
 
 
 async def _no_wait(_seconds: float) -> None:
@@ -113,8 +125,43 @@ def _conformance_cases() -> list[FlowCase]:
     return out
 
 
+def _corpus_cases() -> list[FlowCase]:
+    """Every scenario of every corpus flow with a top-level gate or `when` guard, each run from its
+    own `flow.json` in a fresh folder (script phases run there, as the corpus README says)."""
+    work = Path(tempfile.mkdtemp(prefix="tftui-corpus-"))
+    atexit.register(shutil.rmtree, work, ignore_errors=True)
+    out: list[FlowCase] = []
+    for vector in corpus.vectors():
+        flow = vector.get("flow")
+        phases = flow.get("phases") if isinstance(flow, dict) else None
+        if not isinstance(phases, list) or not any(
+            isinstance(p, dict) and (p.get("type") == "gate" or "when" in p) for p in phases
+        ):
+            continue
+        text = corpus.flow_text(vector)
+        for name, scenario in sorted((vector.get("scenarios") or {}).items()):
+            folder = work / f"{vector['id']}-{name}"
+            folder.mkdir()
+            (folder / "flow.json").write_text(text, encoding="utf-8")
+            out.append(
+                FlowCase(
+                    id=f"corpus:{vector['id']}:{name}",
+                    text=text,
+                    make_runner=lambda sc=scenario: corpus.CorpusRunner(
+                        sc.get("replies") or {}, sc.get("default_replies") or []
+                    ),
+                    args=dict(vector.get("args") or {}) or None,
+                    flow_path=str(folder / "flow.json"),
+                )
+            )
+    return out
+
+
 def all_cases() -> list[FlowCase]:
     return _sample_cases() + _conformance_cases()
+
+
+CORPUS_CASES = _corpus_cases()
 
 
 def phases_of(case: FlowCase, kind: Callable[[dict[str, Any]], bool]) -> list[tuple[FlowCase, str]]:
@@ -123,9 +170,28 @@ def phases_of(case: FlowCase, kind: Callable[[dict[str, Any]], bool]) -> list[tu
     return [(case, p["id"]) for p in data.get("phases", []) if isinstance(p, dict) and kind(p)]
 
 
+def _is_gate(p: dict[str, Any]) -> bool:
+    return p.get("type") == "gate"
+
+
+def _is_score_gate(p: dict[str, Any]) -> bool:
+    return p.get("type") == "gate" and "score" in p
+
+
+def _by_flow(kind: Callable[[dict[str, Any]], bool]) -> list[tuple[list[FlowCase], str]]:
+    """(every scenario of one corpus flow, phase id) for each phase `kind` accepts: a scenario in
+    which the phase never ran (every first call fails) is checked with the others."""
+    groups: dict[str, list[FlowCase]] = {}
+    for case in CORPUS_CASES:
+        groups.setdefault(case.id.rsplit(":", 1)[0], []).append(case)
+    return [(cases, pid) for cases in groups.values() for _case, pid in phases_of(cases[0], kind)]
+
+
 CASES = all_cases()
-GATES = [item for case in CASES for item in phases_of(case, lambda p: p.get("type") == "gate")]
-SCORE_GATES = [item for case in CASES for item in phases_of(case, lambda p: p.get("type") == "gate" and "score" in p)]
+GATES = [item for case in CASES for item in phases_of(case, _is_gate)]
+SCORE_GATES = [item for case in CASES for item in phases_of(case, _is_score_gate)]
+CORPUS_GATES = _by_flow(_is_gate)
+CORPUS_SCORE_GATES = _by_flow(_is_score_gate)
 
 
 def _ids(item: tuple[FlowCase, str]) -> str:
@@ -142,26 +208,56 @@ def _evaluations(flow: Flow, result: RunResult, gate: str) -> list[GateRecord]:
     return [r for r in gate_records(result.events, gate, flow) if r.status == "done"]
 
 
+def _corpus_ids(item: tuple[list[FlowCase], str]) -> str:
+    return f"{item[0][0].id.rsplit(':', 1)[0]}/{item[1]}"
+
+
 def test_every_flow_has_gates_to_check():
     assert len(GATES) >= 10 and len(SCORE_GATES) >= 5  # the property below is not vacuous
+    assert len(CORPUS_GATES) >= 10 and len(CORPUS_SCORE_GATES) >= 2
 
 
 @pytest.mark.parametrize("item", GATES, ids=_ids)
 async def test_what_if_unchanged_reproduces_every_evaluation(item):
     case, gate = item
+    assert await _what_if_unchanged(case, gate), f"{gate} was never evaluated"
+
+
+# Corpus gates that no scenario reaches, so there is no evaluation to re-decide (checked: each
+# stays unevaluated in every scenario, or this list is out of date).
+NEVER_EVALUATED = {
+    "corpus:examples-conditional-research/review": "both guarded branches it joins (any) are skipped: triage's replies route to neither",
+    "corpus:examples-guarded-refactor/review": "the approval before it is auto-rejected (no approver), which halts the run",
+}
+
+
+@pytest.mark.parametrize("item", CORPUS_GATES, ids=_corpus_ids)
+async def test_what_if_unchanged_reproduces_every_corpus_evaluation(item):
+    cases, gate = item
+    evaluated = [await _what_if_unchanged(case, gate) for case in cases]
+    if _corpus_ids(item) in NEVER_EVALUATED:
+        assert sum(evaluated) == 0, "it is evaluated now: remove it from NEVER_EVALUATED"
+    else:
+        assert sum(evaluated), f"{gate} was never evaluated in any scenario"
+
+
+async def _what_if_unchanged(case: FlowCase, gate: str) -> int:
+    """Check every evaluation of `gate` in a run of `case`; how many there were."""
     flow, result = await case.run()
     records = _evaluations(flow, result, gate)
-    assert records, f"{gate} was never evaluated"
+    if not records:
+        return 0
     for record in records:
         ctx = _context_at(flow, result.events, record)
         out = what_if_gate(flow.phase(gate), ctx, ScoreOverrides(), previous=record)
         assert out.errors == [] and out.would_call is None
         assert (out.after_verdict, out.after_score, out.after_source) == (
             record.verdict, record.combined, record.source
-        ), record.label
+        ), evaluation_label(record)
         assert out.flips is False
     final = result.phases[gate]
     assert final.gate is not None and final.gate["verdict"] == records[-1].verdict
+    return len(records)
 
 
 @st.composite
@@ -189,8 +285,23 @@ def _score_edits(draw: st.DrawFn, score: dict[str, Any]) -> ScoreOverrides:
 @pytest.mark.parametrize("item", SCORE_GATES, ids=_ids)
 def test_what_if_edit_equals_a_real_run_of_the_edited_file(item):
     case, gate = item
+    assert _what_if_edits(case, gate), f"{gate} was never evaluated"
+
+
+@pytest.mark.parametrize("item", CORPUS_SCORE_GATES, ids=_corpus_ids)
+def test_what_if_edit_equals_a_real_run_of_the_edited_corpus_file(item):
+    cases, gate = item
+    assert sum(_what_if_edits(case, gate) for case in cases), f"{gate} was never evaluated in any scenario"
+
+
+def _what_if_edits(case: FlowCase, gate: str) -> bool:
+    """Edited thresholds and weights of `gate` against real runs of the edited file; False when
+    the gate was never evaluated in a run of `case`."""
     flow, result = asyncio.run(case.run())
-    record = _evaluations(flow, result, gate)[0]  # the first evaluation: a fresh run repeats it
+    evaluations = _evaluations(flow, result, gate)
+    if not evaluations:
+        return False
+    record = evaluations[0]  # the first evaluation: a fresh run repeats it
     ctx = _context_at(flow, result.events, record)
     recorded = RecordedCalls.of(record, gate)
     score = flow.phase(gate).score
@@ -217,13 +328,14 @@ def test_what_if_edit_equals_a_real_run_of_the_edited_file(item):
             )
 
     check()
+    return True
 
 
 # ---- the guard preview ----------------------------------------------------------------------
 
-WHEN_PHASES = [item for case in CASES for item in phases_of(case, lambda p: "when" in p)]
+WHEN_PHASES = [item for case in CASES + CORPUS_CASES for item in phases_of(case, lambda p: "when" in p)]
 # Editing a guard is possible on every phase (adding one where there is none).
-ALL_PHASES = [item for case in CASES for item in phases_of(case, lambda p: True)]
+ALL_PHASES = [item for case in CASES + CORPUS_CASES for item in phases_of(case, lambda p: True)]
 
 
 def _variants(when: str | None) -> list[str | None]:
@@ -253,6 +365,7 @@ def rerun_set(flow: Flow, phase_id: str) -> set[str]:
 
 def test_every_when_case_is_checked():
     assert len(WHEN_PHASES) >= 10 and {_ids(i) for i in WHEN_PHASES} <= {_ids(i) for i in ALL_PHASES}
+    assert sum(1 for case, _pid in WHEN_PHASES if case.id.startswith("corpus:")) >= 10  # the corpus flows too
 
 
 @pytest.mark.parametrize("item", ALL_PHASES, ids=_ids)
