@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from itertools import compress, repeat
+from itertools import chain, compress, repeat
 from operator import and_
 from typing import Final, cast
 
@@ -22,6 +22,9 @@ _NO_METADATA: Final[Metadata] = {}
 # Signature buckets for worst_signature: 0 counts by the hash itself; a power of two folds the hashes
 # into that many buckets (tests force collisions so).
 _BUCKETS: Final = 0
+# Up to this many fullest buckets, their steps are found by scanning the bucket column for each
+# (one C-level pass per bucket) instead of testing every step's bucket against a set.
+_FEW_BUCKETS: Final = 4
 # (name, kind, status, then each key's metadata value or ABSENT): hashable parts of mixed types
 Signature = tuple[object, ...]
 
@@ -73,7 +76,8 @@ class Facts:
         """Sequences ascending in array order (always true for a normalized trace)."""
         if self._sorted is None:
             seqs = self.cols.sequences
-            self._sorted = seqs == sorted(seqs)
+            # strictly ascending (a fact a reader may already know) is sorted, without a sorted copy
+            self._sorted = self.cols.increasing() or seqs == sorted(seqs)
         return self._sorted
 
     def first_index(self, name: str) -> int | None:
@@ -195,8 +199,13 @@ class Facts:
             top_sig: Signature | None = None
             top = 0
             if most >= 2:
-                fullest = {b for b, c in bucket_counts.items() if c == most}
-                top_sig, top = self._top_count(keys, list(map(fullest.__contains__, buckets)))
+                fullest = [b for b, c in bucket_counts.items() if c == most]
+                if len(fullest) <= _FEW_BUCKETS:  # their steps found by C-level scans, not a mask over every step
+                    top_sig, top = self._top_count(keys, at=sorted(chain.from_iterable(
+                        _positions(buckets, b, most) for b in fullest)))
+                else:
+                    wanted = set(fullest)
+                    top_sig, top = self._top_count(keys, list(map(wanted.__contains__, buckets)))
                 if top < most:
                     top_sig, top = self._top_count(keys, None)
             if top_sig is None or top < 2:  # nothing repeats: each signature counts 1, the first step's comes first
@@ -206,13 +215,18 @@ class Facts:
             self._signatures[keys] = (top_sig, top)
         return self._signatures[keys]
 
-    def _top_count(self, keys: tuple[str, ...], mask: list[bool] | None) -> tuple[Signature | None, int]:
-        """The most repeated signature among the steps `mask` selects (None: every step; the first
-        in array order on ties) and its count; (None, 0) when no step is selected."""
+    def _top_count(self, keys: tuple[str, ...], mask: list[bool] | None = None,
+                   at: list[int] | None = None) -> tuple[Signature | None, int]:
+        """The most repeated signature among the steps `mask` marks, or the steps at the ascending
+        indices `at` (neither: every step), the first in array order on ties, and its count; (None, 0)
+        when no step is selected."""
         cols = self.cols
         chosen: list[Sequence[object]] = [cols.names, cols.kinds, cols.statuses]
         metas: Sequence[Metadata | None] = cols.metadata
-        if mask is not None:
+        if at is not None:
+            chosen = [list(map(column.__getitem__, at)) for column in chosen]
+            metas = list(map(metas.__getitem__, at))
+        elif mask is not None:
             chosen = [list(compress(column, mask)) for column in chosen]
             metas = list(compress(metas, mask))
         counts = Counter(zip(*chosen, *_key_values(metas, keys), strict=True))
@@ -220,6 +234,17 @@ class Facts:
             return None, 0
         top = max(counts.values())
         return next(s for s, n in counts.items() if n == top), top  # insertion order = array order
+
+
+def _positions(values: list[int], value: int, count: int) -> list[int]:
+    """The indices of the `count` entries of `values` equal to `value` (C-level `list.index` scans)."""
+    found: list[int] = []
+    at = -1
+    index = values.index
+    for _ in range(count):
+        at = index(value, at + 1)
+        found.append(at)
+    return found
 
 
 def _key_values(metadata: Sequence[Metadata | None], keys: tuple[str, ...]) -> list[list[object]]:

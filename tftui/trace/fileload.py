@@ -30,6 +30,7 @@ import gc
 import json
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import chain, islice
 from operator import lt
 from typing import Annotated, Any, Literal, cast
@@ -104,6 +105,12 @@ _STEPS_CLOSE = b"\n  ]"
 _ENDINGS = (b"\n  ]\n}\n", b"\n  ]\n}")  # and closes it and the file
 
 
+@lru_cache(maxsize=8)
+def _canonical_format(steps: int) -> str:
+    """`s%d` for each of `steps` sequences, one a line (pieces mostly hold the same number of steps)."""
+    return "s%d" + "\ns%d" * (steps - 1)
+
+
 def layout_columns(data: bytes, signature_keys: Collection[tuple[str, ...]] = ()) -> TraceColumns | None:
     """`fast_columns` for a file in the layout tftui writes (see the module docstring), with the
     same columns and their facts (`TraceColumns.record_facts`; the signature buckets of each of
@@ -166,15 +173,16 @@ def layout_columns(data: bytes, signature_keys: Collection[tuple[str, ...]] = ()
             else:
                 parents.update((None, parent) if piece_roots else (parent,))
             present = list(filter(None, piece_metadata))
-            keys.update(chain.from_iterable(present))
+            keys.update(*present)  # dicts given whole: the set reads their stored hashes, no iterator per dict
             values.update(chain.from_iterable(map(dict.values, present)))
             if increasing:
                 increasing = last < piece_sequences[0] and all(
                     map(lt, piece_sequences, islice(piece_sequences, 1, None)))
                 last = piece_sequences[-1]
             # ids `s<sequence>`: compared joined, which is exact (an id holding the separator would
-            # make one joined text longer than the other)
-            canonical = canonical and "\n".join(piece_ids) == "s" + "\ns".join(map(str, piece_sequences))
+            # make one joined text longer than the other); the sequences are written into one text by
+            # `%` (ints, as str() writes them) without a string object per step
+            canonical = canonical and "\n".join(piece_ids) == _canonical_format(len(piece_ids)) % piece_sequences
             for signature, column in buckets.items():
                 column[at:upto] = signature_buckets(piece_names, piece_kinds, piece_statuses, piece_metadata,
                                                     signature)
