@@ -68,9 +68,11 @@ async def test_fast_forward_pressed_before_a_run_skips_that_runs_backoffs(h, siz
 
 
 # -- item 12: the Gate tab and the Calls tab give the same reason for a round ---------------
-async def test_gate_and_calls_tabs_give_one_reason_for_an_onblock_round(h):
-    app = h.make_app(SAMPLES / "onblock_rework.json")
-    async with app.run_test(size=(80, 24)) as pilot:
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+@pytest.mark.parametrize("ascii", [False, True])
+async def test_gate_and_calls_tabs_give_one_reason_for_an_onblock_round(h, size, ascii):
+    app = h.make_app(SAMPLES / "onblock_rework.json", ascii=ascii)
+    async with app.run_test(size=size) as pilot:
         await pilot.press("c")
         await h.run_to_end(pilot, app)
         cause = "evaluation 1 blocked: No tests cover slugify."
@@ -163,11 +165,13 @@ async def test_a_newline_in_an_id_or_name_stays_on_its_row(h, tmp_path, ascii):
 
 
 # -- item 17: `/` takes the kind words a person uses, and lists them -----------------------
-async def test_log_filter_takes_kind_words_and_lists_the_kinds(h):
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+@pytest.mark.parametrize("ascii", [False, True])
+async def test_log_filter_takes_kind_words_and_lists_the_kinds(h, size, ascii):
     from tftui.tui.screens.modals import LineInputScreen
 
-    app = h.make_app(h.FIXTURES / "gate_block.json")
-    async with app.run_test(size=(80, 24)) as pilot:
+    app = h.make_app(h.FIXTURES / "gate_block.json", ascii=ascii)
+    async with app.run_test(size=size) as pilot:
         await pilot.press("c")
         await h.run_to_end(pilot, app)
         await pilot.press("slash")
@@ -187,9 +191,11 @@ async def test_log_filter_takes_kind_words_and_lists_the_kinds(h):
 
 
 # -- item 17: j/k move in the tree -----------------------------------------------------------
-async def test_j_and_k_move_the_tree_selection(h):
-    app = h.make_app(h.FIXTURES / "gate_block.json")
-    async with app.run_test(size=(80, 24)) as pilot:
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+@pytest.mark.parametrize("ascii", [False, True])
+async def test_j_and_k_move_the_tree_selection(h, size, ascii):
+    app = h.make_app(h.FIXTURES / "gate_block.json", ascii=ascii)
+    async with app.run_test(size=size) as pilot:
         dag = app.main.dag
         first = dag.selected_phase()
         await pilot.press("j")
