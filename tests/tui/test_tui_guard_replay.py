@@ -168,7 +168,7 @@ def recorded(h, tmp_path: Path) -> Path:
 
 
 async def test_cassette_tui_makes_no_runner_calls_when_nothing_changed(h, recorded: Path):
-    from tftui.tui.cassette_session import SessionCassette
+    from tftui.run_service import SessionCassette
 
     live = ScriptedRunner.from_file(h.FIXTURES / "guarded.replies.json")
     cassette = SessionCassette(recorded_calls(load_run_dir(recorded).events), live)

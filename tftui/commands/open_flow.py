@@ -5,9 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from tftui.commands.ascii_choice import add_ascii_argument, ascii_wanted
+
+if TYPE_CHECKING:
+    from tftui.agent_types import AgentRunner
+    from tftui.agents.cassette import CassetteRunner
 
 HELP = "open the terminal debugger on a flow (the default: `tftui FLOW`)"
 
@@ -82,8 +86,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def cassette_runner(source: str, live: Any, *, factory: Any = None) -> tuple[Any, str | None]:
-    """`--from`: wrap `live` in a CassetteRunner (or `factory`) over a run directory, run id or bundle."""
+def cassette_runner(
+    source: str, live: AgentRunner | None, *, factory: type[CassetteRunner] | None = None
+) -> tuple[CassetteRunner | None, str | None]:
+    """`--from`: wrap `live` in a CassetteRunner (or `factory`) over a run directory, run id or
+    bundle; (None, the problem) when the source cannot be read."""
     from tftui.agents.cassette import CassetteRunner
     from tftui.bundle import load_recording
     from tftui.commands.replay import resolve_source
@@ -93,12 +100,12 @@ def cassette_runner(source: str, live: Any, *, factory: Any = None) -> tuple[Any
     path, problem = resolve_source(source)
     if path is None:
         if problem and "ambiguous" in problem:  # a run-id prefix matching several runs: list them
-            return live, f"--from {source}: {problem}"
-        return live, f"--from {source}: no such run directory, run id or bundle"
+            return None, f"--from {source}: {problem}"
+        return None, f"--from {source}: no such run directory, run id or bundle"
     try:
         return (factory or CassetteRunner)(recorded_calls(load_recording(path).events), live), None
     except ReplayError as exc:
-        return live, f"--from: {exc}"
+        return None, f"--from: {exc}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -170,12 +177,13 @@ def _open(args: argparse.Namespace) -> int:
 
         runner = HumanRunner(lambda request: app.ask_human(request))
     if args.from_:
-        from tftui.tui.cassette_session import SessionCassette
+        from tftui.run_service import SessionCassette
 
-        runner, problem = cassette_runner(args.from_, runner, factory=SessionCassette)
-        if problem:
+        cassette, problem = cassette_runner(args.from_, runner, factory=SessionCassette)
+        if cassette is None:
             print(f"tftui: {problem}", file=sys.stderr)
             return 2
+        runner = cassette
     ui = cfg.get("ui") or {}
     app = TftuiApp(
         result.flow,

@@ -13,7 +13,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tftui import present, run_service
 from tftui.commands.ascii_choice import output_glyphs
@@ -25,12 +25,19 @@ from tftui.engine import journal as jr
 from tftui.engine.state import RunState, copy_state
 from tftui.present.terminal import write_raw
 
+if TYPE_CHECKING:
+    from tftui.agent_types import AgentRunner
+    from tftui.agents.cassette import CassetteRunner
+    from tftui.engine.clock import Clock
+    from tftui.engine.run import RunResult
+    from tftui.flow.model import Flow
+
 
 @dataclass
 class Plan:
     """Everything decided before the engine starts."""
 
-    flow: Any
+    flow: Flow
     flow_path: Path
     flow_text: str
     args: dict[str, Any]
@@ -62,7 +69,7 @@ def _err(message: str, glyphs: present.Glyphs | None = None) -> None:
     print(glyphs.fold(message) if glyphs is not None else message, file=sys.stderr, flush=True)
 
 
-def _load_checked(flow_path: Path, args: dict[str, Any], cli: argparse.Namespace) -> tuple[Any, str] | None:
+def _load_checked(flow_path: Path, args: dict[str, Any], cli: argparse.Namespace) -> tuple[Flow, str] | None:
     """Load + check the flow (runtime mode: with the run's args); print diagnostics; None on errors.
 
     With --json an invalid flow also gets a JSON object on stdout (`status: "invalid"`), so a CI
@@ -245,12 +252,12 @@ def _report(
 
 async def _drive(
     session: run_service.RunSession,
-    runner: Any,
+    runner: AgentRunner,
     progress: Progress,
-    clock: Any,
+    clock: Clock,
     approve: bool,
     cwd_bridge: bool = False,
-) -> Any:
+) -> RunResult:
     approver = None
     if approve:
         # Headless approval phases auto-reject (docs/language.md §6.6) unless an approver is given.
@@ -280,9 +287,10 @@ async def _drive(
         from tftui.agents.select import close_runner
 
         # Cassette and resume answers wrap the real runner (which may pool connections): close the chain.
-        while runner is not None:
-            await close_runner(runner)
-            runner = None if hasattr(runner, "aclose") else getattr(runner, "live_runner", None)
+        link: object | None = runner
+        while link is not None:
+            await close_runner(link)
+            link = None if hasattr(link, "aclose") else getattr(link, "live_runner", None)
         try:
             loop.remove_signal_handler(signal.SIGTERM)
         except (NotImplementedError, RuntimeError):
@@ -299,28 +307,32 @@ def execute(args: argparse.Namespace) -> int:
     if done is not None:
         return done
     cassette_from = getattr(args, "from_", None)
-    runner: Any
+    live: AgentRunner | None  # who answers what a cassette (--from) does not
     try:
-        runner = select_runner(args, plan.flow_path)
+        live = select_runner(args, plan.flow_path)
     except RunnerSelectionError as exc:
         if cassette_from:
-            runner = None  # cassette only: a call the recording lacks fails, naming its node path
+            live = None  # cassette only: a call the recording lacks fails, naming its node path
         elif not plan.flow.makes_model_calls():
             from tftui.agents.none import NoModelRunner
 
-            runner = NoModelRunner()  # scripts only: nothing to answer (docs/language.md §2)
+            live = NoModelRunner()  # scripts only: nothing to answer (docs/language.md §2)
         else:
             _err(f"tftui run: {exc}")
             return EXIT_USAGE
-    cassette: Any = None
+    runner: AgentRunner
+    cassette: CassetteRunner | None = None
     if cassette_from:
         from tftui.commands.open_flow import cassette_runner
 
-        runner, problem = cassette_runner(cassette_from, runner)
-        if problem:
+        cassette, problem = cassette_runner(cassette_from, live)
+        if cassette is None:
             _err(f"tftui run: {problem}")
             return EXIT_USAGE
-        cassette = runner
+        runner = cassette
+    else:
+        assert live is not None  # set above whenever there is no cassette
+        runner = live
 
     from tftui.agents.scripted import ScriptedRunner
     from tftui.commands import credentials

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -109,7 +110,7 @@ def run_json(
     run_id: str | None,
     run_dir: Path | None,
     phase_order: list[str],
-    phase_types: dict[str, str],
+    phase_types: Mapping[str, str],
     calls: int | None = None,
     duration_ms: float | None = None,
     notes: list[str] | None = None,

@@ -18,11 +18,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from tftui.flow.closed import cwd_arg_name, cwd_bridge_off, relative_path_error
-from tftui.flow.cwd_opt_in import CWD_BRIDGE_FLAG
 from tftui.flow.jsonpos import Locator, strip_jsonc
 from tftui.lang.values import JSONValue
-
-OPT_IN_FLAG = CWD_BRIDGE_FLAG  # kept for importers; the opt-in's names live in tftui.flow.cwd_opt_in
 
 
 def where(flow_path: str | None, index: int) -> str:

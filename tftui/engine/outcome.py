@@ -14,8 +14,9 @@ from tftui.lang.values import MISSING, js_number_str
 BUDGET_TRUNCATED = "fan-out budget-truncated"
 
 if TYPE_CHECKING:
+    from tftui.agent_types import AgentRunner
     from tftui.engine.run import Run
-    from tftui.flow.model import Budget, PhaseBase
+    from tftui.flow.model import Budget, Flow, PhaseBase
 
 
 def over_budget(budget: Budget | None, usage: dict[str, Any]) -> str | None:
@@ -30,7 +31,7 @@ def over_budget(budget: Budget | None, usage: dict[str, Any]) -> str | None:
     return None
 
 
-def refusal(flow: Any, runner: Any) -> str | None:
+def refusal(flow: Flow, runner: AgentRunner) -> str | None:
     """docs/scheduling.md §6: a budget needs usage accounting from the runner (`reports_usage` / `reports_cost`)."""
     if flow.budget is None:
         return None
