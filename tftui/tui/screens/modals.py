@@ -230,6 +230,7 @@ class ApprovalScreen(ModalScreen[tuple[str, str | None] | None]):
         area = self.query_one(TextArea)
         self._note = area.text
         area.text = self.previous_output or area.text or ""
+        area.move_cursor(area.document.end)  # what is typed goes on the text, not before it
         self._set_editing(True)
         area.focus()
 
