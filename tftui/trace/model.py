@@ -14,6 +14,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from json.encoder import encode_basestring
+from math import isfinite
 from typing import Literal, NotRequired
 
 from pydantic import (
@@ -146,12 +147,40 @@ _encode_step = _step_encoder()
 
 def dump_columns(cols: TraceColumns) -> str:
     """`dump_trace` straight from columns (no model objects): what a run writes as trace.json."""
-    encode = _encode_step
+    encode, text = _encode_step, encode_basestring
+    known: dict[int, str] = {}  # id of a metadata dict (alive in `cols` meanwhile) -> its JSON
     lines: list[str] = []
+    append = lines.append
     for i, p, q, n, k, st, a, it, ot, d, m in zip(
         cols.ids, cols.parent_ids, cols.sequences, cols.names, cols.kinds, cols.statuses, cols.attempts,
         cols.input_tokens, cols.output_tokens, cols.durations, cols.metadata, strict=True,
     ):
+        # The common step (str ids, names, kind and status; int sequence, attempt and tokens, a
+        # finite float or int duration) formatted by hand: what `encode` writes for it, keys
+        # and all, without building a dict and encoding every key of it again (most of
+        # writing a trace.json). Anything else takes `encode`.
+        if (type(i) is str and type(n) is str and type(k) is str and type(st) is str and type(q) is int
+                and (p is None or type(p) is str) and (a is None or type(a) is int)
+                and (it is None or type(it) is int) and (ot is None or type(ot) is int)
+                and (d is None or type(d) is int or (type(d) is float and isfinite(d)))):
+            start = (f'    {{"id": {text(i)}, "parentId": {"null" if p is None else text(p)}, "sequence": {q}, '
+                    f'"name": {text(n)}, "kind": {text(k)}, "status": {text(st)}')
+            if a is not None:
+                start += f', "attempt": {a}'
+            if it is not None:
+                start += f', "inputTokens": {it}'
+            if ot is not None:
+                start += f', "outputTokens": {ot}'
+            if d is not None:
+                start += f', "durationMs": {d!r}'
+            if m is None:
+                append(start + "}")
+                continue
+            meta = known.get(id(m))  # steps often share one metadata dict (the recorder's calls of a phase)
+            if meta is None:
+                meta = known[id(m)] = encode(m)
+            append(f'{start}, "metadata": {meta}}}')
+            continue
         out: StepJSON = {"id": i, "parentId": p, "sequence": q, "name": n, "kind": k, "status": st}
         if a is not None:
             out["attempt"] = a
@@ -163,7 +192,7 @@ def dump_columns(cols: TraceColumns) -> str:
             out["durationMs"] = d
         if m is not None:
             out["metadata"] = m
-        lines.append("    " + encode(out))
+        append("    " + encode(out))
     head = {"schemaVersion": SCHEMA_VERSION, "fixture": cols.fixture, "status": cols.status}
     head_text = ",\n".join(f"  {json.dumps(k)}: {encode(v)}" for k, v in head.items())
     body = '  "steps": [\n' + ",\n".join(lines) + "\n  ]" if lines else '  "steps": []'

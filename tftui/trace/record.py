@@ -74,6 +74,12 @@ class _Step:
         return None if self.parent is None else f"s{self.parent}"
 
 
+def _meta_update(step: _Step, changes: Metadata) -> None:
+    """Set metadata entries of a model step, in a copy: its dict may be shared (`model_meta`).
+    Keys keep their place; new ones go last, in the order given."""
+    step.metadata = {**step.metadata, **changes}
+
+
 def _num(value: object) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -94,6 +100,8 @@ class _Recorder:
         self.phase_outcome: dict[str, str] = {}  # phase id -> "skipped" | "ran"
         self.run_status: str | None = None
         self.in_flight: set[str] = set()  # phases started and not yet finished
+        # (phase id, phase type) -> the metadata its model steps share until one changes (never mutated)
+        self.model_meta: dict[tuple[str, str], Metadata] = {}
 
     def new(
         self,
@@ -180,12 +188,21 @@ class _Recorder:
         if self.root is None:
             self.ensure_root()
         node = e.node_path or e.phase_id
-        phase_type = self.phase_types.get(e.phase_id, "")
-        meta: Metadata = {"phase": e.phase_id, "phaseType": phase_type, "transient": False}
-        if phase_type == "loop" and node == e.phase_id:
+        phase_id = e.phase_id
+        phase_type = self.phase_types.get(phase_id, "")
+        if phase_type == "loop" and node == phase_id:
             if e.attempt == 0:
-                self.iterations[e.phase_id] = self.iterations.get(e.phase_id, 0) + 1
-            meta["iteration"] = max(1, self.iterations.get(e.phase_id, 1))
+                self.iterations[phase_id] = self.iterations.get(phase_id, 0) + 1
+            meta: Metadata = {"phase": phase_id, "phaseType": phase_type, "transient": False,
+                              "iteration": max(1, self.iterations.get(phase_id, 1))}
+        else:
+            # One dict for the calls of a phase until one of them changes (`_meta_update` copies
+            # it first): a 1,000-item map's steps share it, and trace.json encodes it once.
+            shared = self.model_meta.get((phase_id, phase_type))
+            if shared is None:
+                shared = self.model_meta[(phase_id, phase_type)] = {
+                    "phase": phase_id, "phaseType": phase_type, "transient": False}
+            meta = shared
         parent = self.parent_for(node) if "/" in node else 0  # first: it may add the sub-flow's step
         steps = self.steps  # (`new`, inlined: two of these per model call)
         # (positional: a keyword call of a class costs ~2x in CPython 3.11, once per model call)
@@ -200,8 +217,9 @@ class _Recorder:
         step.status = "error" if e.error is not None or e.exit_code != 0 or e.timed_out else "ok"
         duration = e.duration_ms
         step.duration_ms = duration if type(duration) is float or _num(duration) else None
+        changes: Metadata = {}
         if e.timed_out:
-            step.metadata["timedOut"] = True
+            changes["timedOut"] = True
         usage = e.usage
         if isinstance(usage, dict) and _num(usage.get("input")) and _num(usage.get("output")):
             step.input_tokens = usage["input"]
@@ -209,18 +227,21 @@ class _Recorder:
             for key, meta_key in (("cacheRead", "cacheReadTokens"), ("cacheWrite", "cacheWriteTokens"),
                                   ("costUSD", "costUSD")):
                 if _num(usage.get(key)):
-                    step.metadata[meta_key] = usage[key]
+                    changes[meta_key] = usage[key]
+        if changes:
+            _meta_update(step, changes)
 
     def on_attempt_failed(self, e: ev.AttemptFailed) -> None:
         step = self.open_calls.get((e.node_path or e.phase_id, e.attempt))
         if step is None:
             return
         step.status = "cancelled" if e.why == "aborted" else "error"
-        step.metadata["transient"] = bool(e.transient)
+        changes: Metadata = {"transient": bool(e.transient)}
         if e.why == "timeout":
-            step.metadata["timedOut"] = True
+            changes["timedOut"] = True
         if e.why in ("contract", "budget"):
-            step.metadata["failure"] = e.why
+            changes["failure"] = e.why
+        _meta_update(step, changes)
 
     def on_gate_verdict(self, e: ev.GateVerdict) -> None:
         self.ensure_root()
@@ -277,7 +298,22 @@ class _Recorder:
             renumber = {step.sequence: index for index, step in enumerate(kept)}
             steps = [replace(step, sequence=renumber[step.sequence],
                              parent=None if step.parent is None else renumber.get(step.parent, 0)) for step in kept]
-        raw = TraceColumns.from_steps(steps, fixture=self.fixture, status=root.status)
+        # TraceColumns.from_steps, without its two property calls per step
+        raw = TraceColumns(
+            fixture=self.fixture,
+            status=root.status,
+            ids=[f"s{s.sequence}" for s in steps],
+            parent_ids=[None if s.parent is None else f"s{s.parent}" for s in steps],
+            sequences=[s.sequence for s in steps],
+            names=[s.name for s in steps],
+            kinds=[s.kind for s in steps],
+            statuses=[s.status for s in steps],
+            attempts=[s.attempt for s in steps],
+            input_tokens=[s.input_tokens for s in steps],
+            output_tokens=[s.output_tokens for s in steps],
+            durations=[s.duration_ms for s in steps],
+            metadata=[s.metadata for s in steps],
+        )
         return normalize_columns(raw, fake_clock=self.fake_clock)
 
 
