@@ -5,7 +5,7 @@ Why this shape:
   (docs/scheduling.md §4.4): before the event loop can next wait (the flush is queued on the
   loop with the batch's first line, so it runs before anything scheduled after that event),
   before an agent call that leaves the process (`flush`, called by the run), at every `sync`
-  and `close`, and once `MAX_BUFFERED` bytes are held. So a killed process loses nothing
+  and `close`, and once `MAX_BUFFERED` characters are held. So a killed process loses nothing
   whose effect anything outside could have seen (the kernel has the bytes), and a journal
   of a run of instant calls costs one write per loop turn instead of one per event.
 - fsync is a group commit (docs/scheduling.md §4.4): a background timer makes everything
@@ -32,7 +32,6 @@ back into events (`decode_events`).
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import re
@@ -40,6 +39,7 @@ import secrets
 import socket
 import threading
 import time
+from asyncio import AbstractEventLoop, _get_running_loop
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -214,9 +214,10 @@ class Journal:
         self.appended = 0  # lines appended (queued or written)
         self.syncs = 0
         self.writes = 0
-        self._queue: list[bytes] = []  # lines not yet handed to the OS
-        self._queued = 0  # their bytes
-        self._flush_on: asyncio.AbstractEventLoop | None = None  # the loop a `_flush_soon` waits on
+        self._queue: list[str] = []  # lines not yet handed to the OS
+        self._queued = 0  # their characters
+        self._unwritten = b""  # bytes a failed write did not hand to the OS (written first by the next flush)
+        self._flush_on: AbstractEventLoop | None = None  # the loop a `_flush_soon` waits on
         self._write_error: OSError | None = None  # a queued flush that failed: raised by the next call
         # Called after each append with (event, the redacted JSON object or None): what a reader
         # of events.jsonl would see, without reading it (the live trace, tftui.run_service).
@@ -315,26 +316,25 @@ class Journal:
         """Serialize one event (an engine Event or a plain dict) and queue its line for the OS
         (`queue_line`), then hand it to `tap` (if set) as the journal holds it."""
         line, redacted = encode_event(event)
-        # backslashreplace: a lone surrogate in model output becomes a valid JSON escape, not a crash.
-        self.queue_line(line.encode("utf-8", "backslashreplace"))
+        self.queue_line(line)
         if self.tap is not None:
             self.tap(event, redacted)
 
-    def queue_line(self, data: bytes) -> None:
-        """Queue one already encoded journal line (`encode_line`, UTF-8) for the OS. The first
-        line of a batch queues a `flush` on the running event loop, so the batch is written
-        before the loop can next wait (docs/scheduling.md §4.4); with no loop running, or
-        `MAX_BUFFERED` bytes held, it is written at once."""
+    def queue_line(self, line: str) -> None:
+        """Queue one journal line (`encode_line`: JSON text and its newline) for the OS; a batch
+        is encoded to UTF-8 once, when it is written. The first line of a batch queues a
+        `flush` on the running event loop, so the batch is written before the loop can next
+        wait (docs/scheduling.md §4.4); with no loop running, or `MAX_BUFFERED` characters
+        held, it is written at once."""
         if self._write_error is not None:
             self._raise_write_error()
         if self._fh.closed:
             raise ValueError(f"{self.events_path}: the journal is closed")
-        self._queue.append(data)
+        self._queue.append(line)
         self.appended += 1
-        self._queued += len(data)
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # not in a run (a tool, a test): nothing to batch with
+        self._queued += len(line)
+        loop = _get_running_loop()
+        if loop is None:  # not in a run (a tool, a test): nothing to batch with
             self.flush()
             return
         # One flush waits on this loop at a time. Asked for by the loop, not by "the queue was
@@ -361,19 +361,23 @@ class Journal:
 
     def flush(self) -> None:
         """Hand every queued line to the OS (one write; none if nothing is queued)."""
-        queue = self._queue
-        if not queue:
+        queue, unwritten = self._queue, self._unwritten
+        if not queue and not unwritten:
             return
-        data = queue[0] if len(queue) == 1 else b"".join(queue)
+        # backslashreplace: a lone surrogate in model output becomes a valid JSON escape, not a crash.
+        data = "".join(queue).encode("utf-8", "backslashreplace")
         queue.clear()
         self._queued = 0
+        if unwritten:
+            self._unwritten = b""
+            data = unwritten + data
         self.write_line(data)
 
     def write_line(self, data: bytes) -> None:
         """Write encoded journal lines (whole lines, UTF-8) to the OS, in one write call: a kill
         can tear only the last line of what is being written. When a write fails (a full disk,
-        an interrupt), only the bytes the OS did not take are queued again, in front, for the
-        next try (`close`): what reached the file is never written twice."""
+        an interrupt), only the bytes the OS did not take are kept, in front of the queue, for
+        the next try (`close`): what reached the file is never written twice."""
         done = 0
         try:
             while done < len(data):  # more than one call only after a short write (rare)
@@ -382,8 +386,7 @@ class Journal:
         except BaseException:
             rest = data[done:]
             if rest:
-                self._queue.insert(0, rest)
-                self._queued += len(rest)
+                self._unwritten = rest + self._unwritten
             raise
         finally:
             self._written += done
