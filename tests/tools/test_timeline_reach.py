@@ -160,3 +160,18 @@ async def test_calls_tab_of_a_big_map_shows_the_latest_attempts_and_says_so(tool
     assert f"25 earlier attempts not shown (the latest {MAX_ATTEMPTS_SHOWN} are" in text
     assert "review of m24\n" not in text and f"review of m{len(items) - 1}" in text  # the latest, not the first
     assert text.count("attempt 1") == MAX_ATTEMPTS_SHOWN
+
+
+def test_the_guard_editor_and_the_engine_agree_on_blank_guards_and_skip_reasons():
+    """One rule for a blank guard (JS whitespace, as conditions trim) and one skip reason: the
+    editor says "no condition" exactly when the engine has nothing to evaluate, and a false
+    guard's text carries the reason the engine records for the skip."""
+    from tftui.engine.admission import Admission, has_guard
+    from tftui.lang.interpolate import Context
+
+    ctx = Context({}, {})
+    for expr in ["", "  \t", "\u00a0", "\u2028", "\ufeff", "\x85", "\x1c", "true", " false "]:
+        fb = guard_feedback(expr, ctx)
+        assert (fb.result_text == "no condition — the phase runs") == (not has_guard(expr)), repr(expr)
+    fb = guard_feedback(" false ", ctx)
+    assert fb.result is False and f"({Admission('guard', expr=' false ').reason})" in fb.result_text

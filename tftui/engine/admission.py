@@ -37,7 +37,7 @@ from tftui.engine.state import PhaseState, PhaseStatus, RunState
 from tftui.engine.statectx import views_from_state
 from tftui.flow.graph import Dag
 from tftui.flow.model import Flow, PhaseBase
-from tftui.lang.condition import condition_refs, evaluate
+from tftui.lang.condition import condition_refs, evaluate, is_blank, unmet_reason
 from tftui.lang.interpolate import Context, StepView
 
 SkipCheck = Literal["blocked", "budget", "deps", "join-any", "guard"]
@@ -76,7 +76,7 @@ class Admission:
         if self.check == "join-any":
             return "All dependencies failed or were skipped"
         if self.check == "guard":
-            return f"Condition not met: {self.expr}"
+            return unmet_reason(self.expr)
         return None
 
 
@@ -132,7 +132,7 @@ def _guard(expr: str, runs: bool, value: bool, error: str | None) -> Guard:
 
 def has_guard(expr: str | None) -> bool:
     """False for no guard or an empty one: nothing to evaluate, the phase runs."""
-    return expr is not None and bool(expr.strip())
+    return not is_blank(expr)
 
 
 def check_guard(expr: str | None, context: Callable[[], Context]) -> Guard:

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tftui.flow.lint import Finding, Shape, lint_expression
-from tftui.lang.condition import condition_refs, evaluate, syntax_error
+from tftui.lang.condition import condition_refs, evaluate, is_blank, syntax_error, unmet_reason
 from tftui.lang.interpolate import Context, resolve
-from tftui.lang.values import MISSING, js_json_stringify, js_trim
+from tftui.lang.values import MISSING, js_json_stringify
 
 
 @dataclass(frozen=True)
@@ -66,12 +66,12 @@ def guard_feedback(expr: str, ctx: Context, scope: Shape | None = None) -> Guard
         caret = line + "\n" + " " * (pos - start) + "^"
         return GuardFeedback(problem.message, pos - start, line_no, caret, refs, None,
                              f"syntax error: {problem.message} — the phase would run (fail-open)", lint=lint)
-    if not js_trim(expr):
+    if is_blank(expr):
         return GuardFeedback(None, None, placeholders=refs, result=True, result_text="no condition — the phase runs")
     result = evaluate(expr, ctx)
     if result.error is not None:
         return GuardFeedback(None, None, placeholders=refs, result=True, eval_error=result.error,
                              result_text=f"could not be evaluated ({result.error}) — the phase runs (fail-open)",
                              lint=lint)
-    text = "true — the phase runs" if result.value else f"false — skipped (Condition not met: {expr})"
+    text = "true — the phase runs" if result.value else f"false — skipped ({unmet_reason(expr)})"
     return GuardFeedback(None, None, placeholders=refs, result=result.value, result_text=text, lint=lint)

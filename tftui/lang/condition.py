@@ -347,6 +347,21 @@ def evaluate(expr: str, ctx: Context) -> CondResult:
 _CONTAINS = " contains "
 
 
+# A `when` guard (docs/scheduling.md §2.1 check 4, §2.3): the engine's admission, the guard
+# editor and the skip explanations read these, so blank and the skip reason are written once.
+UNMET = "Condition not met"
+
+
+def is_blank(expr: str | None) -> bool:
+    """No guard, or one that is only whitespace (JS trim): nothing to evaluate, the phase runs."""
+    return expr is None or not js_trim(expr)
+
+
+def unmet_reason(expr: str | None) -> str:
+    """The skip reason the engine records for a phase whose guard is false."""
+    return f"{UNMET}: {expr}"
+
+
 def _clip(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -420,7 +435,7 @@ def _show(value: JSONValue) -> str:
 
 def describe_skip(expr: str, ctx: Context) -> str:
     """One line for the TUI, e.g. `skipped because {x.y} == high was false: y = "low"`."""
-    if not isinstance(expr, str) or not js_trim(expr):
+    if not isinstance(expr, str) or is_blank(expr):
         return "not skipped: no condition"
     info = explain(expr, ctx)
     shown = _clip(" ".join(js_trim(expr).split()), 120)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tftui.engine.state import Attempt, PhaseState, RunState
+from tftui.lang.condition import UNMET
 from tftui.present.gates import block_reason
 from tftui.present.status import display_status
 
@@ -209,7 +210,7 @@ def plain_reason(phase: PhaseState | None) -> str:
         return f"{what}: {reason}" if reason else f"{what}."
     if status == "skipped":
         reason = phase.error or ""
-        if reason.startswith("Condition not met"):
+        if reason.startswith(UNMET):
             return f"Skipped because its `when` guard was false ({reason})."
         if reason.startswith("Gate blocked"):
             return f"Skipped because an earlier gate or approval blocked the run ({reason})."

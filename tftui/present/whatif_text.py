@@ -14,7 +14,7 @@ from tftui.engine.state import PhaseStatus, RunState
 from tftui.engine.statectx import context_from_state
 from tftui.engine.whatif import Decision, WhatIfResult
 from tftui.flow.model import Flow
-from tftui.lang.condition import describe_skip
+from tftui.lang.condition import UNMET, describe_skip, unmet_reason
 from tftui.present.gates import arithmetic_line
 from tftui.scoring.combine import explain, js_to_fixed
 
@@ -118,7 +118,7 @@ def reach_why(row: Reach, *, with_expr: bool = True) -> str:
     guard = row.guard
     if adm.check == "guard" and guard is not None and row.context is not None:
         detail = describe_skip(guard.expr or "", row.context).removeprefix("skipped because ")
-        return f"Condition not met: {guard.expr} — {detail}" if with_expr else detail
+        return f"{unmet_reason(guard.expr)} — {detail}" if with_expr else detail
     if adm.check is not None:
         return adm.reason or ""
     if guard is None or guard.value is None and guard.error is None:
@@ -141,6 +141,6 @@ def explain_skip(flow: Flow | None, state: RunState, phase_id: str) -> str:
     if st.status != PhaseStatus.SKIPPED:
         return describe_skip(expr, ctx) if isinstance(expr, str) and expr else f"not skipped ({st.status})"
     reason = st.error or "skipped"
-    if reason.startswith("Condition not met") and isinstance(expr, str):
+    if reason.startswith(UNMET) and isinstance(expr, str):
         return describe_skip(expr, ctx) + (" (override)" if guard.get("overridden") else "")
     return f"skipped before its guard was checked: {reason}"
