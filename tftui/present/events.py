@@ -15,7 +15,6 @@ from tftui.engine.state import RunState
 from tftui.present.gates import verdict_reason
 from tftui.present.numbers import elapsed_text, spend_tokens_text, untracked_calls, usage_tokens
 from tftui.present.status import DISPLAY_STATUSES, display_status, look, shown_status
-from tftui.scoring.combine import js_to_fixed
 
 
 @dataclass(frozen=True)
@@ -79,6 +78,8 @@ def describe(event: ev.Event) -> EventLine:
             else:
                 text = f"{event.node_path}: waited {elapsed_text(event.waited_ms)}, retrying"
         case ev.ScorersEvaluated():
+            from tftui.scoring.combine import js_to_fixed  # (the scoring layer loads after first paint)
+
             text = f"{pid}: scorers combined {js_to_fixed(event.combined, 2)} ({event.stage})"  # as the Gate tab
         case ev.JudgeCalled():
             text = f"{pid}: judge called"

@@ -5,8 +5,10 @@
 
 from __future__ import annotations
 
-from tftui.engine.gate_history import GateRecord
-from tftui.scoring.combine import explain, js_to_fixed
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the tree's labels use this module at first paint; gate records load after it
+    from tftui.engine.gate_history import GateRecord
 
 REASON_CHARS = 120  # of a blocking reply's first line, when the verdict gave no reason
 
@@ -61,6 +63,8 @@ def arithmetic_line(rec: GateRecord) -> str:
     The scoring layer's own `explain` of the recomputed combine when the flow reproduces the
     recorded score; otherwise a line from the recorded figures only (no flow, or the file changed).
     """
+    from tftui.scoring.combine import explain, js_to_fixed
+
     if rec.recomputed is not None:
         line = explain(rec.recomputed)
         return line + f"; gate task (fallback) decided → {rec.verdict}" if rec.source == "task" else line

@@ -167,6 +167,7 @@ class MainScreen(Screen[None]):
         first paint does not wait for them and the first `c` or save does not either."""
         import tftui.engine.gate_history  # noqa: F401
         import tftui.run_service  # noqa: F401
+        import tftui.trace.record  # noqa: F401
         import tftui.tui.gate_text  # noqa: F401
         import tftui.tui.timeline_text  # noqa: F401
         import tftui.tui.trace_text  # noqa: F401

@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from tftui.engine import events as ev
-from tftui.trace.record import LiveTrace
 
-if TYPE_CHECKING:  # the rule engine loads when the tab is first shown, not at start-up
+if TYPE_CHECKING:  # the trace and the rule engine load after first paint (main_screen warms them up)
     from tftui.trace.columns import TraceColumns
+    from tftui.trace.record import LiveTrace
     from tftui.trace.report import GateReport
     from tftui.tui import trace_text
 
@@ -59,7 +59,7 @@ class TraceTab:
         self.flow_name = flow_name
         self.runs_root = runs_root  # where this flow's runs are journaled: the sparklines read them
         self.events: list[ev.Event] = []
-        self._live = LiveTrace()  # the trace of `events`, folded as they come
+        self._live: LiveTrace | None = None  # the trace of `events`, folded as they come (_new_live)
         self._built: _Built | None = None
         self._built_at = 0.0
         self._build_s = 0.0  # how long the last rebuild took (see refresh_interval)
@@ -116,14 +116,20 @@ class TraceTab:
         for event in events:
             if isinstance(event, ev.RunStarted) and not event.resumed:
                 self.events = []  # a fresh run (a sub-flow's RunStarted arrives wrapped)
-                self._live = LiveTrace()
+                self._live = None
             self.events.append(event)
-            self._live.feed(event)
+            (self._live or self._new_live()).feed(event)
+
+    def _new_live(self) -> LiveTrace:
+        from tftui.trace.record import LiveTrace
+
+        live = self._live = LiveTrace()
+        return live
 
     def restart(self, events: Iterable[ev.Event]) -> None:
         """Start over from these events (time travel back in a replay)."""
         self.events = []
-        self._live = LiveTrace()
+        self._live = None
         self.feed(events)
 
     def refresh_interval(self) -> float:
@@ -168,7 +174,7 @@ class TraceTab:
         if built is None or (built.key != key and not fresh_enough):
             self._built_at = now
             fixture = trace_text.fixture_name(self.flow_path, self.flow_name)
-            trace = self._live.columns({}, fixture=fixture)
+            trace = (self._live or self._new_live()).columns({}, fixture=fixture)
             built = self._built = _Built(key, trace, trace_text.evaluate(trace, rules), {})
             self._build_s = time.monotonic() - now
         history = self._current_history(running)
