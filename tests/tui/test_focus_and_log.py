@@ -120,3 +120,20 @@ async def test_toasts_leave_the_log_visible(h, size):
         assert any("Breakpoint set on draft" in row for row in screen)
         assert h.pane_lines(app, log) == before
         assert "BLOCKED" in screen[0]  # and the header
+
+
+async def test_the_log_still_shows_its_last_line_after_the_terminal_gets_shorter(h):
+    """A log following the run (showing its newest line) goes on showing it when the terminal
+    gets shorter and the log loses rows: a resize that leaves its width alone re-wraps nothing,
+    and the log stayed where it was, its newest lines out of sight."""
+    app = h.make_app(h.FIXTURES / "gate_block.json")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        await pilot.pause()
+        log = app.query_one(EventLog)
+        assert h.pane_lines(app, log)[-1].strip() == log.lines[-1]
+        await pilot.resize_terminal(120, 24)  # the log is shorter at this height (-short)
+        await pilot.pause()
+        await pilot.pause()
+        assert h.pane_lines(app, log)[-1].strip() == log.lines[-1] == "run finished: blocked"

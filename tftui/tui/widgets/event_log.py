@@ -100,6 +100,7 @@ class EventLog(Log):
         self.focus_pane: str | None = None  # tree, detail or log (show_focus)
         self._wrapped_at = 0  # the width the lines on screen were wrapped to
         self._shown: list[str] = []  # the entries on screen as shown, one string each (before wrapping)
+        self._height_seen = 0  # the rows the log had at its last resize
 
     @property
     def lines(self) -> Sequence[str]:
@@ -146,8 +147,12 @@ class EventLog(Log):
         self._write(e.text for e in self.entries if matches(e, self.query_text))
 
     def on_resize(self) -> None:
+        following = self.auto_scroll and self.scroll_y >= self.virtual_size.height - self._height_seen
+        self._height_seen = self.scrollable_content_region.height
         if self._wrap_width() != self._wrapped_at and self.entries:
             self._rewrite()
+        elif following:  # fewer or more rows, the same width: the newest line stays in sight
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
 
     def set_filter(self, query: str) -> None:
         self.query_text = query.strip()
