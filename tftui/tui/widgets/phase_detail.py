@@ -17,13 +17,14 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widget import Widget
-from textual.widgets import Static, Tab, Tabs
+from textual.widgets import Static
 
 from tftui import present
 from tftui.engine.state import PhaseState
 from tftui.flow.model import PhaseBase
 from tftui.tui import detail_text
 from tftui.tui.widgets import live_panel
+from tftui.tui.widgets.tab_strip import TabStrip
 from tftui.tui.widgets.text_lines import TextLines
 
 TABS = ("overview", "prompt", "output", "gate", "attempts", "raw", "trace")
@@ -114,7 +115,6 @@ class DetailSources(Protocol):
 class PhaseDetail(Vertical):
     DEFAULT_CSS = """
     PhaseDetail { height: 1fr; }
-    PhaseDetail Tabs { height: 2; }
     PhaseDetail #detail-scroll { height: 1fr; }
     PhaseDetail #gate-scroll { height: 1fr; display: none; }
     PhaseDetail #gate-row { height: auto; display: none; }
@@ -135,7 +135,7 @@ class PhaseDetail(Vertical):
         self._pane_shown: dict[str, tuple[Text, int | None]] = {}
 
     def compose(self) -> ComposeResult:
-        yield Tabs(*(Tab(LABELS[t], id=t) for t in TABS), active="overview", id="detail-tabs")
+        yield TabStrip([(t, LABELS[t]) for t in TABS], active="overview", id="detail-tabs")
         yield TextLines(id="detail-scroll")  # every tab but the gate's
         with VerticalScroll(id="gate-scroll"):
             with Horizontal(id="gate-row"):
@@ -159,19 +159,19 @@ class PhaseDetail(Vertical):
 
     @property
     def active(self) -> str:
-        return self.query_one(Tabs).active or "overview"
+        return self.query_one(TabStrip).active
 
     @active.setter
     def active(self, tab: str) -> None:
-        self.query_one(Tabs).active = tab
+        self.query_one(TabStrip).active = tab
 
     def cycle(self, step: int) -> None:
         current = self.active
         index = TABS.index(current) if current in TABS else 0
         self.active = TABS[(index + step) % len(TABS)]
 
-    @on(Tabs.TabActivated)
-    def _tab_changed(self, _event: Tabs.TabActivated) -> None:
+    @on(TabStrip.TabActivated)
+    def _tab_changed(self, _event: TabStrip.TabActivated) -> None:
         self._render_active()
 
     def show(
