@@ -332,6 +332,40 @@ async def test_nested_expand_inside_a_flow_phase(h, tmp_path):
         assert labels["outer/inner/b"].startswith("⤷ ✓ outer/inner/b agent")
 
 
+async def test_a_graft_inside_a_flow_phase_hangs_under_its_expand_phase(h, tmp_path):
+    """A graft-mode expand inside a sub-flow: its children (`outer/ex-a`) hang under the expand
+    phase (`outer/ex`) that the engine records as their parent, as a top-level graft's do, not
+    under the sub-flow phase their id starts with."""
+    flow = {
+        "name": "nested-graft",
+        "phases": [
+            {"id": "outer", "type": "flow", "def": {"name": "mid", "phases": [
+                {"id": "ex", "type": "expand", "expandMode": "graft", "def": {"name": "frag", "phases": [
+                    {"id": "a", "task": "A"},
+                    {"id": "b", "dependsOn": ["a"], "task": "B {steps.a.output}"},
+                ]}},
+                {"id": "after", "dependsOn": ["ex"], "task": "after {steps.ex-b.output}", "final": True},
+            ]}},
+        ],
+    }
+    path = tmp_path / "nested-graft.json"
+    path.write_text(json.dumps(flow))
+    (tmp_path / "nested-graft.replies.json").write_text(
+        json.dumps({"outer/ex-a": ["alpha"], "outer/ex-b": ["beta"], "outer/after": ["ok"]})
+    )
+    from tftui.tui.widgets.dag_tree import DagTree
+
+    app = h.make_app(path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        assert app.state.status == "completed", app.state.error
+        assert app.state.phases["outer"].sub.graft_parent == {"ex-a": "ex", "ex-b": "ex"}  # the engine's record
+        tree = app.query_one(DagTree)
+        assert _children(tree, "outer/ex") == ["outer/ex-a", "outer/ex-b"]
+        assert _children(tree, "outer") == ["outer/ex", "outer/after"]
+
+
 async def test_trace_steps_are_capped_to_the_selected_phase(h):
     from tftui.agents.scripted import ScriptedRunner
     from tftui.engine import run_flow

@@ -41,12 +41,15 @@ def nested_children(state: RunState | None, phase_id: str) -> list[str]:
 
 
 def parent_of(phase_id: str, state: RunState | None) -> str | None:
-    """Where a phase that is not in the flow's tree hangs: its sub-flow parent (`a/b` -> `a`),
-    or the graft-mode expand phase that added it (the engine records it: `RunState.graft_parent`);
-    None: a top-level node."""
-    if "/" in phase_id:
-        return phase_id.rsplit("/", 1)[0]
-    return state.graft_parent.get(phase_id) if state is not None else None
+    """Where a phase that is not in the flow's tree hangs: the graft-mode expand phase that added
+    it (the engine records it: `RunState.graft_parent`, in the sub-run's state for a graft inside
+    a sub-flow: `a/x-b` -> `a/x`), else its sub-flow parent (`a/b` -> `a`); None: a top-level node."""
+    if "/" not in phase_id:
+        return state.graft_parent.get(phase_id) if state is not None else None
+    head, child = phase_id.rsplit("/", 1)
+    holder = state_at(state, head)
+    expand = holder.sub.graft_parent.get(child) if holder is not None and holder.sub is not None else None
+    return f"{head}/{expand}" if expand else head
 
 
 def detail_state(state: RunState | None, phase_id: str) -> PhaseState | None:
