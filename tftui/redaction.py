@@ -172,10 +172,14 @@ def holds_registered_secret(text: str) -> bool:
 
 def might_contain_secret(text: str) -> bool:
     """Cheap pre-check: False guarantees `redact` leaves a value serializing to `text` unchanged."""
+    return has_secret_needle(text) or holds_registered_secret(text)
+
+
+def has_secret_needle(text: str) -> bool:
+    """The part of `might_contain_secret` that depends on `text` alone (a caller may keep it for
+    a text it meets again; the registered secrets can change, `holds_registered_secret`)."""
     low = text.lower()
-    if _has_text_needle(low) or "private" in low:
-        return True
-    return holds_registered_secret(text)
+    return _has_text_needle(low) or "private" in low
 
 
 def _mask_match(m: re.Match[str]) -> str:

@@ -141,3 +141,19 @@ def test_every_needle_trips_the_unrolled_prechecks() -> None:
     for needle in _NEEDLES:
         assert might_contain_secret(f'{{"x":"{needle}"}}'), needle
     assert not might_contain_text_secret("plain words") and not might_contain_secret('{"x":"plain"}')
+
+
+def test_a_container_met_clean_before_is_masked_once_its_value_is_a_registered_secret() -> None:
+    from tftui.redaction import forget_secrets, register_secret
+
+    def finished() -> ev.PhaseFinished:
+        return ev.PhaseFinished(phase_id="p", output="ok", extra={"note": "zq81xv0mwe"}, gate={"verdict": "pass"},
+                                seq=1, ts=1.0)
+
+    assert "zq81xv0mwe" in encode_line(finished())  # no needle, nothing registered: written as is
+    register_secret("zq81xv0mwe")
+    try:
+        line = encode_line(finished())  # the same container text again (met clean just before)
+        assert "zq81xv0mwe" not in line and json.loads(line)["extra"]["note"] == mask("zq81xv0mwe")
+    finally:
+        forget_secrets()

@@ -9,6 +9,8 @@ of a journaled run. Costs avoided on purpose:
 - no full redaction walk: the serialized line is checked with a few substring tests
   (`might_contain_secret`) and only then redacted and re-serialized; run args are
   always redacted structurally;
+- no second needle scan of a container text met clean a moment ago (`_CLEAN`: a gate's
+  scorer results come in two events, its `{"verdict":"pass"}` in every one);
 - the per-call events (AttemptStarted, AgentReturned) are formatted by hand, with the
   same keys, order and values as the generic path. Their keys are fixed and not secret,
   so only their free-text values need the (shorter) text pre-check
@@ -41,6 +43,7 @@ from tftui.engine.events import (
 )
 from tftui.lang.values import MISSING, JSONObject, JSONValue
 from tftui.redaction import (
+    has_secret_needle,
     has_text_needle,
     holds_registered_secret,
     is_secret_key,
@@ -217,13 +220,29 @@ def _phase_skipped_line(e: PhaseSkipped) -> str | None:
 _TALLY_KEYS = frozenset({"input", "output", "cost", "cacheRead", "cacheWrite", "turns", "unpriced", "untracked"})
 
 
+# JSON texts of containers recently found without a needle (`has_secret_needle`), oldest first:
+# the same small containers come again and again (a gate's `{"verdict":"pass"}`, its scorer
+# results in ScorersEvaluated and again in PhaseFinished.json), and the needle scan of a few
+# hundred characters cost more than encoding them. Keyed by the text itself, so a hit is the
+# same text; the registered secrets are still checked every time.
+_CLEAN: dict[str, None] = {}
+_CLEAN_MAX = 512
+
+
 def _container(value: JSONValue) -> str | None:
     """A container field serialized, or None when it might need redaction (or holds MISSING)."""
     try:
         text = _dumps(value)
     except _HasMissing:
         return None
-    return None if might_contain_secret(text) else text
+    if text not in _CLEAN:
+        if has_secret_needle(text):
+            return None
+        if len(text) < _LONG_TEXT:
+            if len(_CLEAN) >= _CLEAN_MAX:
+                del _CLEAN[next(iter(_CLEAN))]
+            _CLEAN[text] = None
+    return None if holds_registered_secret(text) else text
 
 
 def _json_part(value: JSONValue) -> str | None:
