@@ -50,10 +50,6 @@ def register_secret(value: object) -> None:
                 _registered.add(token.strip())  # "Bearer X": X alone is the secret too
 
 
-def registered_secrets() -> frozenset[str]:
-    return frozenset(_registered)
-
-
 def forget_secrets() -> None:
     """Drop every registered secret (tests use this between cases)."""
     _registered.clear()

@@ -19,7 +19,7 @@ import subprocess
 from collections.abc import Callable, Mapping, Sequence
 
 from tftui.agent_types import AgentRequest, AgentResult
-from tftui.agents.definitions import AgentLibrary
+from tftui.agents.definitions import AgentLibrary, system_prompt_for
 from tftui.procs import Capped as _Capped
 from tftui.procs import ProcessProtocol as _Protocol
 from tftui.procs import (
@@ -181,7 +181,7 @@ class CommandRunner:
 
     def _system_and_model(self, request: AgentRequest) -> tuple[str | None, str | None]:
         definition = self.library.resolve(request.agent) if self.library is not None else None
-        system = request.system or (definition.system if definition else None) or None
+        system = system_prompt_for(request.system, definition)
         model = request.model or (definition.model if definition else None)
         return system, model
 

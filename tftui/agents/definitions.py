@@ -365,11 +365,9 @@ def _md_stats(directory: Path) -> tuple[tuple[str, int, int], ...] | None:
     return tuple(sorted(stats))
 
 
-def system_prompt_for(request_system: str | None, agent: str, library: AgentLibrary | None) -> str | None:
-    """The system prompt of a call: the request's own, else its agent definition's body."""
+def system_prompt_for(request_system: str | None, definition: AgentDefinition | None) -> str | None:
+    """The system prompt of a call: the request's own, else its agent definition's body (the
+    runners that send one, CLI agents and providers, read it here)."""
     if request_system:
         return request_system
-    if library is None:
-        return None
-    definition = library.resolve(agent)
-    return definition.system if definition and definition.system else None
+    return definition.system if definition is not None and definition.system else None

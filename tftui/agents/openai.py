@@ -26,7 +26,7 @@ from typing import Any, Protocol
 import httpx
 
 from tftui.agent_types import AgentRequest, AgentResult, Usage
-from tftui.agents.definitions import AgentLibrary
+from tftui.agents.definitions import AgentLibrary, system_prompt_for
 from tftui.redaction import is_secret_header, redact, redact_known, register_secret
 
 
@@ -168,10 +168,8 @@ class OpenAIRunner:
     def build_body(self, request: AgentRequest) -> dict[str, Any]:
         """The chat-completions request body for `request` (public so the UI can show it)."""
         messages: list[dict[str, str]] = []
-        system = request.system
         definition = self.library.resolve(request.agent) if self.library is not None else None
-        if not system and definition is not None and definition.system:
-            system = definition.system
+        system = system_prompt_for(request.system, definition)
         if system:
             messages.append({"role": "system", "content": system})
         messages.append({"role": "user", "content": request.task})

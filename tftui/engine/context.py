@@ -13,14 +13,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tftui.engine.state import PhaseStatus
-from tftui.lang.interpolate import Context, StepView, interpolate
+from tftui.lang.interpolate import FAILED_SENTINEL, Context, StepView, interpolate
 from tftui.lang.values import MISSING
 
 if TYPE_CHECKING:
     from tftui.engine.phases.base import PhaseHost
     from tftui.flow.model import PhaseBase
 
-FAILED_SENTINEL = "[previous phase failed]"
 CONTEXT_TOTAL_CAP = 200_000
 CONTEXT_FILE_MAX_BYTES = 10 * 1024 * 1024
 DEFAULT_CONTEXT_LIMIT = 8000

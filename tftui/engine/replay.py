@@ -186,10 +186,6 @@ class Replay:
         result = evaluate(expr, Context(args={}, steps={}, locals=data_scope(state, event)))
         return bool(result.value) and result.error is None
 
-    def events_until_now(self) -> list[ev.Event]:
-        """The events applied so far (for gate_history / timeline at this moment)."""
-        return self.events[: self._position]
-
 
 def data_scope(state: RunState, event: ev.Event | None) -> dict[str, Any]:
     """The names a data breakpoint reads (tftui.engine.databreak) for the phase of the event

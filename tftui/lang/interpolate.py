@@ -227,7 +227,7 @@ def _steps_resolver(step_id: str, fieldname: str, rest: tuple[str, ...]) -> Reso
             step = ctx.steps.get(step_id)
             if step is None:
                 return MISSING
-            return step.output if step.status != "failed" else FAILED_SENTINEL
+            return step.output_value()
 
         return output
     if fieldname == "error" and not rest:

@@ -128,9 +128,6 @@ class Glyphs:
         """A display or run status's glyph in this set."""
         return glyph(status, ascii=self.ascii)
 
-    def mark_of(self, kind: str) -> str:
-        return mark(kind, ascii=self.ascii)
-
 
 UNICODE = Glyphs(
     status={name: row.unicode for name, row in STATUSES.items()},

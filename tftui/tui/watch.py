@@ -60,11 +60,6 @@ def linted(reload: Reload) -> LoadResult:
     return with_arg_names(reload.pending_lint.linted())
 
 
-def load_text(text: str, path: str, rules: AdmitRules) -> LoadResult:
-    """`load_saved`'s result (linted)."""
-    return load_saved(text, path, rules).result
-
-
 def read_flow_text(path: Path) -> str | None:
     """The file's text, or None while it does not exist (mid delete+recreate) or cannot be read
     as a flow (not a regular file, over the size limit: docs/inputs.md §2)."""
