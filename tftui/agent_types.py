@@ -84,6 +84,11 @@ class AgentResult:
     # The agent that actually answered, when the runner ran another one than the request named
     # (an unknown name falls back to the default agent, docs/language.md §1.4); None: the named one.
     agent: str | None = None
+    # Answered from this run's own journal by a resume (`tftui run --resume`): the interrupted
+    # process made this call, and counted it; the engine marks its AgentReturned `resumed`, so the
+    # run's call count and spend do not count it again (docs/inputs.md §3). A cassette (`--from`)
+    # answer is `replayed` only: it is a call of this run, answered from another run's recording.
+    resumed: bool = False
 
     @property
     def failed(self) -> bool:

@@ -43,7 +43,7 @@ from tftui.engine import journal as jr
 from tftui.engine.clock import Clock
 from tftui.engine.collector import holding_full_collections
 from tftui.engine.debugger import Debugger
-from tftui.engine.events import AttemptStarted, Event
+from tftui.engine.events import Event
 from tftui.engine.resume import RerunReason, plan_resume, reset_phases
 from tftui.engine.run import RunResult, run_flow
 from tftui.engine.state import PhaseStatus, RunState, apply, fold
@@ -122,7 +122,6 @@ class ResumeInfo:
     total: int
     side_effects_in_flight: list[str] = field(default_factory=list)  # idempotent: false, failed, not repeated
     rerun: list[tuple[str, int]] = field(default_factory=list)  # (phase, recorded calls replayed) run again
-    prior_calls: int = 0  # calls the journal already holds
     answered: dict[str, int] = field(default_factory=dict)  # per node path: answers so far
 
 
@@ -160,7 +159,7 @@ class RunSession:
         if info is not None and info.answered and callable(skip):
             skip(info.answered)  # a replies file continues where the interrupted run was
         if self.replay:
-            self.answers = CassetteRunner(self.replay, runner)
+            self.answers = CassetteRunner(self.replay, runner, resumed=True)  # counted once: AgentResult.resumed
             return self.answers
         return runner
 
@@ -305,7 +304,6 @@ def resume(recorded: Recorded, flow: Flow, *, args: dict[str, Any], flow_path: s
     info = ResumeInfo(
         finished=sum(1 for p in state.phases.values() if p.status.terminal),
         total=len(state.phases),
-        prior_calls=sum(1 for e in recorded.events if isinstance(e, AttemptStarted)),
         answered=plan.answered,
     )
     for phase in flow.phases:

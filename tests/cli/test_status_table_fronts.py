@@ -183,8 +183,9 @@ def test_tftui_runs_reads_from_the_table(tftui, recorded, ascii_flag: bool) -> N
         others = [f"{glyph(s)}{displays.count(s)}" for s in present.DISPLAY_STATUSES
                   if s != "done" and s in displays]
         assert row[4] == " ".join([f"{finished}/{len(displays)}", *others])
-        assert row[5] == present.format_tokens(present.usage_tokens(state.usage))
-        assert row[6] == present.format_cost(present.usage_cost(state.usage))
+        assert row[5] == str(present.run_calls(state)) == str(listed[state.flow_name]["attempts"])
+        assert row[6] == present.format_tokens(present.usage_tokens(state.usage))
+        assert row[7] == present.format_cost(present.usage_cost(state.usage))
 
 
 DURATIONS = (0.4, 500.0, 1500.0, 61_000.0, 3_720_000.0)
@@ -220,9 +221,9 @@ def test_numbers_read_the_same_everywhere(ms: float, tokens: int, cost: float) -
     summary = summary_line(progress.state, status="completed", run_dir=None, duration_ms=ms).split(" · ")
     assert summary[-3:] == [present.tokens_text(tokens), present.format_cost(cost), present.elapsed_text(ms)]
     entry = {"run_id": "r", "flow": "f", "started": None, "status": "completed", "phases_done": 1,
-             "phases_total": 1, "phase_statuses": {"done": 1}, "tokens": tokens, "cost_usd": cost}
+             "phases_total": 1, "phase_statuses": {"done": 1}, "attempts": 1, "tokens": tokens, "cost_usd": cost}
     _header, row = table_rows([entry], present.UNICODE)
-    assert row[5:] == (present.format_tokens(tokens), present.format_cost(cost))
+    assert row[5:] == ("1", present.format_tokens(tokens), present.format_cost(cost))
     tree = DagTree(glyphs=present.UNICODE, show_times=True)
     tree.state = progress.state
     label = tree.label_for("a").plain

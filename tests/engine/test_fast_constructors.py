@@ -24,11 +24,12 @@ def test_attempt_started_is_the_constructed_event() -> None:
 
 def test_agent_returned_is_the_constructed_event() -> None:
     usage = {"input": 3, "output": 4}
-    made = ev.agent_returned("m", "m#item-3", 1, "out", "boom", usage, 12.5, True, 2)
-    assert _as_dict(made) == _as_dict(
-        ev.AgentReturned(phase_id="m", node_path="m#item-3", attempt=1, output="out", error="boom", usage=usage,
-                         duration_ms=12.5, timed_out=True, exit_code=2)
-    )
+    for resumed in (False, True):
+        made = ev.agent_returned("m", "m#item-3", 1, "out", "boom", usage, 12.5, True, 2, resumed)
+        assert _as_dict(made) == _as_dict(
+            ev.AgentReturned(phase_id="m", node_path="m#item-3", attempt=1, output="out", error="boom", usage=usage,
+                             duration_ms=12.5, timed_out=True, exit_code=2, resumed=resumed)
+        )
 
 
 def test_a_folded_attempt_is_the_constructed_attempt() -> None:

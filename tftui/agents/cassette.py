@@ -15,7 +15,8 @@ path the recording never called, more calls than were recorded — goes to
 Replayed answers cost nothing now: by default they are returned WITHOUT usage (zero
 new tokens, budgets untouched); the tokens the recording spent on them are summed in
 `saved_usage`. Pass `replay_usage=True` to report the recorded usage instead (a
-faithful re-enactment of the recorded costs).
+faithful re-enactment of the recorded costs). `resumed=True` says the recording is the run's
+own journal (`tftui run --resume`): its answers are marked `AgentResult.resumed`.
 """
 
 from __future__ import annotations
@@ -68,9 +69,13 @@ class CassetteRunner:
         live_runner: AgentRunner | None = None,
         *,
         replay_usage: bool = False,
+        resumed: bool = False,
     ) -> None:
         self.live_runner = live_runner
         self.replay_usage = replay_usage
+        # The calls are this run's own, from its journal (a resume): answers are marked
+        # `AgentResult.resumed`, so the run does not count them twice.
+        self.resumed = resumed
         self._tapes: dict[tuple[str, str], list[RecordedCall]] = {}
         for call in calls:
             self._tapes.setdefault((call.node_path, call.prompt), []).append(call)
@@ -128,6 +133,7 @@ class CassetteRunner:
                 usage=usage if self.replay_usage else None,
                 timed_out=call.timed_out,
                 replayed=True,
+                resumed=self.resumed,
             )
         if self.live_runner is None:
             self.log.append((request.node_path, "missing"))

@@ -93,7 +93,6 @@ class Progress:
         self.state = RunState()
         self.backoff_until: dict[str, float] = {}
         self._status_shown = False
-        self.calls = 0  # model calls started in this process (AttemptStarted events)
         self._tick = 0
         self._task: asyncio.Task[None] | None = None
         self._started = time.monotonic()
@@ -122,7 +121,6 @@ class Progress:
         elif isinstance(event, ev.BackoffEnded):
             self.backoff_until.pop(event.node_path, None)
         elif isinstance(event, ev.AttemptStarted):
-            self.calls += 1
             self.backoff_until.pop(event.node_path, None)
         elif isinstance(event, (ev.PhaseFinished, ev.PhaseSkipped)):
             self.phase_line(self.state.phases[event.phase_id])

@@ -58,11 +58,6 @@ class Plan:
     def resume_state(self) -> RunState | None:
         return self.session.resume_state if self.session is not None else None
 
-    @property
-    def prior_calls(self) -> int:
-        info = self.session.resumed if self.session is not None else None
-        return info.prior_calls if info is not None else 0
-
 
 def _err(message: str, glyphs: present.Glyphs | None = None) -> None:
     """A line on stderr; with `glyphs` (the run's choice, see commands/ascii_choice.py) folded to them."""
@@ -202,7 +197,7 @@ def _already_finished(plan: Plan, args: argparse.Namespace) -> int | None:
     if state is None or state.status not in ("completed", "failed", "blocked"):
         return None
     _err(f"run {plan.run_id} already finished ({state.status}); nothing to resume")
-    _report(plan, args, state, state.status, state.final_output, plan.prior_calls, 0.0)
+    _report(plan, args, state, state.status, state.final_output, 0.0)
     return exit_code_for(state.status)
 
 
@@ -212,7 +207,6 @@ def _report(
     state: RunState,
     status: str,
     final_output: str | None,
-    calls: int,
     duration_ms: float,
 ) -> None:
     order = [p.id for p in plan.flow.phases]
@@ -228,7 +222,6 @@ def _report(
             run_dir=plan.run_dir,
             phase_order=order,
             phase_types=types,
-            calls=calls,
             duration_ms=duration_ms,
             notes=plan.notes,
         )
@@ -245,7 +238,7 @@ def _report(
         sys.stdout.flush()
     if not args.quiet:
         _err(
-            summary_line(state, status=status, run_dir=plan.run_dir, calls=calls, duration_ms=duration_ms),
+            summary_line(state, status=status, run_dir=plan.run_dir, duration_ms=duration_ms),
             plan.glyphs,
         )
 
@@ -404,10 +397,8 @@ def execute(args: argparse.Namespace) -> int:
                 _err(f"trace: {item.detail}")
     state = result.state or progress.state
     session.run_id = session.run_id or result.run_id
-    calls = plan.prior_calls + progress.calls
-    answers = session.answers
+    answers = session.answers  # the run's call count is the fold's (present.run_calls): replays once
     if answers is not None:
-        calls -= answers.replayed  # counted once already, in the interrupted run
         if answers.replayed:
             saved = answers.saved_usage.input + answers.saved_usage.output
             plan.notes.append(
@@ -416,7 +407,7 @@ def execute(args: argparse.Namespace) -> int:
             )
             if not args.quiet:
                 progress.message(plan.notes[-1])
-    _report(plan, args, state, result.status, result.final_output, calls, duration_ms)
+    _report(plan, args, state, result.status, result.final_output, duration_ms)
     if cassette is not None and not args.quiet:
         saved = cassette.saved_usage.input + cassette.saved_usage.output
         _err(f"cassette: {cassette.replayed} replayed, {cassette.live} live ({saved} recorded tokens not spent again)")

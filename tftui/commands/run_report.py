@@ -28,12 +28,7 @@ def exit_code_for(status: str) -> int:
     return _STATUS_EXIT.get(status, EXIT_FAILED)
 
 
-def count_calls(state: RunState) -> int:
-    """Every model call the run made (present.run_calls), as its spend counts them."""
-    return present.run_calls(state)
-
-
-def totals(state: RunState, *, calls: int | None = None, duration_ms: float | None = None) -> dict[str, Any]:
+def totals(state: RunState, *, duration_ms: float | None = None) -> dict[str, Any]:
     statuses = [present.display_status(p) for p in state.phases.values()]
     usage = state.usage
     data: dict[str, Any] = {
@@ -43,7 +38,7 @@ def totals(state: RunState, *, calls: int | None = None, duration_ms: float | No
         "skipped": statuses.count("skipped"),
         "blocked": statuses.count("blocked"),
         "pending": sum(1 for s in statuses if s in ("pending", "running")),
-        "attempts": count_calls(state) if calls is None else calls,
+        "attempts": present.run_calls(state),  # every call sent to the runner, a resume's replays once
         # null when no call reported its tokens (unknown, not 0), as each phase's usage says
         "inputTokens": int(usage.get("input", 0) or 0) if present.tokens_known(usage) else None,
         "outputTokens": int(usage.get("output", 0) or 0) if present.tokens_known(usage) else None,
@@ -111,7 +106,6 @@ def run_json(
     run_dir: Path | None,
     phase_order: list[str],
     phase_types: Mapping[str, str],
-    calls: int | None = None,
     duration_ms: float | None = None,
     notes: list[str] | None = None,
 ) -> dict[str, Any]:
@@ -121,7 +115,7 @@ def run_json(
         "status": status,
         "final_output": final_output,
         "phases": {pid: phase_json(state.phases[pid], phase_types.get(pid)) for pid in order},
-        "totals": totals(state, calls=calls, duration_ms=duration_ms),
+        "totals": totals(state, duration_ms=duration_ms),
         "run_id": run_id,
         "run_dir": str(run_dir) if run_dir is not None else None,
         "error": state.error,
@@ -134,14 +128,13 @@ def summary_line(
     *,
     status: str,
     run_dir: Path | None,
-    calls: int | None = None,
     duration_ms: float = 0.0,
     glyphs: present.Glyphs | None = None,
 ) -> str:
     """The last line of `tftui run` on stderr; in ASCII (`glyphs`, by default stderr's) where
     Unicode cannot be shown."""
     glyphs = glyphs or present.glyphs_for_stream(sys.stderr)
-    t = totals(state, calls=calls)
+    t = totals(state)
     parts = [
         status,
         # each phase counted under the status its line shows (present's table): a blocked gate
@@ -153,7 +146,7 @@ def summary_line(
             ) if n or s != "blocked"
         )
         + (f", {t['pending']} not run" if t["pending"] else ""),
-        f"{t['attempts']} attempt{'s' if t['attempts'] != 1 else ''}",
+        present.calls_text(t["attempts"]),
         present.spend_tokens_text(state.usage),
         present.spend_cost_text(state.usage),
         *present.earlier_spend_variants(state.usage_earlier)[:1],  # as the debugger's header says it

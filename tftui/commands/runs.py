@@ -14,7 +14,7 @@ from tftui import present
 from tftui.commands.ascii_choice import add_ascii_argument, output_glyphs
 from tftui.present.terminal import term_line, write_raw
 
-HELP = "list recorded runs (id, flow, start, status, phases, tokens, cost)"
+HELP = "list recorded runs (id, flow, start, status, phases, attempts, tokens, cost)"
 
 DESCRIPTION = """\
 List the runs recorded by `tftui run` (oldest first). Runs live in
@@ -32,10 +32,12 @@ Phases are finished/all (a blocked gate counts as finished), then how many phase
 ended in each other status, with the glyphs the debugger and `tftui run` use:
 {legend}.
 
-Tokens and cost are what each run spent. A re-run started in the TUI (`u` after
-an edit, `r` on a gate) gets a line of its own: its journal starts with the
-earlier run's events so it is complete on its own, but those tokens are counted
-on the earlier run's line only (--json also gives `tokens_with_seed`).
+Attempts are the model calls each run sent to its runner, as `tftui run` counts
+them (a call a resume answered from the journal counts once). Tokens and cost are
+what each run spent. A re-run started in the TUI (`u` after an edit, `r` on a
+gate) gets a line of its own: its journal starts with the earlier run's events so
+it is complete on its own, but those calls and tokens are counted on the earlier
+run's line only (--json also gives `tokens_with_seed`).
 
 --json prints the same as data: numbers, null for what is not known (a cost
 without prices, tokens a CLI agent did not report); the keys are listed in
@@ -99,12 +101,15 @@ def summarize(run_dir: Path) -> dict[str, Any]:
     seeded = meta.get("seededEvents")
     tokens, cost = total_tokens, total_cost
     unpriced, untracked = present.unpriced_calls(usage), present.untracked_calls(usage)
+    calls = present.run_calls(state)
     if isinstance(seeded, int) and 0 < seeded <= len(events):
-        before = fold(events[:seeded]).usage
+        seeded_state = fold(events[:seeded])
+        before = seeded_state.usage
         tokens -= int(before.get("input", 0) or 0) + int(before.get("output", 0) or 0)
         cost -= float(before.get("cost", 0.0) or 0.0)
         unpriced -= present.unpriced_calls(before)
         untracked -= present.untracked_calls(before)
+        calls -= present.run_calls(seeded_state)
     # this run's own spend, as a usage record the formatters read (unknown is not 0)
     spend = {"input": tokens, "output": 0, "cost": cost, "unpriced": unpriced, "untracked": untracked}
     return {
@@ -116,6 +121,7 @@ def summarize(run_dir: Path) -> dict[str, Any]:
         "phases_done": sum(1 for s in statuses if s in ("done", "blocked")),
         "phases_total": len(statuses),
         "phase_statuses": {s: statuses.count(s) for s in present.DISPLAY_STATUSES if s in statuses},
+        "attempts": calls,  # the model calls this run sent, as `tftui run` counts them
         # data, not display text (the schema is documented in docs/inputs.md §6)
         "tokens": tokens if present.tokens_known(spend) else None,  # null: no call reported its tokens
         "cost_usd": present.cost_json(spend),  # null: some call's cost is unknown
@@ -160,7 +166,7 @@ def _status_cell(status: str, glyphs: present.Glyphs) -> str:
     return f"{glyphs.glyph(status)} {present.status_word(status)}"
 
 
-HEADER = ("RUN", "FLOW", "STARTED (UTC)", "STATUS", "PHASES", "TOKENS", "COST")
+HEADER = ("RUN", "FLOW", "STARTED (UTC)", "STATUS", "PHASES", "ATTEMPTS", "TOKENS", "COST")
 
 
 def _spend(entry: dict[str, Any]) -> dict[str, Any]:
@@ -180,6 +186,7 @@ def table_rows(entries: list[dict[str, Any]], glyphs: present.Glyphs) -> list[tu
             _fmt_started(e["started"]),
             _status_cell(e["status"], glyphs),
             _phases_cell(e, glyphs),
+            str(e["attempts"]),
             present.spend_tokens_count(_spend(e)),
             present.spend_cost_variants(_spend(e))[-1],
         )

@@ -204,6 +204,7 @@ async def call_with_retry(run: PhaseHost, pr: PhaseRun, spec: CallSpec) -> CallO
                 (run.clock.monotonic() - started) * 1000,  # duration_ms
                 result.timed_out,  # timed_out
                 result.exit_code,  # exit_code
+                result.resumed,  # resumed
             )
         )
         add_usage(pr.usage, usage, answered=error is None, metering=run.metering)  # as the fold counts it

@@ -107,6 +107,11 @@ class AgentReturned(Event):
     duration_ms: float = 0.0
     timed_out: bool = False
     exit_code: int = 0
+    # A resume answered this call from the run's own journal (AgentResult.resumed): the
+    # interrupted process made it, and its AttemptStarted/AgentReturned are already in the
+    # journal. The fold counts such a call and its spend once (docs/inputs.md §3); false in
+    # journals written before this field, where a resumed run's replays count twice.
+    resumed: bool = False
 
 
 @dataclass(slots=True, kw_only=True)
@@ -389,9 +394,9 @@ def attempt_started(phase_id: str, node_path: str, attempt: int, prompt: str, ag
 
 def agent_returned(
     phase_id: str, node_path: str, attempt: int, output: str, error: str | None, usage: dict[str, Any] | None,
-    duration_ms: float, timed_out: bool, exit_code: int,
+    duration_ms: float, timed_out: bool, exit_code: int, resumed: bool,
 ) -> AgentReturned:
-    """`AgentReturned(phase_id=…, …, exit_code=…)`, every field given."""
+    """`AgentReturned(phase_id=…, …, resumed=…)`, every field given."""
     e: AgentReturned = _new(AgentReturned)
     e.seq = 0
     e.ts = 0.0
@@ -404,6 +409,7 @@ def agent_returned(
     e.duration_ms = duration_ms
     e.timed_out = timed_out
     e.exit_code = exit_code
+    e.resumed = resumed
     return e
 
 

@@ -185,7 +185,8 @@ def _agent_returned_line(e: AgentReturned) -> str | None:
         f'{{"kind":"agent_returned","seq":{e.seq},"ts":{ts!r},"phase_id":{_encode_str(e.phase_id)},'
         f'"node_path":{_encode_str(e.node_path)},"attempt":{e.attempt},"output":{output_text},'
         f'"error":{error},"usage":{usage_text},"duration_ms":{duration!r},'
-        f'"timed_out":{"true" if e.timed_out else "false"},"exit_code":{e.exit_code}}}\n'
+        f'"timed_out":{"true" if e.timed_out else "false"},"exit_code":{e.exit_code},'
+        f'"resumed":{"true" if e.resumed else "false"}}}\n'
     )
 
 

@@ -190,8 +190,10 @@ class RunState:
     # the part of `usage` whose results a partial re-run replaced (PhasesReset: `u`, `r`, an
     # applied guard, a resume's in-flight phases): spent in this run, on no phase's row now
     usage_earlier: dict[str, Any] = field(default_factory=empty_usage)
-    # model calls started in the run (AttemptStarted), as `usage` counts them: retries, onBlock
-    # rework rounds and results a partial re-run replaced included (a phase's log keeps its latest)
+    # model calls the run sent to its runner, as `usage` counts them (docs/inputs.md §3): every
+    # AttemptStarted, retries, onBlock rework rounds and results a partial re-run replaced
+    # included (a phase's log keeps its latest), but a call a resume answered from the run's own
+    # journal (`AgentReturned.resumed`) once, as the interrupted process made it
     calls: int = 0
     paused: ev.Paused | None = None
     error: str | None = None
@@ -365,6 +367,11 @@ def _agent_returned(state: RunState, e: ev.AgentReturned) -> None:
     item.usage = e.usage
     item.duration_ms = e.duration_ms
     add_usage(p.usage, e.usage, answered=e.error is None, metering=state.metering)
+    if e.resumed:
+        # A resume's replay of a call the interrupted process made: its AttemptStarted was just
+        # counted again and its spend is in the run's total already (docs/inputs.md §3).
+        state.calls -= 1
+        return
     add_usage(state.usage, e.usage, answered=e.error is None, metering=state.metering)
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from tftui.present.header import HeaderPart, cut, fit_header, pause_text, pause_variants, stop_variants
     from tftui.present.numbers import (
+        calls_text,
         cost_json,
         cost_known,
         earlier_spend_variants,
@@ -92,6 +93,7 @@ _HOMES: dict[str, str] = {
     "format_cost": "numbers",
     "format_duration": "numbers",
     "format_tokens": "numbers",
+    "calls_text": "numbers",
     "glyph": "status",
     "glyphs_for": "status",
     "glyphs_for_stream": "status",
@@ -178,6 +180,7 @@ __all__ = [
     "look",
     "loop_iterations",
     "mark",
+    "calls_text",
     "pause_text",
     "pause_variants",
     "paused_s_at",

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from tftui.engine import events as ev
 from tftui.engine.state import RunState
 from tftui.present.gates import verdict_reason
-from tftui.present.numbers import elapsed_text, spend_tokens_text, untracked_calls, usage_tokens
+from tftui.present.numbers import calls_text, elapsed_text, spend_tokens_text, untracked_calls, usage_tokens
+from tftui.present.phase import run_calls
 from tftui.present.status import DISPLAY_STATUSES, display_status, look, shown_status
 
 
@@ -188,7 +189,8 @@ def id_list(ids: list[str], shown: int = 6) -> str:
 
 
 def state_summary(state: RunState) -> str:
-    """`run completed · done 2 · blocked 1 · skipped 2 · 187 tok`: the run after an event."""
+    """`run completed · done 2 · blocked 1 · skipped 2 · 4 attempts · 187 tok`: the run after an
+    event (its calls as `present.run_calls` counts them, once there are any)."""
     counts: dict[str, int] = {}
     running: list[str] = []
     for pid, phase in state.phases.items():
@@ -201,6 +203,8 @@ def state_summary(state: RunState) -> str:
     parts += [f"{look(s).word} {counts[s]}" for s in DISPLAY_STATUSES if counts.get(s)]
     if running:
         parts.append("running " + ",".join(running))
+    if calls := run_calls(state):
+        parts.append(calls_text(calls))
     if usage_tokens(state.usage) or untracked_calls(state.usage):
         parts.append(spend_tokens_text(state.usage))
     return " · ".join(parts)

@@ -89,6 +89,12 @@ def untracked_calls(usage: Mapping[str, object] | None) -> int:
     return _int(usage.get("untracked")) if usage else 0
 
 
+def calls_text(count: int) -> str:
+    """A run's call count (`present.run_calls`) as every front end words it: `5 attempts`,
+    `1 attempt` (`tftui run`'s summary, `tftui runs`, `tftui replay --print`)."""
+    return f"{count} attempt{'s' if count != 1 else ''}"
+
+
 def cost_known(usage: Mapping[str, object] | None) -> bool:
     return unpriced_calls(usage) == 0
 

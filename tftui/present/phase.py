@@ -181,10 +181,11 @@ def run_elapsed_ms(state: RunState, now: float | None) -> float | None:
 
 
 def run_calls(state: RunState) -> int:
-    """Every model call of the run, the one count the totals give (`tftui run`'s summary and
-    `--json`, after a partial re-run too): retries, onBlock rework rounds and the calls whose
-    results a re-run replaced included, as the run's spend counts them (README "Cost and usage");
-    a phase's Calls show only its latest round's."""
+    """Every model call the run sent to its runner, the one count every front end gives (`tftui
+    run`'s summary and `--json`, `tftui runs`, `tftui replay --print`; after a partial re-run
+    and a resume too): retries, onBlock rework rounds and the calls whose results a re-run
+    replaced included, as the run's spend counts them (README "Cost and usage"); a call a resume
+    answered from the journal once (docs/inputs.md §3). A phase's Calls show only its latest round's."""
     return state.calls
 
 
