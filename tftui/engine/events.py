@@ -394,7 +394,7 @@ def attempt_started(phase_id: str, node_path: str, attempt: int, prompt: str, ag
 
 def agent_returned(
     phase_id: str, node_path: str, attempt: int, output: str, error: str | None, usage: dict[str, Any] | None,
-    duration_ms: float, timed_out: bool, exit_code: int, resumed: bool,
+    duration_ms: float, timed_out: bool, exit_code: int, resumed: bool = False,
 ) -> AgentReturned:
     """`AgentReturned(phase_id=…, …, resumed=…)`, every field given."""
     e: AgentReturned = _new(AgentReturned)
