@@ -75,3 +75,34 @@ async def test_the_replay_palette_lists_its_own_verbs(recorded, tmp_path):
         titles = [title for title, _help, _run in provider._entries()]
         assert any(t.startswith("Prev event") for t in titles)
         assert not any(t.startswith("Step ") or t.startswith("Restart ") for t in titles)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+@pytest.mark.parametrize("ascii", [False, True], ids=["unicode", "ascii"])
+async def test_replay_seek_checks_the_condition_as_you_type_like_the_debuggers_b(recorded, size, ascii):
+    """Issue 15 Build: `B` (the debugger's data breakpoint and the replay's seek) checks as you type;
+    a misspelt name is shown with its did-you-mean while typing and enter keeps what was typed."""
+    from textual.widgets import Input
+
+    from tftui.tui.replay_app import open_replay_app
+
+    app, problem = open_replay_app(recorded, ascii=ascii)
+    assert problem is None and app is not None
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("g")
+        await pilot.press("B")
+        await pilot.pause()
+        box = app.screen.query_one(Input)
+        box.value = "{phase.atempt} >= 1"
+        await pilot.pause()
+        shown = " ".join(" ".join(strip.text.split()) for strip in app.screen._compositor.render_strips())
+        assert "'phase' has no field 'atempt'" in shown and "{phase.attempt}?" in shown, shown  # while typing
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen.query_one(Input).value == "{phase.atempt} >= 1"  # refused, still there to fix
+        app.screen.query_one(Input).value = "{phase.attempt} >= 1"
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        header = app.screen._compositor.render_strips()[0].text
+        assert "event 0/" not in header and "REPLAY event" in header, header  # it sought forward

@@ -16,7 +16,6 @@ from typing import Any, ClassVar
 
 from textual.binding import BindingType
 
-from tftui.engine import databreak
 from tftui.engine.replay import Replay
 from tftui.engine.state import copy_state
 from tftui.flow.model import Flow
@@ -154,31 +153,21 @@ class ReplayScreen(MainScreen, inherit_bindings=False):
         verbs.export_run_dir(self, Path(self.source))
 
     def action_replay_seek(self) -> None:
-        """In a replay a data breakpoint is a search: the next event where the condition turns true."""
-        from tftui.tui.screens.modals import LineInputScreen
+        """In a replay a data breakpoint is a search: the next event where the condition turns true.
+        The dialog is the debugger's `B`, checking names as you type and refusing what it cannot read."""
+        from tftui.tui.screens.databreak import DataBreakpointScreen
 
         def done(expr: str | None) -> None:
             if not expr:
                 return
             self.last_seek = expr
-            problems = databreak.problems(expr)  # the live debugger's check, word for word
-            if problems:
-                self.app.notify("; ".join(problems), severity="warning")
-                return
             self.replay.state_at(self.position)
             if self.replay.seek(expr) is None:
                 self.app.notify(f"`{expr}` does not turn true after event {self.position}.")
                 return
             self.move_to(self.replay.position)
 
-        self.app.push_screen(
-            LineInputScreen(
-                "Seek forward to where a condition turns true",
-                self.last_seek,
-                "{phase.attempt} >= 2 · {gate.verdict} == block · {run.tokens} > 1000 · enter seeks · esc",
-            ),
-            done,
-        )
+        self.app.push_screen(DataBreakpointScreen([], seek=True, value=self.last_seek), done)
 
 
 def _blocked(screen: ReplayScreen) -> None:
