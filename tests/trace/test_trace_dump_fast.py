@@ -43,22 +43,26 @@ _meta = st.one_of(st.none(), st.dictionaries(st.text(max_size=6), _scalar, max_s
 @st.composite
 def _columns(draw: st.DrawFn) -> TraceColumns:
     n = draw(st.integers(0, 8))
-    shared = draw(_meta)  # one dict several steps hold (the recorder's calls of a phase)
-    metadata = [shared if draw(st.booleans()) else draw(_meta) for _ in range(n)]
     texts = st.text(max_size=10)
+    if draw(st.booleans()):  # what the recorder writes: ints or nothing, its calls' metadata
+        numbers, sequence = st.one_of(st.none(), st.integers(0, 2**40)), st.integers(0, 2**40)
+        meta = st.fixed_dictionaries({"phase": texts, "phaseType": texts, "transient": st.booleans()})
+    else:
+        numbers, sequence, meta = _numbers, st.one_of(st.integers(-5, 2**64), st.booleans()), _meta
+    shared = draw(meta)  # one dict several steps hold (the recorder's calls of a phase)
     return TraceColumns(
         fixture=draw(texts), status=draw(st.sampled_from(["ok", "error", None])),
         ids=[draw(texts) for _ in range(n)],
         parent_ids=[draw(st.one_of(st.none(), texts)) for _ in range(n)],
-        sequences=[draw(st.one_of(st.integers(-5, 2**64), st.booleans())) for _ in range(n)],
+        sequences=[draw(sequence) for _ in range(n)],
         names=[draw(texts) for _ in range(n)],
         kinds=[draw(st.sampled_from(["run", "model", "tool"])) for _ in range(n)],
         statuses=[draw(st.sampled_from(["ok", "error", "cancelled"])) for _ in range(n)],
-        attempts=[draw(_numbers) for _ in range(n)],
-        input_tokens=[draw(_numbers) for _ in range(n)],
-        output_tokens=[draw(_numbers) for _ in range(n)],
-        durations=[draw(_numbers) for _ in range(n)],
-        metadata=metadata,
+        attempts=[draw(numbers) for _ in range(n)],
+        input_tokens=[draw(numbers) for _ in range(n)],
+        output_tokens=[draw(numbers) for _ in range(n)],
+        durations=[draw(st.one_of(numbers, st.floats(allow_nan=True))) for _ in range(n)],
+        metadata=[shared if draw(st.booleans()) else draw(st.one_of(meta, _meta)) for _ in range(n)],
     )
 
 

@@ -145,6 +145,21 @@ def _step_encoder() -> Callable[[object], str]:
 _encode_step = _step_encoder()
 
 
+# The metadata of a recorded model call (tftui.trace.record), in this order.
+_CALL_KEYS = ("phase", "phaseType", "transient")
+
+
+def _metadata_text(m: Metadata) -> str:
+    """`_encode_step(m)`; a recorded model call's metadata formatted by hand (~2.5x cheaper: one
+    per step of a fan-out, whose phases share none)."""
+    if tuple(m) == _CALL_KEYS:
+        phase, phase_type, transient = m["phase"], m["phaseType"], m["transient"]
+        if type(phase) is str and type(phase_type) is str and type(transient) is bool:
+            return (f'{{"phase": {encode_basestring(phase)}, "phaseType": {encode_basestring(phase_type)}, '
+                    f'"transient": {"true" if transient else "false"}}}')
+    return _encode_step(m)
+
+
 def dump_columns(cols: TraceColumns) -> str:
     """`dump_trace` straight from columns (no model objects): what a run writes as trace.json."""
     encode, text = _encode_step, encode_basestring
@@ -178,7 +193,7 @@ def dump_columns(cols: TraceColumns) -> str:
                 continue
             meta = known.get(id(m))  # steps often share one metadata dict (the recorder's calls of a phase)
             if meta is None:
-                meta = known[id(m)] = encode(m)
+                meta = known[id(m)] = _metadata_text(m)
             append(f'{start}, "metadata": {meta}}}')
             continue
         out: StepJSON = {"id": i, "parentId": p, "sequence": q, "name": n, "kind": k, "status": st}
