@@ -128,3 +128,21 @@ def test_folds_keep_every_line_break_and_tab(text):
 def test_a_line_ending_in_a_folded_glyph_keeps_its_newline():
     assert to_ascii("── review  attempt 1 ──\nReview this") == "-- review  attempt 1 --\nReview this"
     assert cell_ascii("e\u0301\n中\t✓\r\n") == "e\n??\t*\r\n"
+
+
+def test_a_part_dropped_before_a_longer_one_shrank_comes_back_when_there_is_room():
+    """A long flow name at 80 columns (issue 15, tmux): the spend and the stop part went one by one
+    before the name was shortened, and stayed gone though the shortened line had room for them."""
+    from tftui.tui.widgets.run_header import DROP_CASSETTE, DROP_NAME, DROP_SPEND, DROP_TIME
+
+    name = "a-really-long-flow-name-for-testing-the-header-at-eighty-columns"
+    parts = [
+        HeaderPart((name, present.cut(name, 16), present.cut(name, 10)), DROP_NAME),
+        HeaderPart.keep("COMPLETED"),
+        HeaderPart.keep("2/2"),
+        HeaderPart(("16ms",), DROP_TIME),
+        HeaderPart(("15 tok $0.0010",), DROP_SPEND),
+        HeaderPart(("stop: break at fetch, on failure, when {run.costUSD} > 0.0005", "stop b1 f B1"), DROP_CASSETTE),
+    ]
+    line = fit_header(parts, 78, shorten_first_below=DROP_NAME)
+    assert line == "a-really-long-f… · COMPLETED · 2/2 · 16ms · 15 tok $0.0010 · stop b1 f B1", line

@@ -224,7 +224,8 @@ async def test_paused_header_keeps_status_and_progress_at_80_columns(h, tmp_path
         await h.settle(pilot, lambda: app.state.paused is not None)
         shown = await _fitted_header(pilot, app)
         # issue 15 item 11: what will stop the run (`stop b1`) stays at 80 columns too, after the progress
-        assert shown.startswith(f"RUNNING{sep}paused at ") and shown.endswith(f"{sep}1/3{sep}stop b1"), shown
+        assert shown.startswith(f"RUNNING{sep}paused at ") and shown.endswith(f"{sep}stop b1"), shown
+        assert f"{sep}1/3{sep}" in shown and len(shown) <= 80  # the elapsed time, if it fits, in between
         assert "paused at review-the-draft-carefully: start" in shown, shown
         assert "a-flow-with" not in shown  # the flow name gave way before the pause point
         stop = app.state.paused.seq
@@ -236,6 +237,24 @@ async def test_paused_header_keeps_status_and_progress_at_80_columns(h, tmp_path
         await h.run_to_end(pilot, app)
         done = str(app.query_one(RunHeader).render())
         assert "COMPLETED" in done and "3/3" in done and "tok" in done  # room again: spend is back
+
+
+@pytest.mark.parametrize("ascii", [False, True], ids=["unicode", "ascii"])
+async def test_a_finished_run_with_a_very_long_name_keeps_spend_and_stops_at_80_columns(h, tmp_path, ascii):
+    """The name is cut to fit; what it displaced comes back (it went before the name was cut)."""
+    flow = tmp_path / "long.json"
+    flow.write_text(json.dumps({"name": "a-really-long-flow-name-for-testing-the-header-at-eighty-columns",
+                                "phases": [{"id": "a", "agent": "w", "task": "Draft."}]}))
+    (tmp_path / "long.replies.json").write_text(json.dumps(
+        {"a": [{"output": "x", "usage": {"input": 10, "output": 5, "costUSD": 0.001}}]}))
+    app = h.make_app(flow, ascii=ascii)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("b", "c")
+        await h.settle(pilot, lambda: app.state.paused is not None)
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        shown = await _fitted_header(pilot, app)
+        assert "COMPLETED" in shown and "15 tok $0.0010" in shown and shown.endswith(("stop b1", "stop: break at a")), shown
 
 
 async def test_what_if_inputs_show_their_value_under_ascii(h):

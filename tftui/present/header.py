@@ -114,8 +114,9 @@ class HeaderPart:
 
 def fit_header(parts: list[HeaderPart], width: int, sep: str = "·", *, shorten_first_below: int = 0) -> str:
     """The header line for `width` cells: droppable parts are shortened, then dropped, in
-    rank order until the line fits; what must stay is never cut here (the widget may clip
-    it on a terminal too narrow even for that)."""
+    rank order until the line fits, then the room left is given back (most important part
+    first); what must stay is never cut here (the widget may clip it on a terminal too
+    narrow even for that)."""
     joiner = f" {sep} "
     steps = [list(p.variants) + ([""] if p.drop is not None and not p.required else []) for p in parts]
     choice = [0] * len(parts)
@@ -137,4 +138,12 @@ def fit_header(parts: list[HeaderPart], width: int, sep: str = "·", *, shorten_
             choice[i] += 1
         if cell_len(line()) <= width:
             break
+    # Give back what the last shortening made room for: a part dropped (or cut) before a longer
+    # one shrank may fit again (a long flow name cut to 16 leaves room for the spend it displaced).
+    for i in reversed(order):
+        while choice[i] > 0:
+            choice[i] -= 1
+            if cell_len(line()) > width:
+                choice[i] += 1
+                break
     return line()
