@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import json
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from tftui.engine import events as ev
 from tftui.engine.jsonl import encode_line
-from tftui.redaction import forget_secrets, mask, register_secret
+from tftui.redaction import forget_secrets, mask, might_contain_secret, register_secret
 
 
 def _events(text: str) -> list[ev.Event]:
@@ -70,3 +73,21 @@ def test_gate_event_lines_with_credentials_are_masked() -> None:
                                  report="Authorization: Bearer abcdefgh12345678", seq=2)
     for event in (verdict, scores):
         assert "abcdefgh12345678" not in encode_line(event)
+
+
+_usage_values = st.one_of(st.integers(-(2**70), 2**70), st.floats(allow_nan=True), st.booleans(), st.text(max_size=3),
+                          st.none())
+_usage = st.dictionaries(st.sampled_from(["input", "output", "costUSD", "cacheRead", "cacheWrite", "cost", "turns",
+                                          "unpriced", "untracked", "api_key", "x"]), _usage_values, max_size=6)
+
+
+@given(_usage, _usage)
+def test_usage_is_written_as_the_generic_encoding_writes_it(usage: dict, tally: dict) -> None:
+    events = [
+        ev.AgentReturned(phase_id="p", node_path="p", output="ok", usage=usage, duration_ms=1.5, seq=2, ts=1.25),
+        ev.PhaseFinished(phase_id="p", output="ok", usage=tally, duration_ms=2.0, seq=3, ts=1.5),
+    ]
+    for event in events:  # (a usage that might hold a secret is redacted: tests/engine/test_redaction_fast.py)
+        generic = json.dumps(ev.event_to_json(event), ensure_ascii=False, separators=(",", ":")) + "\n"
+        if not might_contain_secret(generic):
+            assert encode_line(event) == generic

@@ -149,9 +149,17 @@ def _phase_started_line(e: PhaseStarted) -> str | None:
 _USAGE_KEYS = frozenset({"input", "output", "costUSD", "cacheRead", "cacheWrite"})
 
 
-def _plain_numbers(usage: dict[str, Any], keys: frozenset[str]) -> bool:
-    """Every key of a usage dict is one of `keys` and every value a finite number (nothing to redact)."""
-    return all(k in keys and (type(v) is int or (type(v) is float and isfinite(v))) for k, v in usage.items())
+def _numbers_text(usage: dict[str, Any], keys: frozenset[str]) -> str | None:
+    """A usage dict as the C encoder writes it, when every key is one of `keys` (plain ASCII
+    names: nothing to escape or redact) and every value a finite int or float (`repr`, as the
+    encoder writes numbers); else None (the generic path)."""
+    parts = []
+    for k, v in usage.items():
+        kind = type(v)
+        if k not in keys or not (kind is int or (kind is float and isfinite(v))):
+            return None
+        parts.append(f'"{k}":{v!r}')
+    return "{" + ",".join(parts) + "}"
 
 
 def _agent_returned_line(e: AgentReturned) -> str | None:
@@ -166,7 +174,8 @@ def _agent_returned_line(e: AgentReturned) -> str | None:
         or not isfinite(duration)
     ):
         return None
-    if usage is not None and not _plain_numbers(usage, _USAGE_KEYS):
+    usage_text = "null" if usage is None else _numbers_text(usage, _USAGE_KEYS)
+    if usage_text is None:
         return None
     output = e.output
     if len(output) >= _LONG_TEXT:  # a long answer is often met again (PhaseFinished): `_long_text`
@@ -180,7 +189,6 @@ def _agent_returned_line(e: AgentReturned) -> str | None:
             return None
         output_text = _encode_str(output)
     error = "null" if e.error is None else _encode_str(e.error)
-    usage_text = "null" if usage is None else _dumps(usage)
     return (
         f'{{"kind":"agent_returned","seq":{e.seq},"ts":{ts!r},"phase_id":{_encode_str(e.phase_id)},'
         f'"node_path":{_encode_str(e.node_path)},"attempt":{e.attempt},"output":{output_text},'
@@ -267,7 +275,8 @@ def _phase_finished_line(e: PhaseFinished) -> str | None:
         or not isfinite(duration)
     ):
         return None
-    if usage is not None and not _plain_numbers(usage, _TALLY_KEYS):
+    usage_text = "null" if usage is None else _numbers_text(usage, _TALLY_KEYS)
+    if usage_text is None:
         return None
     if output is not None and len(output) >= _LONG_TEXT:  # often the call's answer again: `_long_text`
         output_text, needle = _long_text(output)
@@ -290,7 +299,7 @@ def _phase_finished_line(e: PhaseFinished) -> str | None:
         f'{{"kind":"phase_finished","seq":{e.seq},"ts":{ts!r},"phase_id":{_encode_str(e.phase_id)},'
         f'"status":{_encode_str(e.status)},"output":{output_text},'
         f'{json_part}"error":{"null" if error is None else _encode_str(error)},'
-        f'"warnings":{_dumps(warnings) if warnings else "[]"},"usage":{"null" if usage is None else _dumps(usage)},'
+        f'"warnings":{_dumps(warnings) if warnings else "[]"},"usage":{usage_text},'
         f'"attempts":{e.attempts},"gate":{gate},"duration_ms":{duration!r},"extra":{extra}}}\n'
     )
 
