@@ -22,8 +22,8 @@ A run is prepared as a `RunSession` and then executed (`execute`):
 `execute` runs the engine with the session's journal and, whatever happens (a cancelled run
 is journaled as paused), closes the journal and writes `trace.json` beside it (what `tftui
 gate` and bundles read: redacted like the journal). A fresh run's trace is built as the
-journal writes each event (`Journal.tap`, `LiveTrace.journaled`); a resumed or seeded one,
-whose journal also holds earlier events, from the journal on disk.
+journal writes each event (`Journal.tap`, `LiveTrace.journaled`), a seeded one's from the
+copied lines on; a resumed one, whose journal also holds earlier events, from the journal on disk.
 
 No Textual, no screen text: what happened is returned as `Note`s, which each front end words.
 Nothing here raises on a journal it cannot write, except `resume` (`JournalBusy`: the run is
@@ -227,22 +227,30 @@ def seed(
     if journal is None:
         return session
     session.run_id = journal.run_id
+    # The trace is built as the journal writes each line, the copied ones included (decoded as
+    # a reader of the file decodes them), so the end of the re-run does not read the file back.
+    from tftui.trace.record import LiveTrace
+
+    session.live_trace = LiveTrace()
+    journal.tap = session.live_trace.journaled
     if previous is None:
         notes.append(Note("journal-opened", path=journal.run_dir, run_id=journal.run_id))
     else:
         notes.extend(_copy_journal(journal, previous))
+        if notes and notes[-1].kind == "seed-copy-failed":  # the file holds part of the copy: it decides
+            session.live_trace = journal.tap = None
     return session
 
 
 def _copy_journal(journal: jr.Journal, previous: Path) -> list[Note]:
     """Copy the previous run's journal lines (torn or unreadable lines are dropped, with a note)."""
     try:
-        rows, _meta, warnings = jr.read_journal(previous)
+        rows, texts, _meta, warnings = jr.read_journal_lines(previous)
     except OSError as exc:
         return [Note("seed-unreadable", detail=str(exc), run_id=journal.run_id)]
     try:
-        for row in rows:
-            journal.append(row)
+        for row, text in zip(rows, texts, strict=True):
+            journal.copy_line(row, text)
         journal.sync()
         # `tftui runs` counts only what this run spent: the copied events are the earlier run's.
         journal.update_meta(seededFrom=previous.name, seededEvents=len(rows))
@@ -351,8 +359,8 @@ async def execute(
             on_event(event)
     if journal is not None and session.resume_state is None and not session.prelude:
         # A fresh run: its trace is built from the events as they come (one pass at the end,
-        # no re-reading of events.jsonl). A resumed or seeded journal also holds earlier
-        # events, so its trace is read from the file (`close`).
+        # no re-reading of events.jsonl); a seeded one's from its copy on (`seed`). A resumed
+        # journal also holds earlier events, so its trace is read from the file (`close`).
         from tftui.trace.record import LiveTrace
 
         # Fed by the journal as it writes each event (the one encoding, redaction included).

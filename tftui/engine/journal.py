@@ -49,7 +49,7 @@ from typing import Any
 from tftui.engine.jsonl import encode_event, encode_line
 from tftui.lang import strict_json
 from tftui.lang.values import JSONObject
-from tftui.redaction import redact
+from tftui.redaction import might_contain_secret, redact
 
 __all__ = [
     "Journal", "JournalBusy", "JournalDamaged", "encode_line", "read_journal", "load_events", "decode_events",
@@ -320,6 +320,18 @@ class Journal:
         if self.tap is not None:
             self.tap(event, redacted)
 
+    def copy_line(self, row: JSONObject, text: str) -> None:
+        """Append a line read from another journal (`text`, without its newline; `row`, its JSON)
+        as `append(row)` does, without encoding it again unless that could change it: a line
+        that may hold a secret goes through `append` (redaction), and so does a run_started
+        (its args are masked structurally); any other line is written as it is."""
+        if row.get("kind") == "run_started" or might_contain_secret(text):
+            self.append(row)
+            return
+        self.queue_line(text + "\n")
+        if self.tap is not None:
+            self.tap(row, None)
+
     def queue_line(self, line: str) -> None:
         """Queue one journal line (`encode_line`: JSON text and its newline) for the OS; a batch
         is encoded to UTF-8 once, when it is written. The first line of a batch queues a
@@ -507,8 +519,15 @@ def _torn_tail_length(path: Path) -> int:
 
 def _parse_line(raw: bytes) -> dict[str, Any] | None:
     try:
-        value = strict_json.loads(raw.decode("utf-8"))
-    except (ValueError, RecursionError):  # bad UTF-8 or JSON, NaN/Infinity, nested too deep: not an event
+        return _parse_text(raw.decode("utf-8"))
+    except ValueError:  # bad UTF-8: not an event
+        return None
+
+
+def _parse_text(text: str) -> dict[str, Any] | None:
+    try:
+        value = strict_json.loads(text)
+    except (ValueError, RecursionError):  # bad JSON, NaN/Infinity, nested too deep: not an event
         return None
     return value if isinstance(value, dict) else None
 
@@ -525,6 +544,16 @@ def read_journal(run_dir: str | os.PathLike[str]) -> tuple[list[dict[str, Any]],
     """Events (JSON dicts, in file order), meta (`{}` if unreadable) and warnings. Never raises on bad data."""
     rows, meta, warnings, damage = _read_rows(Path(run_dir))
     return rows, meta, [*warnings, *damage]
+
+
+def read_journal_lines(
+    run_dir: str | os.PathLike[str],
+) -> tuple[list[dict[str, Any]], list[str], dict[str, Any], list[str]]:
+    """`read_journal` plus the text of each row's line as the file holds it (without the
+    newline): what a seeded journal copies (`Journal.copy_line`)."""
+    texts: list[str] = []
+    rows, _lines, meta, warnings, damage = _read_numbered_rows(Path(run_dir), texts)
+    return rows, texts, meta, [*warnings, *damage]
 
 
 class JournalDamaged(ValueError):
@@ -553,8 +582,11 @@ def _read_rows(path: Path) -> tuple[list[dict[str, Any]], dict[str, Any], list[s
     return rows, meta, warnings, damage
 
 
-def _read_numbered_rows(path: Path) -> tuple[list[dict[str, Any]], list[int], dict[str, Any], list[str], list[str]]:
-    """`_read_rows` plus the file line number of each row (to name the line of an undecodable event)."""
+def _read_numbered_rows(
+    path: Path, texts: list[str] | None = None
+) -> tuple[list[dict[str, Any]], list[int], dict[str, Any], list[str], list[str]]:
+    """`_read_rows` plus the file line number of each row (to name the line of an undecodable
+    event); `texts`, when given, gets the text of each row's line."""
     warnings: list[str] = []
     damage: list[str] = []
     meta = read_meta(path)
@@ -574,10 +606,17 @@ def _read_numbered_rows(path: Path) -> tuple[list[dict[str, Any]], list[int], di
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
-        parsed = _parse_line(raw)
+        try:
+            text = raw.decode("utf-8")
+        except ValueError:  # bad UTF-8: not an event
+            parsed = None
+        else:
+            parsed = _parse_text(text)
         if parsed is not None:
             events.append(parsed)
             numbers.append(number)
+            if texts is not None:
+                texts.append(text)
             continue
         if number - 1 == last_index:
             warnings.append(

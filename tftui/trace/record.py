@@ -377,10 +377,13 @@ class LiveTrace:
     __call__ = feed
 
     def journaled(self, event: object, redacted: JSONObject | None) -> None:
-        """Feed an event as the journal wrote it: `redacted` (its masked JSON) when not None."""
-        if redacted is not None:
+        """Feed an event as the journal wrote it: `redacted` (its masked JSON) when not None;
+        an event given as its JSON (a line a seeded journal copied) is decoded as a reader of
+        the file decodes it."""
+        source = redacted if redacted is not None else event if isinstance(event, dict) else None
+        if source is not None:
             try:
-                event = ev.event_from_json(redacted)
+                event = ev.event_from_json(source)
             except (TypeError, ValueError):
                 self._unreadable = True
                 return
