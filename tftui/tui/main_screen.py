@@ -26,7 +26,9 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
+from textual.geometry import Region
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static, Tree
@@ -88,6 +90,19 @@ class MainScreen(Screen[None]):
         self._detail_cost = 0.0  # how long the last detail redraw took
         self._trace_timer: Timer | None = None
         self._trace_back_to: str | None = None
+
+    # The screen's own lines (its background, under the widgets) are drawn again by Textual's
+    # styles pipeline whenever the whole screen repaints (a screen refresh): ~40% of such a frame
+    # at 120x40. They depend only on what is asked and on the screen's style: kept until that changes.
+    _own_lines: tuple[tuple[object, ...], list[Strip]] | None = None
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        app = self.app
+        key = (crop, self.size, self.rich_style, self.styles.background, app.theme, app.ansi_color,
+               tuple((type(f), f.enabled) for f in app._filters))
+        if self._own_lines is None or self._own_lines[0] != key:
+            self._own_lines = (key, super().render_lines(crop))
+        return self._own_lines[1]
 
     # -- composition and typed accessors -----------------------------------------------
     def compose(self) -> ComposeResult:
