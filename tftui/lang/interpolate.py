@@ -39,12 +39,6 @@ class StepView:
     _parsed: JSONValue = field(default=_UNPARSED, init=False, repr=False, compare=False)
     _parsed_src: str | None = field(default=None, init=False, repr=False, compare=False)
 
-    def output_value(self) -> JSONValue:
-        """`{steps.ID.output}`: the failed-phase sentinel for failed phases (docs/language.md §3.2, D3)."""
-        if self.status == "failed":
-            return FAILED_SENTINEL
-        return self.output
-
     def json_value(self) -> JSONValue:
         """`{steps.ID.json}`: stored json, else (MISSING or null, as JS `??`) a cached lenient parse."""
         if self.status == "failed":
@@ -227,7 +221,8 @@ def _steps_resolver(step_id: str, fieldname: str, rest: tuple[str, ...]) -> Reso
             step = ctx.steps.get(step_id)
             if step is None:
                 return MISSING
-            return step.output_value()
+            # the failed-phase sentinel for a failed phase (docs/language.md §3.2, D3)
+            return step.output if step.status != "failed" else FAILED_SENTINEL
 
         return output
     if fieldname == "error" and not rest:
