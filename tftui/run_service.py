@@ -112,6 +112,7 @@ class SessionCassette(CassetteRunner):
         self.live = 0
         self.log.clear()
         self.saved_usage = Usage()
+        self.unrecorded = 0
 
 
 @dataclass

@@ -114,3 +114,17 @@ def test_cassette_with_a_cli_agent_for_the_new_calls_reads_unknown(tmp_path: Pat
     out = done.json()
     assert out["phases"]["b"]["usage"] == {"input": None, "output": None, "costUSD": None}
     assert out["totals"]["costUSD"] is None
+
+
+def test_replaying_calls_that_recorded_no_usage_does_not_claim_0_tokens_saved(tmp_path: Path, tftui) -> None:
+    """`--from` a CLI agent's run (no usage recorded): the cassette line said '0 recorded tokens
+    not spent again', a known zero; it says how many calls recorded none."""
+    flow = write_flow(tmp_path)
+    cat = f"{sys.executable} -c \"import sys; print(sys.stdin.read()[:5])\""
+    first = tftui("run", str(flow), "--agent-cmd", cat, "--json")
+    assert first.code == 0, first.stderr
+    done = tftui("run", str(flow), "--from", first.json()["run_dir"])
+    assert done.code == 0, done.stderr
+    line = next(row for row in done.stderr.splitlines() if row.startswith("cassette:"))
+    assert "0 recorded tokens" not in line, line
+    assert line == "cassette: 2 replayed, 0 live (? recorded tokens not spent again: 2 calls recorded none)", line

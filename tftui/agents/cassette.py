@@ -84,6 +84,7 @@ class CassetteRunner:
         self.live = 0
         self.log: list[tuple[str, str]] = []  # (node path, "replay" | "live" | "missing")
         self.saved_usage = Usage()
+        self.unrecorded = 0  # replayed calls whose recording holds no usage (a CLI agent's): not in saved_usage
 
     # Live calls go to `live_runner`, so the run's usage is as trustworthy as its (a replayed call
     # spends nothing, which is known); without one every call is replayed.
@@ -119,7 +120,9 @@ class CassetteRunner:
             self.replayed += 1
             self.log.append((request.node_path, "replay"))
             usage = Usage.from_json(call.usage)
-            if usage is not None:
+            if usage is None:
+                self.unrecorded += 1
+            else:
                 self.saved_usage.input += usage.input
                 self.saved_usage.output += usage.output
                 if usage.cost_usd is not None:

@@ -400,15 +400,16 @@ def execute(args: argparse.Namespace) -> int:
     answers = session.answers  # the run's call count is the fold's (present.run_calls): replays once
     if answers is not None:
         if answers.replayed:
-            saved = answers.saved_usage.input + answers.saved_usage.output
+            saved = present.not_spent_again(answers.saved_usage.input + answers.saved_usage.output,
+                                            answers.unrecorded, "tokens")
             plan.notes.append(
                 f"resume: {answers.replayed} call(s) replayed from the journal instead of asking the agent again "
-                f"({saved} tokens not spent again)"
+                f"({saved})"
             )
             if not args.quiet:
                 progress.message(plan.notes[-1])
     _report(plan, args, state, result.status, result.final_output, duration_ms)
     if cassette is not None and not args.quiet:
-        saved = cassette.saved_usage.input + cassette.saved_usage.output
-        _err(f"cassette: {cassette.replayed} replayed, {cassette.live} live ({saved} recorded tokens not spent again)")
+        saved = present.not_spent_again(cassette.saved_usage.input + cassette.saved_usage.output, cassette.unrecorded)
+        _err(f"cassette: {cassette.replayed} replayed, {cassette.live} live ({saved})")
     return exit_code_for(result.status)

@@ -53,6 +53,16 @@ def tokens_text(n: float | int) -> str:
     return f"{format_tokens(n)} {TOKENS_UNIT}"
 
 
+def not_spent_again(tokens: int, unrecorded: int, what: str = "recorded tokens") -> str:
+    """What replaying recorded calls saved: `1.2k recorded tokens not spent again`; calls whose
+    recording holds no usage are unknown, never a 0 (`? recorded tokens …: 2 calls recorded none`)."""
+    if not unrecorded:
+        return f"{format_tokens(tokens)} {what} not spent again"
+    amount = f"≥ {format_tokens(tokens)}" if tokens else "?"
+    calls = "1 call" if unrecorded == 1 else f"{unrecorded} calls"
+    return f"{amount} {what} not spent again: {calls} recorded none"
+
+
 def format_cost(cost: float | int | None) -> str:
     """`$0.00`, `$0.0018` (under a cent), `$0.123`, `$12.50`; '' when not known."""
     if cost is None:
