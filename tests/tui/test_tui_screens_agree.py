@@ -96,7 +96,9 @@ async def test_a_reworked_phase_counts_every_call_in_info_as_in_calls(h, size, a
         assert listed is not None and listed.group(1) == "2"
         await _show(pilot, app, "implement", "overview")
         info = _detail_shown(h, app)
-        assert "Calls: 2 (1 in this round)" in info, info  # the usage beside it sums both calls too
+        assert "Calls: 2 (1 this round) attempts: 1" in info, info  # the usage beside it sums both calls too
+        rows = h.pane_lines(app, app.main.detail.scroller)
+        assert any("Calls: 2 (1 this round)  attempts: 1" in row for row in rows), rows  # one row at 80x24 too
         assert "Usage: 120 in / 75 out tokens" in info
 
 

@@ -113,7 +113,7 @@ def overview(
             counted = "onBlock rounds" if state.type == "gate" else "attempts"  # docs/language.md §2.2
             out.append(f"Calls: {state.calls_before + len(state.attempt_log)}")  # every round's, as Usage
             if state.calls_before:
-                out.append(f" ({len(state.attempt_log)} in this round)")
+                out.append(f" ({len(state.attempt_log)} this round)")
             if state.status.terminal:  # the count (docs/language.md §2.2) is set when the phase ends ("attempts: 0" while running)
                 out.append(f"  {counted}: {state.attempts}")
             counters = present.counters_text(state, spec)
