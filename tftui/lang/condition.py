@@ -347,7 +347,7 @@ def evaluate(expr: str, ctx: Context) -> CondResult:
 _CONTAINS = " contains "
 
 
-# A `when` guard (docs/scheduling.md §2.1 check 4, §2.3): the engine's admission, the guard
+# A `when` guard (docs/scheduling.md §2.1 and §2.3, check 4): the engine's admission, the guard
 # editor and the skip explanations read these, so blank and the skip reason are written once.
 UNMET = "Condition not met"
 
