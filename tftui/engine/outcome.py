@@ -9,6 +9,7 @@ from tftui.agent_types import reports_cost, reports_usage
 from tftui.engine import events as ev
 from tftui.engine.context import step_view
 from tftui.engine.state import PhaseState, PhaseStatus
+from tftui.lang.blocking import is_blocking
 from tftui.lang.values import MISSING, js_number_str
 
 BUDGET_TRUNCATED = "fan-out budget-truncated"
@@ -97,11 +98,8 @@ def first_block_of(order: Sequence[str], phases: Mapping[str, PhaseState]) -> tu
     there does not, so a resumed run must not count it either."""
     for pid in order:
         st = phases.get(pid)
-        if (
-            st is not None and st.status == PhaseStatus.DONE and st.depth == 0
-            and st.gate and st.gate.get("verdict") == "block"
-        ):
-            return pid, st.gate.get("reason")
+        if st is not None and st.depth == 0 and is_blocking(st.status, st.gate):
+            return pid, (st.gate or {}).get("reason")
     return None
 
 

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tftui.lang.blocking import is_blocking
 from tftui.present.asciifold import fold_text, to_ascii
 from tftui.present.looks import DISPLAY_STATUSES as DISPLAY_STATUSES  # re-exported: the table's interface
 from tftui.present.looks import ROLES, RUN_STATUSES, STATUSES, Look, Role
@@ -42,9 +43,7 @@ _UNKNOWN_ROLE = "muted"
 def shown_status(status: str, gate: Mapping[str, object] | None) -> str:
     """The display status of an engine status and gate verdict (docs/scheduling.md §4: a gate or
     approval `done` with verdict block shows as `blocked`)."""
-    if status == "done" and isinstance(gate, Mapping) and gate.get("verdict") == "block":
-        return "blocked"
-    return status
+    return "blocked" if is_blocking(status, gate) else status
 
 
 def display_status(phase: PhaseState | None, *, stale: bool = False) -> str:
