@@ -211,11 +211,13 @@ async def test_j_and_k_move_the_tree_selection(h, size, ascii):
 
 
 # -- item 17: ctrl+p lists tftui's commands first; Theme and Quit once ---------------------
-async def test_palette_lists_tftui_commands_first_and_theme_once(h):
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+@pytest.mark.parametrize("ascii", [False, True])
+async def test_palette_lists_tftui_commands_first_and_theme_once(h, size, ascii):
     from textual.command import CommandList, CommandPalette
 
-    app = h.make_app(h.FIXTURES / "gate_block.json")
-    async with app.run_test(size=(80, 24)) as pilot:
+    app = h.make_app(h.FIXTURES / "gate_block.json", ascii=ascii)
+    async with app.run_test(size=size) as pilot:
         await pilot.press("ctrl+p")
         await h.settle(pilot, lambda: isinstance(app.screen, CommandPalette)
                        and app.screen.query_one(CommandList).option_count > 20)
@@ -229,7 +231,7 @@ async def test_palette_lists_tftui_commands_first_and_theme_once(h):
         await pilot.pause()
         rows = [line.strip() for line in h.screen_lines(app)]
         search = next(i for i, row in enumerate(rows) if "Search for commands" in row)
-        assert next(row for row in rows[search + 1 :] if row).startswith("Run / cont"), rows[:10]
+        assert next(row for row in rows[search + 1 :] if row.strip("|+- ")).startswith("Run / cont"), rows[:10]  # past an --ascii border
 
 
 # -- item 17: `t` writes the user config once the presses stop, and at exit ----------------
@@ -258,12 +260,14 @@ async def test_theme_cycle_writes_the_config_once(h, tmp_path, monkeypatch):
 
 
 # -- item 17: `x` writes the bundle beside the runs and says where -------------------------
-async def test_export_writes_beside_the_runs_and_shows_the_path(h, tmp_path):
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+@pytest.mark.parametrize("ascii", [False, True])
+async def test_export_writes_beside_the_runs_and_shows_the_path(h, tmp_path, size, ascii):
     from tftui.tui.screens.modals import LineInputScreen
 
     runs = tmp_path / ".tftui" / "runs"
-    app = h.make_app(h.FIXTURES / "gate_block.json", runs_root=runs)
-    async with app.run_test(size=(80, 24)) as pilot:
+    app = h.make_app(h.FIXTURES / "gate_block.json", runs_root=runs, ascii=ascii)
+    async with app.run_test(size=size) as pilot:
         await pilot.press("c")
         await h.run_to_end(pilot, app)
         run_dir = app.run_dir
