@@ -121,15 +121,15 @@ def _long_text(value: str) -> tuple[str, bool]:
 
 
 def _attempt_started_line(e: AttemptStarted) -> str | None:
-    ts = e.ts
-    if type(e.seq) is not int or type(ts) is not float or type(e.attempt) is not int or not isfinite(ts):
+    seq, ts, attempt, phase_id, node_path, prompt, agent = e.seq, e.ts, e.attempt, e.phase_id, e.node_path, e.prompt, e.agent
+    if type(seq) is not int or type(ts) is not float or type(attempt) is not int or not isfinite(ts):
         return None
-    if might_contain_text_secret("\n".join((e.phase_id, e.node_path, e.prompt, e.agent))):
+    if might_contain_text_secret(f"{phase_id}\n{node_path}\n{prompt}\n{agent}"):
         return None
     return (
-        f'{{"kind":"attempt_started","seq":{e.seq},"ts":{ts!r},"phase_id":{_encode_str(e.phase_id)},'
-        f'"node_path":{_encode_str(e.node_path)},"attempt":{e.attempt},"prompt":{_encode_str(e.prompt)},'
-        f'"agent":{_encode_str(e.agent)}}}\n'
+        f'{{"kind":"attempt_started","seq":{seq},"ts":{ts!r},"phase_id":{_encode_str(phase_id)},'
+        f'"node_path":{_encode_str(node_path)},"attempt":{attempt},"prompt":{_encode_str(prompt)},'
+        f'"agent":{_encode_str(agent)}}}\n'
     )
 
 
