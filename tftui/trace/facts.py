@@ -115,12 +115,15 @@ class Facts:
             mask = self.kind_codes().translate(_MODEL_MASK)
             ins = list(compress(self.cols.input_tokens, mask))
             outs = list(compress(self.cols.output_tokens, mask))
-            if None in ins or None in outs:
+            try:  # a None among the numbers stops the sum (no pass of its own looks for one first)
+                total = sum(cast(list[float], ins)) + sum(cast(list[float], outs))
+            except TypeError:
                 missing = sum(1 for a, b in zip(ins, outs, strict=True) if a is None or b is None)
+                if not missing:  # not a None: a value that is no number, raised as before
+                    raise
                 self._tokens = (missing, 0)
             else:
-                # no None left (checked above): the columns are all numbers here
-                self._tokens = (0, clean_number(sum(cast(list[float], ins)) + sum(cast(list[float], outs))))
+                self._tokens = (0, clean_number(total))
         return self._tokens
 
     def first_blocked(self) -> int | None:
@@ -199,7 +202,8 @@ class Facts:
             top_sig: Signature | None = None
             top = 0
             if most >= 2:
-                fullest = [b for b, c in bucket_counts.items() if c == most]
+                # C-level: a comprehension over a million counted buckets costs more than the rest here
+                fullest = list(compress(bucket_counts, map(most.__eq__, bucket_counts.values())))
                 if len(fullest) <= _FEW_BUCKETS:  # their steps found by C-level scans, not a mask over every step
                     top_sig, top = self._top_count(keys, at=sorted(chain.from_iterable(
                         _positions(buckets, b, most) for b in fullest)))
