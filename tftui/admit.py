@@ -230,6 +230,8 @@ def arg_name_check(flow: Flow, values: Mapping[str, JSONValue], typed: Iterable[
     string given for an arg declared as a number or boolean gets a warning showing the `:=`
     spelling. Never raises."""
     check = NameCheck()
+    if not values:  # nothing given, nothing to compare (the flow's names take a walk of every string)
+        return check
     typed = set(typed)
     known, whole = known_arg_names(flow)
     declared = flow.args or {}

@@ -348,8 +348,13 @@ async def execute(
     approver: Callable[[Any], Any] | None = None,
     clock: Clock | None = None,
     cwd_bridge: bool = False,
+    state: RunState | None = None,
 ) -> RunResult:
     """Run the session's flow (`cwd_bridge`: allow `cwd: "{args.X}"`, see tftui.engine.cwd_bridge).
+    `state`: the RunState a fresh run folds its events into (a resumed or seeded one continues
+    `session.resume_state`, and `state` must be that one or None), so a front end that shows
+    the run reads the run's own fold instead of folding every event again (`tftui run`'s
+    progress lines).
     Exceptions (a cancelled run) propagate after the journal is
     closed and its trace written, so an interrupted run is still journaled (paused)."""
     journal = session.journal
@@ -379,13 +384,24 @@ async def execute(
                 clock=clock,
                 on_event=on_event,
                 run_id=session.run_id,
-                resume_state=session.resume_state,
+                resume_state=_run_state(session, state),
                 flow_path=session.flow_path,
                 approver=approver,
                 cwd_bridge=cwd_bridge,
             )
         finally:
             session.notes.extend(close(session))
+
+
+def _run_state(session: RunSession, state: RunState | None) -> RunState | None:
+    """What the engine folds into: the resumed state, else `state` (empty: a fresh run)."""
+    if session.resume_state is not None:
+        if state is not None and state is not session.resume_state:
+            raise ValueError("a resumed or seeded run folds into its resume_state")
+        return session.resume_state
+    if state is not None and (state.phases or state.event_count):
+        raise ValueError("a fresh run's state must be empty")
+    return state
 
 
 def close(session: RunSession) -> list[Note]:

@@ -76,7 +76,11 @@ class Progress:
         live: bool | None = None,
         color: bool | None = None,
         glyphs: present.Glyphs | None = None,
+        state: RunState | None = None,
     ) -> None:
+        """`state`: the run's own fold, which the engine updates before it hands each event on
+        (`run_service.execute(state=…)`): the lines read it, and no event is folded a second time
+        here. Without one, the printer folds the events it is given into a state of its own."""
         self.stream = stream or sys.stderr
         # the lines carry tftui's own colours and status-line codes: the text in them is
         # sanitised piece by piece (term_line), the codes go to the stream underneath
@@ -90,7 +94,8 @@ class Progress:
         self.phase_types = dict(phase_types or {})
         self.id_width = max((len(pid) for pid in self.phase_types), default=8)
         self.type_width = max((len(t) for t in self.phase_types.values()), default=5)
-        self.state = RunState()
+        self.state = state if state is not None else RunState()
+        self._folds = state is None
         self.backoff_until: dict[str, float] = {}
         self._status_shown = False
         self._tick = 0
@@ -99,12 +104,9 @@ class Progress:
 
     # -- event intake -----------------------------------------------------------------
 
-    def seed(self, state: RunState) -> None:
-        """Start from a resumed run's folded state (so counters include finished phases)."""
-        self.state = state
-
     def on_event(self, event: ev.Event) -> None:
-        apply(self.state, event)
+        if self._folds:
+            apply(self.state, event)
         if isinstance(event, ev.RunStarted):
             for pid, ptype in event.phase_types.items():
                 self.phase_types.setdefault(pid, ptype)

@@ -22,7 +22,7 @@ from tftui.commands.run import UsageProblem, check_cli_arg_names, parse_arg_pair
 from tftui.commands.run_report import EXIT_INTERRUPTED, EXIT_USAGE, exit_code_for, run_json, summary_line
 from tftui.commands.runner_select import RunnerSelectionError, runner_flags, select_runner
 from tftui.engine import journal as jr
-from tftui.engine.state import RunState, copy_state
+from tftui.engine.state import RunState
 from tftui.present.terminal import write_raw
 
 if TYPE_CHECKING:
@@ -273,6 +273,7 @@ async def _drive(
             approver=approver,
             clock=clock,
             on_event=progress.on_event,
+            state=progress.state,  # the run folds into it; the progress lines only read it
             cwd_bridge=cwd_bridge,
         )
     finally:
@@ -358,13 +359,15 @@ def execute(args: argparse.Namespace) -> int:
             return EXIT_USAGE
     runner = session.runner_for(runner)
 
+    # One fold: the run's (a resume continues the journal's folded state in place); the
+    # progress lines read it as the engine updates it.
+    state = plan.resume_state if plan.resume_state is not None else RunState()
     progress = Progress(
         phase_types={p.id: p.type for p in plan.flow.phases},
         quiet=args.quiet or args.json,
         glyphs=plan.glyphs,
+        state=state,
     )
-    if plan.resume_state is not None:
-        progress.seed(copy_state(plan.resume_state))
     for note in plan.notes:
         if not args.quiet:  # stderr, so also with --json (whose notes list repeats them)
             progress.message(note)
