@@ -121,7 +121,11 @@ class TextLines(ScrollView):
         self._lines: list[Content] = []
         self._width = -1  # the content width the rows were counted at (-1: not counted)
         self._starts: list[int] = []  # the first row of each line
-        self._rows: dict[tuple[int, int], Strip] = {}  # the rows drawn, by (line, row in the line)
+        # the rows drawn, by (line, row in the line), with the line's text and styles they were
+        # drawn from: kept from one update to the next at the same width, so a tab updated while
+        # a run goes draws again only the rows on screen whose line changed
+        self._rows: dict[tuple[int, int], tuple[tuple[str, tuple[Span, ...]], Strip]] = {}
+        self._rows_width = -1
         # A long line's rows at `_width` by its text and styles: kept from one update to the
         # next, so a tab that grows at its end (a map's calls) wraps only its new lines.
         self._wrapped: dict[tuple[str, tuple[Span, ...]], _Wrapped] = {}
@@ -177,7 +181,9 @@ class TextLines(ScrollView):
         wrapped = self._wrapped if width == self._wrapped_width else {}
         self._wrapped, self._wrapped_width = {}, width
         self._width = width
-        self._rows.clear()
+        if width != self._rows_width:
+            self._rows.clear()
+            self._rows_width = width
         self._whole = None
         starts: list[int] = []
         line_wraps: list[_Wrapped] = []
@@ -234,11 +240,12 @@ class TextLines(ScrollView):
 
     def _row(self, index: int, at: int) -> Strip | None:
         """Row `at` of line `index` (None past its last row)."""
-        strip = self._rows.get((index, at))
-        if strip is not None:
-            return strip
-        wrap = self._line_wraps[index] if index < len(self._line_wraps) else None
         line = self._lines[index]
+        drawn_from = (line.plain, tuple(line.spans))
+        drawn = self._rows.get((index, at))
+        if drawn is not None and drawn[0] == drawn_from:
+            return drawn[1]
+        wrap = self._line_wraps[index] if index < len(self._line_wraps) else None
         x = 0
         if isinstance(wrap, tuple):  # a long line: this row alone, cut where the whole line is
             if at > len(wrap):
@@ -261,7 +268,7 @@ class TextLines(ScrollView):
         strip = rows[0]
         if index or x:
             strip = _on_line(strip, index, x)
-        self._rows[(index, at)] = strip
+        self._rows[(index, at)] = (drawn_from, strip)
         return strip
 
     def _whole_rows(self) -> list[Strip]:
@@ -309,6 +316,7 @@ class TextLines(ScrollView):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._wrapped.clear()  # colours and text styles are in the drawn rows
+        self._rows.clear()
         self._width = -1
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
