@@ -274,6 +274,7 @@ async def test_export_writes_beside_the_runs_and_shows_the_path(h, tmp_path, siz
         await pilot.press("x")
         await h.settle(pilot, lambda: isinstance(app.screen, LineInputScreen))
         expected = runs / f"{run_dir.name}.tftui.zip"
+        assert "enter writes · esc cancels".replace("·", "|" if ascii else "·") in " ".join(h.screen_lines(app))
         assert app.screen.query_one("#line-input").value == str(expected)
         await pilot.press("enter")
         await h.settle(pilot, lambda: expected.is_file())

@@ -192,7 +192,7 @@ def export_run_dir(screen: MainScreen, run_dir: Path | None) -> None:
 
     app.push_screen(
         LineInputScreen("Export a repro bundle to", bundle_path(run_dir),
-                        "a .tftui.zip path (beside the runs; relative: to the current directory) · enter writes · esc"),
+                        "a .tftui.zip path (beside the runs; relative: to the current directory) · enter writes · esc cancels"),
         done,
     )
 
