@@ -78,7 +78,9 @@ def _load_checked(flow_path: Path, args: dict[str, Any], cli: argparse.Namespace
     # the same admission as `tftui check`, the debugger and its hot reload (tftui/admit.py)
     rules = admission_rules(config, args=args, allow_cwd_bridge=bool(getattr(cli, "allow_cwd_bridge", False)))
     cli.allow_cwd_bridge = rules.cwd_bridge  # what the run is given (tftui.engine.cwd_bridge)
-    result = admit(flow_path, rules)
+    result = admit(flow_path, rules, lint=False)
+    if result.flow is None or not cli.quiet:  # the linter only warns: --quiet shows no warning of a valid flow
+        result = result.linted()
     for diag in result.diagnostics:
         if diag.is_error or result.flow is None or not cli.quiet:
             _err(diag.format(str(flow_path)), glyphs)
