@@ -46,7 +46,7 @@ from tftui.engine.debugger import Debugger
 from tftui.engine.events import Event
 from tftui.engine.resume import RerunReason, plan_resume, reset_phases
 from tftui.engine.run import RunResult, run_flow
-from tftui.engine.state import PhaseStatus, RunState, apply, fold
+from tftui.engine.state import PhaseStatus, RunState, apply, fold, progress
 from tftui.flow.model import Flow
 from tftui.redaction import is_masked
 
@@ -310,9 +310,10 @@ def resume(recorded: Recorded, flow: Flow, *, args: dict[str, Any], flow_path: s
     still writes it."""
     plan = plan_resume(recorded.events, flow.phases, folded=recorded.state)  # rolls back in-flight rework rounds
     state = plan.state
+    finished, total = progress(state, [p.id for p in flow.phases])
     info = ResumeInfo(
-        finished=sum(1 for p in state.phases.values() if p.status.terminal),
-        total=len(state.phases),
+        finished=finished,
+        total=total,
         answered=plan.answered,
     )
     for phase in flow.phases:

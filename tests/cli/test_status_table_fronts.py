@@ -167,6 +167,21 @@ def _table(stdout: str) -> list[list[str]]:
     return [[line[a:b].strip() for a, b in zip(starts, [*starts[1:], None], strict=True)] for line in lines[1:]]
 
 
+def _header_progress(state: RunState) -> str:
+    """The n/m part of the debugger's header for this run (the header's own code)."""
+    from types import SimpleNamespace
+
+    from tftui.flow.load import load_flow
+    from tftui.tui.widgets.run_header import header_parts
+
+    name = {"gate-block": "gate_block", "side-effect": "side_effect"}[state.flow_name]
+    flow = load_flow(SAMPLES / f"{name}.json").flow
+    ctl = SimpleNamespace(runner=None, clock=None)
+    app = SimpleNamespace(state=state, flow=flow, ctl=ctl, show_times=False, stale=set())
+    (n_of_m,) = [p.variants[0] for p in header_parts(app) if re.fullmatch(r"\d+/\d+", p.variants[0])]
+    return n_of_m
+
+
 @pytest.mark.parametrize("ascii_flag", [False, True], ids=["unicode", "ascii"])
 def test_tftui_runs_reads_from_the_table(tftui, recorded, ascii_flag: bool) -> None:
     done = tftui("runs", *(["--ascii"] if ascii_flag else []))
@@ -179,10 +194,14 @@ def test_tftui_runs_reads_from_the_table(tftui, recorded, ascii_flag: bool) -> N
         status = listed[state.flow_name]["status"]
         assert row[3] == f"{glyph(status)} {present.status_word(status)}"
         displays = list(_displays(state).values())
-        finished = sum(1 for s in displays if s in ("done", "blocked"))
         others = [f"{glyph(s)}{displays.count(s)}" for s in present.DISPLAY_STATUSES
                   if s != "done" and s in displays]
-        assert row[4] == " ".join([f"{finished}/{len(displays)}", *others])
+        # the n/m is the debugger header's for the same run: every phase that reached an end
+        n_of_m = _header_progress(state)
+        assert n_of_m == f"{sum(1 for s in displays if s != 'pending')}/{len(displays)}"
+        assert row[4] == " ".join([n_of_m, *others])
+        entry = listed[state.flow_name]
+        assert f"{entry['phases_done']}/{entry['phases_total']}" == n_of_m
         assert row[5] == str(present.run_calls(state)) == str(listed[state.flow_name]["attempts"])
         assert row[6] == present.format_tokens(present.usage_tokens(state.usage))
         assert row[7] == present.format_cost(present.usage_cost(state.usage))

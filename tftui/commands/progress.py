@@ -183,8 +183,7 @@ class Progress:
 
     def status_text(self) -> str:
         running = [p for p in self.state.phases.values() if str(p.status) == "running"]
-        finished = sum(1 for p in self.state.phases.values() if p.status.terminal)
-        total = len(self.state.phases)
+        finished, total = present.progress(self.state)
         now = time.monotonic()
         pieces = []
         for phase in running[:4]:

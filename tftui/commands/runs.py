@@ -92,7 +92,8 @@ def summarize(run_dir: Path) -> dict[str, Any]:
         status = "running"
     else:
         status = "interrupted"
-    statuses = [present.display_status(p) for p in state.phases.values()]
+    # the phases the n/m counts (top level and grafted children: present.counted_phase_ids)
+    statuses = [present.display_status(state.phases[pid]) for pid in present.counted_phase_ids(state)]
     usage = state.usage
     total_tokens = int(usage.get("input", 0) or 0) + int(usage.get("output", 0) or 0)
     total_cost = float(usage.get("cost", 0.0) or 0.0)
@@ -102,6 +103,7 @@ def summarize(run_dir: Path) -> dict[str, Any]:
     tokens, cost = total_tokens, total_cost
     unpriced, untracked = present.unpriced_calls(usage), present.untracked_calls(usage)
     calls = present.run_calls(state)
+    settled, counted = present.progress(state)
     if isinstance(seeded, int) and 0 < seeded <= len(events):
         seeded_state = fold(events[:seeded])
         before = seeded_state.usage
@@ -118,8 +120,8 @@ def summarize(run_dir: Path) -> dict[str, Any]:
         "flow_path": meta.get("flowPath") or state.flow_path,
         "started": meta.get("started"),
         "status": status,
-        "phases_done": sum(1 for s in statuses if s in ("done", "blocked")),
-        "phases_total": len(statuses),
+        "phases_done": settled,  # the n of the header's n/m (present.progress)
+        "phases_total": counted,
         "phase_statuses": {s: statuses.count(s) for s in present.DISPLAY_STATUSES if s in statuses},
         "attempts": calls,  # the model calls this run sent, as `tftui run` counts them
         # data, not display text (the schema is documented in docs/inputs.md §6)
@@ -156,7 +158,8 @@ def _fmt_started(started: Any) -> str:
 
 
 def _phases_cell(entry: dict[str, Any], glyphs: present.Glyphs) -> str:
-    """`3/5 ■1 ⊘2`: finished of all, then how many ended in each status other than done."""
+    """`5/5 ■1 ⊘2`: the n/m of the debugger's header (present.progress), then how many ended in each
+    status other than done."""
     counts = entry.get("phase_statuses") or {}
     rest = [f"{glyphs.glyph(s)}{n}" for s, n in counts.items() if s != "done" and n]
     return " ".join([f"{entry['phases_done']}/{entry['phases_total']}", *rest])

@@ -221,6 +221,32 @@ class RunState:
         return state
 
 
+def counted_phase_ids(state: RunState, flow_ids: Iterable[str] | None = None) -> list[str]:
+    """The phases every n/m of a run counts (the debugger's header, `tftui run`'s live line,
+    `tftui runs`, the resume note, the new-run question): the flow's top-level phases and the
+    children a graft-mode expand phase added to the run (`fanout-draft`), once they exist. A
+    sub-flow's phases (`research/points`) are their parent's business and not counted. Without
+    the flow (a journal read back), the run's own top-level phases are the flow's."""
+    if flow_ids is None:
+        return [pid for pid in state.phases if "/" not in pid]
+    ids = list(flow_ids)
+    known = set(ids)
+    ids += [pid for pid in state.phases if pid not in known and "/" not in pid and pid in state.graft_parent]
+    return ids
+
+
+def progress(state: RunState, flow_ids: Iterable[str] | None = None) -> tuple[int, int]:
+    """(finished, total): of the counted phases, how many reached an end (done, blocked,
+    failed or skipped). The one n/m rule (docs/inputs.md §6); present re-exports it."""
+    ids = counted_phase_ids(state, flow_ids)
+    done = 0
+    for pid in ids:
+        phase = state.phases.get(pid)
+        if phase is not None and phase.status.terminal:
+            done += 1
+    return done, len(ids)
+
+
 def _find_attempt(phase: PhaseState, node_path: str, attempt: int) -> Attempt | None:
     # The matching attempt is nearly always among the last few (fan-outs interleave).
     for item in reversed(phase.attempt_log):

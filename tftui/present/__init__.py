@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         usage_tokens,
     )
     from tftui.present.phase import (
+        counted_phase_ids,
         counters_text,
         loop_iterations,
         paused_s_at,
@@ -108,6 +109,7 @@ _HOMES: dict[str, str] = {
     "phase_duration_ms": "phase",
     "plain_reason": "phase",
     "progress": "phase",
+    "counted_phase_ids": "phase",
     "run_calls": "phase",
     "run_elapsed_ms": "phase",
     "shown_status": "status",
@@ -190,6 +192,7 @@ __all__ = [
     "phase_duration_ms",
     "plain_reason",
     "progress",
+    "counted_phase_ids",
     "run_calls",
     "run_elapsed_ms",
     "shown_status",

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tftui.engine.state import Attempt, PhaseState, RunState
+from tftui.engine.state import Attempt, PhaseState, RunState, counted_phase_ids, progress  # noqa: F401 (present's n/m)
 from tftui.lang.condition import UNMET
 from tftui.present.gates import block_reason
 from tftui.present.status import display_status
@@ -187,16 +187,6 @@ def run_calls(state: RunState) -> int:
     replaced included, as the run's spend counts them (README "Cost and usage"); a call a resume
     answered from the journal once (docs/inputs.md §3). A phase's Calls show only its latest round's."""
     return state.calls
-
-
-def progress(state: RunState, phase_ids: list[str]) -> tuple[int, int]:
-    """(finished, total) over these phases (see `counted_phase_ids`)."""
-    done = 0
-    for pid in phase_ids:
-        phase = state.phases.get(pid)
-        if phase is not None and phase.status.terminal:
-            done += 1
-    return done, len(phase_ids)
 
 
 def plain_reason(phase: PhaseState | None) -> str:

@@ -15,9 +15,8 @@ from dataclasses import replace
 from typing import Any
 
 from tftui import present
-from tftui.engine.state import RunState
 from tftui.present import HeaderPart
-from tftui.tui.subtree import parent_of, state_at
+from tftui.tui.subtree import state_at
 from tftui.tui.widgets.folded import Folded
 
 # Lower ranks give way first (see present.fit_header).
@@ -25,20 +24,10 @@ from tftui.tui.widgets.folded import Folded
 DROP_CASSETTE, DROP_STOPS, DROP_SPEND, DROP_TIME, DROP_STALE, DROP_DATA_BP, DROP_NAME, DROP_PAUSE = range(8)
 
 
-def counted_phase_ids(state: RunState, flow: Any) -> list[str]:
-    """The phases the header's n/m counts, as `tftui run` counts them: the flow's, and the
-    children a graft-mode expand phase added to the run (`fanout-draft`), once they exist.
-    A sub-flow's phases (`research/points`) are its parent's business and not counted."""
-    ids = [p.id for p in getattr(flow, "phases", None) or ()]
-    known = set(ids)
-    ids += [pid for pid in state.phases if pid not in known and "/" not in pid and parent_of(pid, state) is not None]
-    return ids
-
-
 def header_parts(app: Any) -> list[HeaderPart]:
     """The header items of a TftuiApp's current run."""
     state = app.state
-    done, total = present.progress(state, counted_phase_ids(state, app.flow))
+    done, total = present.progress(state, [p.id for p in getattr(app.flow, "phases", None) or ()])
     status = state.status if state.status != "pending" else "ready"
     name = app.flow.name
     parts = [
