@@ -110,33 +110,3 @@ def test_the_layout_it_reads_is_the_one_a_run_writes() -> None:
     data = _dumped().encode()
     cols = layout_columns(data)
     assert cols is not None and cols == load_columns(data).columns
-
-
-@settings(max_examples=20, deadline=None)
-@given(st.lists(STEP, min_size=1, max_size=60), st.permutations(range(4)))
-def test_a_mapped_file_read_in_pieces_that_give_their_pages_back_reads_as_its_bytes(
-        tmp_path_factory: Any, steps: list[Any], order: list[int]) -> None:
-    """`map_trace_file` + the piece reader, releasing the pages read after every page: the columns,
-    facts and signature counts of the file's bytes (and a file that reader refuses is read whole)."""
-    path = tmp_path_factory.mktemp("mapped") / "trace.json"
-    text = dump_columns(_columns(steps, order, "s"))
-    for variant in (text, text.replace("},\n", "},\n,\n", 1)):  # the second: not JSON, read whole
-        path.write_text(variant, encoding="utf-8")
-        mapped = fileload.map_trace_file(path)
-        assert not isinstance(mapped, bytes)
-        with patch.object(fileload, "_PIECE", 64), patch.object(fileload, "_RELEASE", 1):
-            got = load_trace_file(mapped, KEYS)
-        want = load_trace_file(variant.encode(), KEYS)
-        assert (got.error, got.nonconforming) == (want.error, want.nonconforming)
-        assert repr(got.columns) == repr(want.columns)
-        if got.columns is not None and want.columns is not None:
-            assert _facts(got.columns) == _facts(want.columns)
-            for keys in KEYS:
-                assert Facts(got.columns).worst_signature(keys) == Facts(want.columns).worst_signature(keys)
-
-
-def test_an_empty_file_is_read_not_mapped(tmp_path: Any) -> None:
-    path = tmp_path / "trace.json"
-    path.write_bytes(b"")
-    assert fileload.map_trace_file(path) == b""
-    assert load_trace_file(fileload.map_trace_file(path)).error == load_trace_file(b"").error is not None

@@ -236,7 +236,7 @@ def _run(args: argparse.Namespace) -> int:
         sample_metrics,
         timed_columns,
     )
-    from tftui.trace.fileload import load_trace_file, map_trace_file
+    from tftui.trace.fileload import load_trace_file
     from tftui.trace.otlp import load_trace_bytes, looks_like_otlp, otlp_fixture_name
     from tftui.trace.report import (
         distribution_report,
@@ -303,12 +303,12 @@ def _run(args: argparse.Namespace) -> int:
             loaded_trace = ColumnsLoad(TraceColumns.from_trace(traced))
         else:
             try:
-                data = map_trace_file(path)
+                data = path.read_bytes()
             except OSError as exc:
                 _err(f"cannot read trace {shown}: {exc.strerror}")
                 return 2
-            if looks_like_otlp(data[:4096]):  # an OpenTelemetry export: imported, then integrity as any trace
-                loaded_trace = load_trace_bytes(bytes(data), fixture=otlp_fixture_name(path))
+            if looks_like_otlp(data):  # an OpenTelemetry export: imported, then integrity as any trace
+                loaded_trace = load_trace_bytes(data, fixture=otlp_fixture_name(path))
             else:
                 # one parse; the schema check words what breaks it
                 from_file = load_trace_file(data, signature_keys(trace_rules))

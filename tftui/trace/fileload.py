@@ -28,8 +28,6 @@ from __future__ import annotations
 
 import gc
 import json
-import mmap
-import os
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -102,7 +100,6 @@ _DECODER = msgspec.json.Decoder(_TraceFile)
 
 _PIECE_DECODER = msgspec.json.Decoder(list[_SoundStep])
 _PIECE = 1 << 17  # bytes of steps decoded at once (~550 steps): their records stay in cache while read out
-_RELEASE = 1 << 24
 _STEPS_OPEN = b'\n  "steps": [\n'  # how dump_columns opens the steps array (a line of its own)
 _STEPS_CLOSE = b"\n  ]"
 _ENDINGS = (b"\n  ]\n}\n", b"\n  ]\n}")  # and closes it and the file
@@ -114,21 +111,7 @@ def _canonical_format(steps: int) -> str:
     return "s%d" + "\ns%d" * (steps - 1)
 
 
-def map_trace_file(path: str | os.PathLike[str]) -> bytes | mmap.mmap:
-    """A trace file's bytes for `load_trace_file`, mapped instead of read: reading a 235 MB trace
-    copies it into as much fresh memory, which the kernel zeroes page by page first (~0.15 s of
-    system time for 1M steps); a mapping reads the page cache where it is. An empty file (which
-    cannot be mapped) is read. Raises OSError as `open` does. A file cut shorter by another process
-    while it is mapped ends the process (SIGBUS), as it would any reader that maps files; one being
-    rewritten is torn for a reader either way."""
-    with open(path, "rb") as file:
-        try:
-            return mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
-        except (ValueError, OSError):  # empty, or not a file that can be mapped
-            return file.read()
-
-
-def layout_columns(data: bytes | mmap.mmap, signature_keys: Collection[tuple[str, ...]] = ()) -> TraceColumns | None:
+def layout_columns(data: bytes, signature_keys: Collection[tuple[str, ...]] = ()) -> TraceColumns | None:
     """`fast_columns` for a file in the layout tftui writes (see the module docstring), with the
     same columns and their facts (`TraceColumns.record_facts`; the signature buckets of each of
     `signature_keys`, what loop_signature rules will count); None for a file it cannot read this
@@ -153,11 +136,6 @@ def layout_columns(data: bytes | mmap.mmap, signature_keys: Collection[tuple[str
         values: set[MetaValue] = set()
         buckets: dict[tuple[str, ...], list[int]] = {}
         roots = 0
-        shared_parent: str | None = None
-        # A mapped file (`map_trace_file`) gives back the pages of the pieces read, every _RELEASE
-        # bytes: they are still in the page cache, but no longer count in the process's memory.
-        mapped = isinstance(data, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED")
-        released = 0
         increasing = canonical = True
         last = -1
         at = 0  # steps read so far
@@ -173,7 +151,7 @@ def layout_columns(data: bytes | mmap.mmap, signature_keys: Collection[tuple[str
             if not steps:  # `,\n,\n`: not JSON, which a whole decode refuses
                 return None
             if not columns:
-                if len(steps) != piece.count(b"\n") + 1:  # not one step a line
+                if len(steps) != data.count(b"\n", start, cut) + 1:  # not one step a line
                     return None
                 # The columns are made about as long as the file has steps (estimated from this
                 # piece's, with room to spare; cut to size at the end) and filled a piece at a time:
@@ -185,6 +163,8 @@ def layout_columns(data: bytes | mmap.mmap, signature_keys: Collection[tuple[str
             piece_ids, piece_parents, piece_sequences, piece_names, piece_kinds, piece_statuses = fields[:6]
             piece_metadata = fields[10]
             upto = at + len(steps)
+            for column, values_of_field in zip(columns, fields, strict=True):
+                column[at:upto] = values_of_field
             piece_roots = piece_parents.count(None)
             roots += piece_roots
             parent = piece_parents[-1]  # a run's steps mostly share one parent: counted, not hashed
@@ -192,15 +172,6 @@ def layout_columns(data: bytes | mmap.mmap, signature_keys: Collection[tuple[str
                 parents.update(piece_parents)
             else:
                 parents.update((None, parent) if piece_roots else (parent,))
-                if not piece_roots:
-                    # The column holds one string object for the parent of every step of the pieces
-                    # that share it (equal strings: the same values), and the decoded copies are
-                    # freed while the next piece reuses their memory: ~50 MB less for 1M steps.
-                    if parent != shared_parent:
-                        shared_parent = parent
-                    fields[1] = (shared_parent,) * len(piece_parents)
-            for column, values_of_field in zip(columns, fields, strict=True):
-                column[at:upto] = values_of_field
             present = list(filter(None, piece_metadata))
             keys.update(*present)  # dicts given whole: the set reads their stored hashes, no iterator per dict
             values.update(chain.from_iterable(map(dict.values, present)))
@@ -217,10 +188,6 @@ def layout_columns(data: bytes | mmap.mmap, signature_keys: Collection[tuple[str
                                                     signature)
             at = upto
             start = cut + 2
-            if mapped and start - released >= _RELEASE:  # the pages read leave this process's memory
-                upto_page = start - start % mmap.PAGESIZE
-                data.madvise(mmap.MADV_DONTNEED, released, upto_page - released)  # type: ignore[union-attr]
-                released = upto_page
     except msgspec.MsgspecError:
         return None
     finally:
@@ -302,23 +269,16 @@ def _parse(data: bytes) -> Any:
             gc.enable()
 
 
-def load_trace_file(data: bytes | mmap.mmap, signature_keys: Collection[tuple[str, ...]] = ()) -> FileLoad:
-    """A trace file's bytes (or its `map_trace_file` mapping) as columns (see the module docstring);
-    `signature_keys`: see `layout_columns`. Never raises."""
+def load_trace_file(data: bytes, signature_keys: Collection[tuple[str, ...]] = ()) -> FileLoad:
+    """A trace file's bytes as columns (see the module docstring); `signature_keys`: see
+    `layout_columns`. Never raises."""
     cols = layout_columns(data, signature_keys)
-    if cols is not None:
-        return FileLoad(cols)
-    if isinstance(data, bytes):
-        whole = data
-    else:  # the other readers take bytes: a copy, and the mapping's pages leave this process's memory
-        whole = bytes(data)
-        if hasattr(mmap, "MADV_DONTNEED"):
-            data.madvise(mmap.MADV_DONTNEED)
-    cols = fast_columns(whole)
+    if cols is None:
+        cols = fast_columns(data)
     if cols is not None:
         return FileLoad(cols)
     try:  # `json` also reads NaN/Infinity: such a file is still JSON to the schema check, which speaks first
-        decoded = _parse(whole)
+        decoded = _parse(data)
     except (ValueError, RecursionError):
         decoded = _ABSENT  # not JSON at all: the loader words the parse error
     if decoded is not _ABSENT:
@@ -329,5 +289,5 @@ def load_trace_file(data: bytes | mmap.mmap, signature_keys: Collection[tuple[st
     del decoded
     from tftui.trace.model import load_columns  # the strict loader, for what the fast path refused
 
-    loaded = load_columns(whole)
+    loaded = load_columns(data)
     return FileLoad(loaded.columns, loaded.error)
