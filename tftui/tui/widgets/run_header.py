@@ -5,27 +5,30 @@ stop: break at review, on failure`. Status, progress and what will stop the run 
 `stop b1 f`, before anything else gives way) are always shown; at 80 columns the rest gives way
 in this order: cassette counts, spend, elapsed time, stale count, flow name (shortened, then
 gone), pause point (shortened). The parts are kept so a resize re-fits the same line.
-Progress n/m counts what `tftui run` counts: the flow's phases and, once they exist, the
-phases a graft-mode expand added (`fanout-draft`); a sub-flow's own phases are not counted.
+Progress n/m is the one rule every front end shows (engine.state.progress, through present).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tftui import present
+from tftui.agents.cassette import CassetteRunner
 from tftui.present import HeaderPart
 from tftui.tui.subtree import state_at
 from tftui.tui.widgets.folded import Folded
+
+if TYPE_CHECKING:  # the app imports this widget
+    from tftui.tui.app import TftuiApp
 
 # Lower ranks give way first (see present.fit_header).
 # What will stop the run (when something is set) is shortened early and never dropped.
 DROP_CASSETTE, DROP_STOPS, DROP_SPEND, DROP_TIME, DROP_STALE, DROP_DATA_BP, DROP_NAME, DROP_PAUSE = range(8)
 
 
-def header_parts(app: Any) -> list[HeaderPart]:
-    """The header items of a TftuiApp's current run."""
+def header_parts(app: TftuiApp) -> list[HeaderPart]:
+    """The header items of the app's current run (a live run's, or a replay's position)."""
     state = app.state
     done, total = present.progress(state, [p.id for p in getattr(app.flow, "phases", None) or ()])
     status = state.status if state.status != "pending" else "ready"
@@ -55,7 +58,7 @@ def header_parts(app: Any) -> list[HeaderPart]:
     if app.stale:
         parts.append(HeaderPart((f"{len(app.stale)} stale (u)", f"{len(app.stale)} stale"), DROP_STALE))
     runner = app.ctl.runner
-    if hasattr(runner, "replayed") and hasattr(runner, "live"):  # cassette mode (--from)
+    if isinstance(runner, CassetteRunner):  # cassette mode (--from)
         parts.append(HeaderPart((f"cassette {runner.replayed} replayed/{runner.live} live",), DROP_CASSETTE))
     ctl = app.ctl
     if ctl.runner is not None:  # what will stop the run: always shown, shortened, never dropped
