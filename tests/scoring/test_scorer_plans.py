@@ -73,3 +73,20 @@ def test_a_planned_scorer_answers_as_one_read_afresh(cases: list[tuple[dict, str
                 scorer[key] = value
             cached, afresh = evaluate_scorer(scorer, index, target), evaluate_scorer(MappingProxyType(scorer), index, target)
             assert cached == afresh
+
+
+@settings(max_examples=60, deadline=None)
+@given(_SCORERS, _TARGETS | st.text(alphabet='ok{}"a:1 \n`', max_size=12), st.integers(0, 3))
+def test_a_quick_check_passes_exactly_where_the_run_function_does(scorer: dict, target: str, index: int) -> None:
+    """evaluate_scorer decides the common scorers without calling their run function; its verdict
+    and detail are the run function's (the whole rule) on every scorer and target."""
+    from tftui.scoring.scorers import _Plan
+
+    plan = _Plan(scorer)
+    try:
+        detail = plan.run(target, None, False)
+    except Exception:  # a field that cannot be read or a timeout: worded by evaluate_scorer
+        return
+    for _ in range(2):  # planned afresh, then cached
+        result = evaluate_scorer(scorer, index, target)
+        assert (result.passed, result.detail) == (detail is None, detail)

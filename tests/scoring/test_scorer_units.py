@@ -224,9 +224,8 @@ def test_arithmetic_lines() -> None:
     )
 )
 def test_json_schema_parse_agrees_with_lenient_parse(text: str) -> None:
-    from tftui.lang.jsonish import lenient_parse
-    from tftui.scoring.scorers import _parse_target
+    from tftui.lang.jsonish import lenient_parse, lenient_parse_recent
 
     expected = lenient_parse(text)
-    got = _parse_target(text)
+    got = lenient_parse_recent(text)
     assert got is expected if expected is MISSING else got == expected

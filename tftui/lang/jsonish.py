@@ -137,6 +137,33 @@ def lenient_parse(text: object) -> JSONValue:
         return _lenient(text, exc)
 
 
+# The last few texts `lenient_parse_recent` parsed: re-reading the same text (onBlock rounds
+# with an unchanged output, a gate re-run after editing its scorers, several json-schema scorers
+# on one target) parses it once. Values are only read, never handed out. Full, it starts again
+# empty: each step is one dict operation, safe without a lock for the what-if answers that
+# score in worker threads beside the run (a lock and dropping the oldest cost 0.9 us a miss,
+# as much as parsing a short target).
+_RECENT: dict[str, JSONValue] = {}
+_RECENT_MAX = 8
+_UNSEEN: JSONValue = object()
+
+
+def lenient_parse_recent(text: str) -> JSONValue:
+    """`lenient_parse(text)` of a str, remembered for the last few texts: the value may be shared,
+    so the caller only reads it. (The parse is lenient_parse's, in this frame: a scorer round
+    calls it once per json-schema scorer.)"""
+    value = _RECENT.get(text, _UNSEEN)  # (a KeyError raised and caught costs more than the parse)
+    if value is _UNSEEN:
+        try:
+            value = _FAST.decode(text)
+        except _REFUSED as exc:
+            value = _lenient(text, exc)
+        if len(_RECENT) >= _RECENT_MAX:
+            _RECENT.clear()
+        _RECENT[text] = value
+    return value
+
+
 def _lenient(text: str, refused: Exception) -> JSONValue:
     """`lenient_parse(text)` once msgspec refused the whole untrimmed text with `refused`."""
     body = _json_trim(text)
