@@ -28,6 +28,7 @@ secret through (tests/engine/test_redaction_fast.py checks this).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import TypeVar, cast
@@ -37,6 +38,17 @@ MIN_SECRET_LEN = 8
 _SHOW_TAIL_FROM = 12
 
 _registered: set[str] = set()
+# What the pre-checks look for: every registered secret as it is and as it reads inside JSON
+# text (a `"`, `\\` or control character escaped; non-ASCII as `\\uXXXX` too), since they run on
+# serialized lines; `redact` masks the decoded value (`_registered`).
+_registered_forms: set[str] = set()
+
+
+def _add_registered(value: str) -> None:
+    _registered.add(value)
+    _registered_forms.add(value)
+    _registered_forms.add(json.dumps(value, ensure_ascii=False)[1:-1])
+    _registered_forms.add(json.dumps(value)[1:-1])
 
 
 def register_secret(value: object) -> None:
@@ -44,15 +56,16 @@ def register_secret(value: object) -> None:
     if isinstance(value, str):
         value = value.strip()
         if len(value) >= MIN_SECRET_LEN:
-            _registered.add(value)
+            _add_registered(value)
             scheme, sep, token = value.partition(" ")
             if sep and scheme.lower() in _SCHEMES and len(token.strip()) >= MIN_SECRET_LEN:
-                _registered.add(token.strip())  # "Bearer X": X alone is the secret too
+                _add_registered(token.strip())  # "Bearer X": X alone is the secret too
 
 
 def forget_secrets() -> None:
     """Drop every registered secret (tests use this between cases)."""
     _registered.clear()
+    _registered_forms.clear()
 
 
 def mask(value: str | None) -> str:
@@ -162,8 +175,9 @@ def has_text_needle(text: str) -> bool:
 
 
 def holds_registered_secret(text: str) -> bool:
-    """Whether a secret registered so far (`register_secret`) occurs in `text`."""
-    return bool(_registered) and any(secret in text for secret in _registered)
+    """Whether a secret registered so far (`register_secret`) occurs in `text`, as it is or as
+    it reads inside JSON text (a serialized line: `pa\\"ss` for `pa"ss`)."""
+    return bool(_registered_forms) and any(secret in text for secret in _registered_forms)
 
 
 def might_contain_secret(text: str) -> bool:

@@ -157,3 +157,46 @@ def test_a_container_met_clean_before_is_masked_once_its_value_is_a_registered_s
         assert "zq81xv0mwe" not in line and json.loads(line)["extra"]["note"] == mask("zq81xv0mwe")
     finally:
         forget_secrets()
+
+
+# A configured secret may hold characters JSON escapes: in a serialized line `pa"ss\1` reads
+# `pa\"ss\\1`, so a pre-check that looked only for the value as given let it through unmasked.
+ESCAPED_SECRETS = ('Zq9"wX\\7mN2pL4vR', "tab\there-and-more", "clé-secrète-9876", "line\u2028sep-value")
+
+
+def test_a_registered_secret_that_json_escapes_is_masked_on_every_path(tmp_path) -> None:
+    from tftui.engine.journal import Journal
+    from tftui.redaction import forget_secrets, register_secret
+
+    for secret in ESCAPED_SECRETS:
+        register_secret(secret)
+        try:
+            events = [
+                ev.AgentReturned(seq=2, ts=1.0, phase_id="p", node_path="p", attempt=0, output="pw is " + secret,
+                                 usage={"input": 1, "output": 2}, duration_ms=1.0),  # the fast line writer
+                ev.AgentReturned(seq=2, ts=1.0, phase_id="p", node_path="p", attempt=0, output="pw is " + secret,
+                                 usage={"input": 1, "output": 2, "reasoning": 3}, duration_ms=1.0),  # generic
+                ev.PhaseFinished(phase_id="p", output="ok", extra={"answer": secret}, seq=3, ts=1.0),  # a container
+            ]
+            for event in events:
+                line = encode_line(event)
+                assert secret not in json.dumps(json.loads(line), ensure_ascii=False), (secret, line)
+                assert mask(secret) in line
+            # a line copied from another journal (a seeded re-run), and a copied run_started's args
+            journal = Journal.create(tmp_path, flow_name="f")
+            plain = encode_line(ev.AgentReturned(seq=1, ts=1.0, phase_id="a", node_path="a", attempt=0,
+                                                 output="the value is " + secret, duration_ms=1.0))
+            forget_secrets()
+            copied = encode_line(ev.AgentReturned(seq=1, ts=1.0, phase_id="a", node_path="a", attempt=0,
+                                                  output="the value is " + secret, duration_ms=1.0))
+            register_secret(secret)  # registered after the first run wrote its line
+            journal.copy_line(json.loads(copied), copied.rstrip("\n"))
+            journal.copy_line({"kind": "run_started", "seq": 1, "ts": 1.0, "flow": "f", "args": {"api_key": "abc123def456"}},
+                              '{"kind":"run_started","seq":1,"ts":1.0,"flow":"f","args":{"api_key":"abc123def456"}}')
+            journal.close()
+            written = journal.events_path.read_text(encoding="utf-8")
+            assert secret not in json.dumps([json.loads(x) for x in written.splitlines()], ensure_ascii=False)
+            assert "abc123def456" not in written
+            assert mask(secret) in plain
+        finally:
+            forget_secrets()

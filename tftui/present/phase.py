@@ -185,7 +185,7 @@ def run_calls(state: RunState) -> int:
     run`'s summary and `--json`, `tftui runs`, `tftui replay --print`; after a partial re-run
     and a resume too): retries, onBlock rework rounds and the calls whose results a re-run
     replaced included, as the run's spend counts them (README "Cost and usage"); a call a resume
-    answered from the journal once (docs/inputs.md §3). A phase's Calls show only its latest round's."""
+    answered from the journal once (docs/inputs.md §3)."""
     return state.calls
 
 
