@@ -28,8 +28,9 @@ SIGTERM, "interrupted" when the journal has no RunFinished (the process was
 killed), or "running" while the process that writes it is still alive on this
 host. Paused and interrupted runs continue with `tftui run FLOW --resume RUN_ID`.
 
-Phases are finished/all (a blocked gate counts as finished), then how many phases
-ended in each other status, with the glyphs the debugger and `tftui run` use:
+Phases are the n/m the debugger's header shows for the run: how many reached an end
+(done, blocked, failed or skipped) of all, then how many ended in each status other
+than done, with the glyphs the debugger and `tftui run` use:
 {legend}.
 
 Attempts are the model calls each run sent to its runner, as `tftui run` counts
