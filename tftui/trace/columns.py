@@ -199,13 +199,16 @@ class TraceColumns:
         return cls.from_steps(trace.steps, fixture=trace.fixture, status=trace.status)
 
     @classmethod
-    def from_steps(cls, steps: Sequence[StepLike], *, fixture: str, status: StepStatus | None) -> TraceColumns:
-        """Columns from objects with TraceStep's attribute names (model steps, recorder steps)."""
+    def from_steps(cls, steps: Sequence[StepLike], *, fixture: str, status: StepStatus | None,
+                   ids: list[str] | None = None, parent_ids: list[str | None] | None = None) -> TraceColumns:
+        """Columns from objects with TraceStep's attribute names (model steps, recorder steps).
+        `ids`/`parent_ids`: those columns when the caller has them already (the recorder makes
+        them from sequence numbers, cheaper than its steps' two properties)."""
         return cls(
             fixture=fixture,
             status=status,
-            ids=[s.id for s in steps],
-            parent_ids=[s.parent_id for s in steps],
+            ids=[s.id for s in steps] if ids is None else ids,
+            parent_ids=[s.parent_id for s in steps] if parent_ids is None else parent_ids,
             sequences=[s.sequence for s in steps],
             names=[s.name for s in steps],
             kinds=[s.kind for s in steps],

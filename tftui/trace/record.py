@@ -298,21 +298,10 @@ class _Recorder:
             renumber = {step.sequence: index for index, step in enumerate(kept)}
             steps = [replace(step, sequence=renumber[step.sequence],
                              parent=None if step.parent is None else renumber.get(step.parent, 0)) for step in kept]
-        # TraceColumns.from_steps, without its two property calls per step
-        raw = TraceColumns(
-            fixture=self.fixture,
-            status=root.status,
+        raw = TraceColumns.from_steps(
+            steps, fixture=self.fixture, status=root.status,
             ids=[f"s{s.sequence}" for s in steps],
             parent_ids=[None if s.parent is None else f"s{s.parent}" for s in steps],
-            sequences=[s.sequence for s in steps],
-            names=[s.name for s in steps],
-            kinds=[s.kind for s in steps],
-            statuses=[s.status for s in steps],
-            attempts=[s.attempt for s in steps],
-            input_tokens=[s.input_tokens for s in steps],
-            output_tokens=[s.output_tokens for s in steps],
-            durations=[s.duration_ms for s in steps],
-            metadata=[s.metadata for s in steps],
         )
         return normalize_columns(raw, fake_clock=self.fake_clock)
 
