@@ -380,12 +380,10 @@ def evaluate_scorer(
             else:  # a dict holding each key (`keys() >= set` costs more than a loop, a loop twice two `in`)
                 parsed = lenient_parse_recent(target)
                 passed = type(parsed) is dict
-                if not passed:
-                    pass
-                elif quick == _QUICK_KEYS:
+                if passed and quick == _QUICK_KEYS:
                     first, second = plan.arg, plan.arg2
                     passed = (first is None or first in parsed) and (second is None or second in parsed)
-                else:  # _QUICK_MANY_KEYS
+                elif passed:  # _QUICK_MANY_KEYS
                     for key in plan.arg:  # type: ignore[attr-defined]
                         if key not in parsed:
                             passed = False
