@@ -63,6 +63,16 @@ def field_by_alias(cls: type[PhaseBase]) -> dict[str, str]:
     return _FIELD_BY_ALIAS[cls]
 
 
+_ALIAS_OF: dict[type[PhaseBase], dict[str, str]] = {}
+
+
+def _alias_of(cls: type[PhaseBase]) -> dict[str, str]:
+    """Field name -> the file's key (`field_by_alias` the other way round)."""
+    if cls not in _ALIAS_OF:
+        _ALIAS_OF[cls] = {n: a for a, n in field_by_alias(cls).items()}
+    return _ALIAS_OF[cls]
+
+
 class PhaseChecker:
     """Collects the diagnostics of one phase."""
 
@@ -84,6 +94,9 @@ class PhaseChecker:
         self.incremental = flow_incremental
         self.out = out
         self.extra: JSONObject = dict(phase.model_extra or {})
+        # the model fields the file set, by their keys: `has` is asked ~10 times a phase
+        alias_of = _alias_of(type(phase))
+        self._set_keys = {alias_of[n] for n in phase.model_fields_set if n in alias_of}
         self.arg_types = arg_types or {}  # declared args -> their type (None: untyped)
         self.flow_idle_timeout = flow_idle_timeout
         self.context_sharing = context_sharing
@@ -101,8 +114,7 @@ class PhaseChecker:
 
     def has(self, key: str) -> bool:
         """The file set `key` (even to null), whether it is a model field or an extra."""
-        name = field_by_alias(type(self.p)).get(key)
-        return key in self.extra or (name is not None and name in self.p.model_fields_set)
+        return key in self.extra or key in self._set_keys
 
     # -- the checks, in taskflow's order ---------------------------------------------
 
