@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tftui.flow.graph import fingerprint
 from tftui.flow.load import MAX_NESTING, load_flow, load_flow_text, nesting_depth
@@ -55,6 +57,27 @@ def test_nesting_depth_counts_without_recursing() -> None:
         value = [value]
     assert nesting_depth(value, limit=10) == 11  # stops counting past the limit
     assert nesting_depth({"a": [1, {"b": 2}]}) == 3 and nesting_depth(7) == 0
+
+
+def _depth(value: object) -> int:
+    """The definition, recursively (for the small values below)."""
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    return 0
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=3),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=2), inner, max_size=4),
+    max_leaves=40,
+)
+
+
+@given(_JSON, st.integers(min_value=0, max_value=8))
+def test_nesting_depth_is_the_deepest_path_up_to_the_limit(value: object, limit: int) -> None:
+    assert nesting_depth(value, limit=limit) == min(_depth(value), limit + 1)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("literal", ["1e999", "-1e999"])
