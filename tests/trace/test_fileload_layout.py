@@ -82,6 +82,9 @@ def _other_layouts() -> list[str]:
         text.replace('"schemaVersion": 1', '"schemaVersion": 2'),  # a bad envelope
         text.replace('"sequence": 1,', '"sequence": -1,'),  # a number out of range
         text.replace('"kind": "tool"', '"kind": "thinking"'),  # a schema error in a step
+        text.replace('{"state": "a"}', '{"state": -1}'),  # a metadata number out of range
+        text.replace('{"state": "a"}', '{"state": {"nested": 1}}'),  # nested metadata
+        text.replace('{"state": "a"}', '"a"'),  # metadata that is no object
         json.dumps(json.loads(text)),  # one line
         text.rstrip("\n") + "\n\n",  # another ending
         text[: text.index('"steps": [') + 11] + "\n  ]\n}\n",  # no step
@@ -110,3 +113,17 @@ def test_the_layout_it_reads_is_the_one_a_run_writes() -> None:
     data = _dumped().encode()
     cols = layout_columns(data)
     assert cols is not None and cols == load_columns(data).columns
+
+
+def test_steps_with_the_same_metadata_text_share_one_dict_and_one_parent_string() -> None:
+    """Each distinct metadata text is decoded once and its dict shared (a decode per step made a
+    dict per step: a third of reading a big trace, most of its memory); steps under one parent share
+    its id string. The columns are still the whole decode's."""
+    steps = [("p", "model", "ok", {"state": "a", "tool": 1}, 1, 3, "s0") for _ in range(5)]
+    steps += [("q", "tool", "ok", {"state": "b"}, None, None, "s0"), ("q", "tool", "ok", None, None, None, "s0")]
+    data = dump_columns(_columns(steps, [0, 1, 2, 3, 4, 5, 6], "s")).encode()
+    cols = layout_columns(data, KEYS)
+    assert cols is not None and repr(cols) == repr(fast_columns(data))
+    metadata, parents = cols.metadata[1:], cols.parent_ids[1:]
+    assert len({id(m) for m in metadata[:5]}) == 1 and metadata[5] == {"state": "b"} and metadata[6] is None
+    assert len({id(p) for p in parents}) == 1

@@ -132,3 +132,35 @@ def test_names_sharing_a_count_bucket_still_give_the_plain_count(steps: list[Any
 
     with patch.object(facts_module, "_BUCKETS", buckets):
         assert Facts(_columns(steps)).worst_signature(keys) == _plain_worst(steps, keys)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(STEP, max_size=40), st.sampled_from([KEYS, ("state",), ()]), st.sampled_from([1, 2, 4, 8]),
+       st.sampled_from([1, 2, 3]), st.sampled_from([1, 2, 4]))
+def test_folded_bucket_counts_still_give_the_plain_count(steps: list[Any], keys: tuple[str, ...], fold: int,
+                                                         first_round: int, share: int) -> None:
+    """A big trace's buckets are counted folded first (facts._folded_worst): whatever the fold, the
+    buckets counted exactly first and the share it gives up at, the answer is the plain count's."""
+    from unittest.mock import patch
+
+    from tftui.trace import facts as facts_module
+
+    with patch.multiple(facts_module, _FOLD=fold, _FOLD_MIN_STEPS=0, _FOLD_ROUND=first_round, _FOLD_SHARE=share):
+        assert Facts(_columns(steps)).worst_signature(keys) == _plain_worst(steps, keys)
+
+
+def test_the_fold_settles_a_loop_among_many_unique_steps() -> None:
+    """The case the fold is for: a few signatures repeat, most steps are unique; it answers (it does
+    not give up to the plain count) and agrees with it."""
+    from unittest.mock import patch
+
+    from tftui.trace import facts as facts_module
+
+    steps = [(f"item-{i}", "model", "ok", None) for i in range(400)]
+    steps[::10] = [("loop", "tool", "ok", {"state": f"s{i % 3}"}) for i in range(40)]
+    with patch.multiple(facts_module, _FOLD=256, _FOLD_MIN_STEPS=0, _FOLD_ROUND=2):
+        facts = Facts(_columns(steps))
+        buckets = facts_module.signature_buckets(facts.cols.names, facts.cols.kinds, facts.cols.statuses,
+                                                 facts.cols.metadata, KEYS)
+        assert facts._folded_worst(KEYS, buckets) == _plain_worst(steps, KEYS) == (
+            ("loop", "tool", "ok", "s0", ABSENT), 14)

@@ -25,6 +25,14 @@ _BUCKETS: Final = 0
 # Up to this many fullest buckets, their steps are found by scanning the bucket column for each
 # (one C-level pass per bucket) instead of testing every step's bucket against a set.
 _FEW_BUCKETS: Final = 4
+# A big trace's buckets are first counted folded into `_FOLD` (a table that stays in the CPU's
+# cache: counting a million distinct hashes is mostly cache misses), from `_FOLD_MIN_STEPS` steps
+# on; the `_FOLD_ROUND` fullest folded buckets are counted exactly first, and the fold is given up
+# (every bucket counted) when more than 1/`_FOLD_SHARE` of the steps would be counted exactly.
+_FOLD: Final = 1 << 14
+_FOLD_MIN_STEPS: Final = 1 << 16
+_FOLD_ROUND: Final = 64
+_FOLD_SHARE: Final = 4
 # (name, kind, status, then each key's metadata value or ABSENT): hashable parts of mixed types
 Signature = tuple[object, ...]
 
@@ -188,7 +196,8 @@ class Facts:
         the fullest buckets. Their steps are then counted exactly; when the top of that count
         reaches the fullest bucket's count it is the answer (no other signature can count more, and
         every one that counts as much is in those buckets), otherwise the fullest buckets held
-        different signatures sharing a hash, and every step is counted."""
+        different signatures sharing a hash, and every step is counted. A big trace's buckets are
+        counted folded first (`_folded_worst`)."""
         if keys not in self._signatures:
             cols = self.cols
             if not cols.names:
@@ -197,27 +206,62 @@ class Facts:
             buckets = cols.known_signature_buckets(keys)
             if buckets is None:
                 buckets = signature_buckets(cols.names, cols.kinds, cols.statuses, cols.metadata, keys)
-            bucket_counts = Counter(buckets)
-            most = max(bucket_counts.values())
-            top_sig: Signature | None = None
-            top = 0
-            if most >= 2:
-                # C-level: a comprehension over a million counted buckets costs more than the rest here
-                fullest = list(compress(bucket_counts, map(most.__eq__, bucket_counts.values())))
-                if len(fullest) <= _FEW_BUCKETS:  # their steps found by C-level scans, not a mask over every step
-                    top_sig, top = self._top_count(keys, at=sorted(chain.from_iterable(
-                        _positions(buckets, b, most) for b in fullest)))
-                else:
-                    wanted = set(fullest)
-                    top_sig, top = self._top_count(keys, list(map(wanted.__contains__, buckets)))
-                if top < most:
-                    top_sig, top = self._top_count(keys, None)
+            folded = self._folded_worst(keys, buckets) if len(buckets) >= _FOLD_MIN_STEPS else None
+            if folded is not None:
+                self._signatures[keys] = folded
+                return folded
+            top_sig, top = self._worst_among(keys, buckets)
             if top_sig is None or top < 2:  # nothing repeats: each signature counts 1, the first step's comes first
                 meta = cols.metadata[0]
                 values = tuple((meta.get(k, ABSENT) if meta else ABSENT) for k in keys)
                 top_sig, top = (cols.names[0], cols.kinds[0], cols.statuses[0], *values), 1
             self._signatures[keys] = (top_sig, top)
         return self._signatures[keys]
+
+    def _worst_among(self, keys: tuple[str, ...], buckets: list[int],
+                     mask: list[bool] | None = None) -> tuple[Signature | None, int]:
+        """The most repeated signature among the steps `mask` marks (None: every step), the first
+        in array order on ties, and its count, when it repeats; else (None, 0) or a count below 2.
+        `mask` marks all the steps of a bucket or none (see `worst_signature`)."""
+        bucket_counts = Counter(buckets if mask is None else compress(buckets, mask))
+        most = max(bucket_counts.values(), default=0)
+        if most < 2:
+            return None, most
+        # C-level: a comprehension over a million counted buckets costs more than the rest here
+        fullest = list(compress(bucket_counts, map(most.__eq__, bucket_counts.values())))
+        if len(fullest) <= _FEW_BUCKETS:  # their steps found by C-level scans, not a mask over every step
+            top_sig, top = self._top_count(keys, at=sorted(chain.from_iterable(
+                _positions(buckets, b, most) for b in fullest)))
+        else:
+            wanted = set(fullest)
+            top_sig, top = self._top_count(keys, list(map(wanted.__contains__, buckets)))
+        if top < most:  # different signatures share the fullest buckets: every marked step counted
+            top_sig, top = self._top_count(keys, mask)
+        return top_sig, top
+
+    def _folded_worst(self, keys: tuple[str, ...], buckets: list[int]) -> tuple[Signature, int] | None:
+        """`worst_signature` from the buckets folded into `_FOLD`, or None when that would not
+        save counting every bucket. A folded bucket's count bounds the count of every signature in
+        it. The steps of the fullest folded buckets are counted exactly, giving `top`; any
+        signature counting `top` or more lies in a folded bucket counting `top` or more, so once
+        those are all counted, the top of the exact count is the answer, ties included (all the
+        steps of a counted signature are counted, in array order). Adding them can only raise `top`,
+        so a second round always settles it."""
+        folded = list(map(and_, buckets, repeat(_FOLD - 1)))
+        counts = Counter(folded)
+        ranked = sorted(counts.values(), reverse=True)
+        floor = ranked[min(_FOLD_ROUND, len(ranked)) - 1]
+        chosen = {b for b, n in counts.items() if n >= floor}
+        while True:
+            if sum(map(counts.__getitem__, chosen)) * _FOLD_SHARE > len(folded):
+                return None
+            top_sig, top = self._worst_among(keys, buckets, list(map(chosen.__contains__, folded)))
+            if top_sig is None or top < 2:  # nothing repeats among the fullest: the plain count says so
+                return None
+            reach = {b for b, n in counts.items() if n >= top}
+            if reach <= chosen:
+                return top_sig, top
+            chosen |= reach
 
     def _top_count(self, keys: tuple[str, ...], mask: list[bool] | None = None,
                    at: list[int] | None = None) -> tuple[Signature | None, int]:
@@ -266,4 +310,13 @@ def signature_buckets(names: Sequence[str], kinds: Sequence[str], statuses: Sequ
     share a bucket. Computed over columns or over any slice of them (a reader computes it a piece
     of the file at a time: `TraceColumns.known_signature_buckets`)."""
     hashes = map(hash, zip(names, kinds, statuses, *_key_values(metadata, keys), strict=True))
+    return list(map(and_, hashes, repeat(_BUCKETS - 1)) if _BUCKETS else hashes)
+
+
+def class_buckets(names: Sequence[str], kinds: Sequence[str], statuses: Sequence[str],
+                  classes: Sequence[int]) -> list[int]:
+    """`signature_buckets` for a reader that numbered the metadata values of the keys already
+    (`classes`: equal values, one number; tftui.trace.fileload): the hash of (name, kind, status,
+    class), so steps with equal signatures share a bucket, as there."""
+    hashes = map(hash, zip(names, kinds, statuses, classes, strict=True))
     return list(map(and_, hashes, repeat(_BUCKETS - 1)) if _BUCKETS else hashes)

@@ -31,7 +31,7 @@ import json
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain, islice
+from itertools import chain, islice, repeat
 from operator import lt
 from typing import Annotated, Any, Literal, cast
 
@@ -39,13 +39,14 @@ import msgspec
 from msgspec import Meta
 from msgspec.structs import astuple
 
-from tftui.trace.columns import MetaValue, StepKind, StepStatus, TraceColumns
-from tftui.trace.facts import signature_buckets
+from tftui.trace.columns import Metadata, MetaValue, StepKind, StepStatus, TraceColumns
+from tftui.trace.facts import ABSENT, class_buckets
 from tftui.trace.integrity import MAX_SAFE_INTEGER, schema_error, schema_problems
 
 __all__ = ["FileLoad", "fast_columns", "layout_columns", "load_trace_file"]
 
 _ABSENT = object()
+_NO_METADATA: Metadata = {}
 _MetaValue = str | int | float | bool | None
 # What integrity checks of every number (docs/trace-gates.md §4), as the decoder's own range
 # checks: finite (the decoder refuses NaN and Infinity anyway), 0 <= n <= 2**53, attempts >= 1.
@@ -98,7 +99,46 @@ class _SoundTraceFile(_TraceFile, gc=False):
 _SOUND_DECODER = msgspec.json.Decoder(_SoundTraceFile)
 _DECODER = msgspec.json.Decoder(_TraceFile)
 
-_PIECE_DECODER = msgspec.json.Decoder(list[_SoundStep])
+class _PieceStep(_SoundStep, gc=False):
+    """`_SoundStep` with its metadata kept as the file's text (absent: empty): each distinct text is
+    decoded once (`_MetadataTable`), as `_SoundStep.metadata` would decode it."""
+
+    metadata: msgspec.Raw = msgspec.Raw()  # type: ignore[assignment]
+
+
+_PIECE_DECODER = msgspec.json.Decoder(list[_PieceStep])
+_METADATA_DECODER = msgspec.json.Decoder(dict[str, _SoundMetaValue] | None)
+
+
+class _MetadataTable(dict[bytes, tuple[Any, ...]]):
+    """Each distinct metadata text of a file -> (its dict, then its signature class for each of
+    `signature_keys`). The steps of a run mostly share their metadata (a phase's model calls carry
+    the same phase, type and flags; the recorder shares one dict among them): decoding a dict per
+    step was a third of reading a big trace and most of its memory, the signature and summary
+    facts are computed once per text, and every step with the text gets the same dict (the columns
+    are never changed, and a recorded trace shares its dicts so too). A text the decoder refuses
+    raises, as in a whole decode. Equal texts decode to equal dicts, so the columns are the ones
+    a decode per step gives."""
+
+    def __init__(self, signature_keys: Collection[tuple[str, ...]]) -> None:
+        super().__init__()
+        self.signature_keys = tuple(signature_keys)
+        # per key set: the values of its keys (ABSENT where missing) -> a class number; equal
+        # values (as tuples compare: 1, 1.0 and True are one) share a class, as they share a signature
+        self.classes: list[dict[tuple[object, ...], int]] = [{} for _ in self.signature_keys]
+        self[b""] = self.__missing__(b"null")  # no metadata field: null, as the struct's default
+
+    def __missing__(self, text: bytes) -> tuple[Any, ...]:
+        meta: Metadata | None = _METADATA_DECODER.decode(text)
+        get = (meta or _NO_METADATA).get
+        entry = (meta, *[classes.setdefault(tuple(map(get, keys, repeat(ABSENT))), len(classes))
+                         for keys, classes in zip(self.signature_keys, self.classes, strict=True)])
+        self[text] = entry
+        return entry
+
+    def distinct(self) -> list[Metadata]:
+        """Every distinct non-empty metadata dict, in the order the file first has it."""
+        return [entry[0] for entry in self.values() if entry[0]]
 _PIECE = 1 << 17  # bytes of steps decoded at once (~550 steps): their records stay in cache while read out
 _STEPS_OPEN = b'\n  "steps": [\n'  # how dump_columns opens the steps array (a line of its own)
 _STEPS_CLOSE = b"\n  ]"
@@ -132,8 +172,8 @@ def layout_columns(data: bytes, signature_keys: Collection[tuple[str, ...]] = ()
         # Facts of the whole trace (TraceColumns.record_facts), gathered a piece at a time while
         # its values are in cache: a pass over a million scattered objects later costs more.
         parents: set[str | None] = set()
-        keys: set[str] = set()
-        values: set[MetaValue] = set()
+        signature_keys = tuple(dict.fromkeys(signature_keys))
+        table = _MetadataTable(signature_keys)
         buckets: dict[tuple[str, ...], list[int]] = {}
         roots = 0
         increasing = canonical = True
@@ -159,22 +199,24 @@ def layout_columns(data: bytes, signature_keys: Collection[tuple[str, ...]] = ()
                 size = (end - start) * len(steps) * 5 // (4 * max(cut - start, 1)) + 16
                 columns = [[None] * size for _ in range(11)]
                 buckets = {signature: [0] * size for signature in signature_keys}
-            fields = list(zip(*map(astuple, steps), strict=True))
+            fields: list[Sequence[Any]] = list(zip(*map(astuple, steps), strict=True))
+            del steps
+            # each step's (metadata, signature classes…), from its metadata's text
+            by_text = list(zip(*map(table.__getitem__, map(bytes, fields[10])), strict=True))
+            fields[10] = by_text[0]
             piece_ids, piece_parents, piece_sequences, piece_names, piece_kinds, piece_statuses = fields[:6]
-            piece_metadata = fields[10]
-            upto = at + len(steps)
-            for column, values_of_field in zip(columns, fields, strict=True):
-                column[at:upto] = values_of_field
+            upto = at + len(piece_ids)
             piece_roots = piece_parents.count(None)
             roots += piece_roots
             parent = piece_parents[-1]  # a run's steps mostly share one parent: counted, not hashed
             if parent is None or piece_parents.count(parent) + piece_roots != len(piece_parents):
                 parents.update(piece_parents)
-            else:
+            else:  # one parent: one string for all of them (a decode makes one per step)
                 parents.update((None, parent) if piece_roots else (parent,))
-            present = list(filter(None, piece_metadata))
-            keys.update(*present)  # dicts given whole: the set reads their stored hashes, no iterator per dict
-            values.update(chain.from_iterable(map(dict.values, present)))
+                fields[1] = ([None if p is None else parent for p in piece_parents] if piece_roots
+                             else [parent] * len(piece_parents))
+            for column, values_of_field in zip(columns, fields, strict=True):
+                column[at:upto] = values_of_field
             if increasing:
                 increasing = last < piece_sequences[0] and all(
                     map(lt, piece_sequences, islice(piece_sequences, 1, None)))
@@ -183,11 +225,15 @@ def layout_columns(data: bytes, signature_keys: Collection[tuple[str, ...]] = ()
             # make one joined text longer than the other); the sequences are written into one text by
             # `%` (ints, as str() writes them) without a string object per step
             canonical = canonical and "\n".join(piece_ids) == _canonical_format(len(piece_ids)) % piece_sequences
-            for signature, column in buckets.items():
-                column[at:upto] = signature_buckets(piece_names, piece_kinds, piece_statuses, piece_metadata,
-                                                    signature)
+            for classes, column in zip(by_text[1:], buckets.values(), strict=True):
+                column[at:upto] = class_buckets(piece_names, piece_kinds, piece_statuses, classes)
             at = upto
             start = cut + 2
+        # Facts of the whole trace (TraceColumns.record_facts) from each distinct metadata once.
+        present = table.distinct()
+        keys: set[str] = set()
+        keys.update(*present)  # dicts given whole: the set reads their stored hashes, no iterator per dict
+        values: set[MetaValue] = set(chain.from_iterable(map(dict.values, present)))
     except msgspec.MsgspecError:
         return None
     finally:
