@@ -4,7 +4,9 @@ laid out otherwise is read the usual way, with the same result and the same mess
 
 from __future__ import annotations
 
+import io
 import json
+from pathlib import Path
 from typing import Any
 from unittest.mock import patch
 
@@ -13,7 +15,7 @@ from hypothesis import strategies as st
 
 from tftui.trace import fileload
 from tftui.trace.facts import Facts
-from tftui.trace.fileload import fast_columns, layout_columns, load_trace_file
+from tftui.trace.fileload import fast_columns, layout_columns, layout_file, load_trace_file, read_trace_file
 from tftui.trace.model import TraceColumns, dump_columns, load_columns
 
 META_VALUES = st.one_of(st.none(), st.booleans(), st.integers(0, 3), st.just(1.5),
@@ -127,3 +129,72 @@ def test_steps_with_the_same_metadata_text_share_one_dict_and_one_parent_string(
     metadata, parents = cols.metadata[1:], cols.parent_ids[1:]
     assert len({id(m) for m in metadata[:5]}) == 1 and metadata[5] == {"state": "b"} and metadata[6] is None
     assert len({id(p) for p in parents}) == 1
+
+
+def _from_file(data: bytes, tmp_path: Path, head: int = fileload.HEAD_BYTES) -> tuple[Any, Any]:
+    path = tmp_path / "trace.json"
+    path.write_bytes(data)
+    with path.open("rb") as file:
+        first = file.read(head)
+        cols = layout_file(file, first, KEYS)
+        file.seek(0)
+        loaded = read_trace_file(file, file.read(head), KEYS)
+    return cols, loaded
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(STEP, max_size=12), st.permutations(range(4)), st.sampled_from([1, 40, 1 << 17]),
+       st.sampled_from([1, 7, 64, 1 << 22]))
+def test_a_file_read_a_block_at_a_time_gives_the_columns_of_its_bytes(steps: list[Any], order: list[int], piece: int,
+                                                                      block: int) -> None:
+    """`tftui gate` reads a trace file in tftui's layout a block at a time (fileload.layout_file): the
+    same columns, facts and signature counts as from the file's bytes, whatever the pieces and blocks."""
+    import tempfile
+
+    data = dump_columns(_columns(steps, order, "s")).encode()
+    with tempfile.TemporaryDirectory() as tmp, patch.object(fileload, "_PIECE", piece), \
+            patch.object(fileload, "_BLOCK", block):
+        cols, loaded = _from_file(data, Path(tmp))
+        whole = layout_columns(data, KEYS)
+    assert cols is not None and whole is not None and loaded.columns is not None
+    assert repr(cols) == repr(whole) == repr(loaded.columns) and _facts(cols) == _facts(whole)
+    for keys in KEYS:
+        assert Facts(cols).worst_signature(keys) == Facts(whole).worst_signature(keys)
+
+
+def test_a_file_laid_out_otherwise_read_from_disk_gets_the_result_of_its_bytes(tmp_path: Path) -> None:
+    """Whatever the block reader cannot read is read whole: the result and messages of the bytes."""
+    for text in [*_other_layouts(), _dumped()]:
+        data = text.encode()
+        for block in (1, 1 << 22):
+            with patch.object(fileload, "_BLOCK", block):
+                cols, loaded = _from_file(data, tmp_path)
+            expected = load_trace_file(data, KEYS)
+            assert (cols is None) if layout_columns(data) is None else repr(cols) == repr(layout_columns(data))
+            assert (repr(loaded.columns), loaded.error, loaded.nonconforming) == (
+                repr(expected.columns), expected.error, expected.nonconforming), text
+
+
+def test_an_envelope_longer_than_the_head_or_a_file_that_shrinks_is_read_whole(tmp_path: Path) -> None:
+    data = _dumped().encode()
+    cols, loaded = _from_file(data, tmp_path, head=20)  # the steps' opening line is not in the head
+    assert cols is None and repr(loaded.columns) == repr(fast_columns(data))
+
+    class Shrinking(io.BytesIO):
+        """Truncated to half while its steps are read (after its size and its ending were)."""
+
+        def read(self, size: int | None = -1) -> bytes:
+            if len(data) // 2 < self.tell() < len(data) - 8:
+                return b""
+            return super().read(size)
+
+        def fileno(self) -> int:
+            return 0
+
+    stat = type("Stat", (), {"st_size": len(data)})()
+    with patch.object(fileload, "_BLOCK", 16), patch.object(fileload.os, "fstat", lambda _fd: stat):
+        shrinking = Shrinking(data)
+        assert layout_file(shrinking, shrinking.read(fileload.HEAD_BYTES)) is None  # EOFError: read whole
+        shrinking.seek(0)
+        loaded = read_trace_file(shrinking, shrinking.read(fileload.HEAD_BYTES))
+    assert repr(loaded.columns) == repr(fast_columns(data))  # what reading it whole gave (all of it, here)

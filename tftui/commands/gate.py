@@ -236,7 +236,7 @@ def _run(args: argparse.Namespace) -> int:
         sample_metrics,
         timed_columns,
     )
-    from tftui.trace.fileload import load_trace_file
+    from tftui.trace.fileload import HEAD_BYTES, read_trace_file
     from tftui.trace.otlp import load_trace_bytes, looks_like_otlp, otlp_fixture_name
     from tftui.trace.report import (
         distribution_report,
@@ -303,15 +303,19 @@ def _run(args: argparse.Namespace) -> int:
             loaded_trace = ColumnsLoad(TraceColumns.from_trace(traced))
         else:
             try:
-                data = path.read_bytes()
+                with path.open("rb") as file:
+                    head = file.read(HEAD_BYTES)
+                    otlp = looks_like_otlp(head)  # it looks at the first 4 KB
+                    # one parse; the schema check words what breaks it. A file in the layout tftui
+                    # writes is read a block at a time (trace/fileload.py), any other whole.
+                    from_file = None if otlp else read_trace_file(file, head, signature_keys(trace_rules))
+                    data = head + file.read() if otlp else b""
             except OSError as exc:
                 _err(f"cannot read trace {shown}: {exc.strerror}")
                 return 2
-            if looks_like_otlp(data):  # an OpenTelemetry export: imported, then integrity as any trace
+            if from_file is None:  # an OpenTelemetry export: imported, then integrity as any trace
                 loaded_trace = load_trace_bytes(data, fixture=otlp_fixture_name(path))
             else:
-                # one parse; the schema check words what breaks it
-                from_file = load_trace_file(data, signature_keys(trace_rules))
                 del data
                 if from_file.nonconforming is not None:
                     fixture, error = from_file.nonconforming

@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import gc
 import json
-from collections.abc import Collection, Sequence
+import os
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, islice, repeat
 from operator import lt
-from typing import Annotated, Any, Literal, cast
+from typing import Annotated, Any, BinaryIO, Literal, cast
 
 import msgspec
 from msgspec import Meta
@@ -43,7 +44,7 @@ from tftui.trace.columns import Metadata, MetaValue, StepKind, StepStatus, Trace
 from tftui.trace.facts import ABSENT, class_buckets
 from tftui.trace.integrity import MAX_SAFE_INTEGER, schema_error, schema_problems
 
-__all__ = ["FileLoad", "fast_columns", "layout_columns", "load_trace_file"]
+__all__ = ["HEAD_BYTES", "FileLoad", "fast_columns", "layout_columns", "layout_file", "load_trace_file", "read_trace_file"]
 
 _ABSENT = object()
 _NO_METADATA: Metadata = {}
@@ -140,6 +141,8 @@ class _MetadataTable(dict[bytes, tuple[Any, ...]]):
         """Every distinct non-empty metadata dict, in the order the file first has it."""
         return [entry[0] for entry in self.values() if entry[0]]
 _PIECE = 1 << 17  # bytes of steps decoded at once (~550 steps): their records stay in cache while read out
+HEAD_BYTES = _HEAD = 1 << 16  # what `tftui gate` reads of a trace file first: its envelope's lines (and the OTLP check's 4 KB)
+_BLOCK = 1 << 22  # what `layout_file` reads at a time
 _STEPS_OPEN = b'\n  "steps": [\n'  # how dump_columns opens the steps array (a line of its own)
 _STEPS_CLOSE = b"\n  ]"
 _ENDINGS = (b"\n  ]\n}\n", b"\n  ]\n}")  # and closes it and the file
@@ -160,14 +163,85 @@ def layout_columns(data: bytes, signature_keys: Collection[tuple[str, ...]] = ()
     closed = data.rfind(_STEPS_CLOSE)
     if opened < 0 or closed < opened or data[closed:] not in _ENDINGS:
         return None
+    start = opened + len(_STEPS_OPEN)
+    pieces = (piece for piece, _ in _cut_pieces(data, start, closed, final=True))
+    return _layout(data[:opened] + b'\n  "steps": [' + data[closed:], pieces, closed - start, signature_keys)
+
+
+def layout_file(file: BinaryIO, head: bytes, signature_keys: Collection[tuple[str, ...]] = ()) -> TraceColumns | None:
+    """`layout_columns` of an open regular file, reading its steps a block at a time instead of
+    holding the whole file (a copy of a 1M-step file was 235 MB the kernel handed over page by
+    page). `head`: the file's first bytes as read, `_HEAD` of them unless the file is shorter.
+    The same columns, or None where `layout_columns` of the file's bytes gives None, and also when
+    the line opening the steps is not in `head` or the file got shorter while read (the caller
+    then reads it whole)."""
+    size = os.fstat(file.fileno()).st_size
+    opened = head.find(_STEPS_OPEN)
+    if opened < 0 or len(head) < min(size, _HEAD):
+        return None
+    file.seek(max(size - len(_ENDINGS[0]), 0))
+    tail = file.read()
+    # The close `layout_columns` finds (the last in the file) is the one that starts the ending:
+    # an ending holds one.
+    ending = next((e for e in _ENDINGS if tail.endswith(e)), None)
+    if ending is None or len(tail) != min(size, len(_ENDINGS[0])) or size - len(ending) < opened:
+        return None
+    start, closed = opened + len(_STEPS_OPEN), size - len(ending)
+    if start >= closed:  # no step: a whole decode reads that as fast
+        return None
+    return _layout(head[:opened] + b'\n  "steps": [' + ending, _file_pieces(file, start, closed), closed - start,
+                   signature_keys)
+
+
+def _cut_pieces(text: bytes | bytearray, at: int, end: int, *, final: bool) -> Iterator[tuple[bytearray, int]]:
+    """The steps in `text[at:end]` as JSON arrays of about `_PIECE` bytes, each cut after a `,` at
+    a line end (see the module docstring), with the position after it; not `final`: the text goes
+    on past `end`, so what follows the last cut is left for later."""
+    with memoryview(text) as view:
+        while at < end:
+            cut = text.find(b",\n", at + _PIECE, end)
+            if cut < 0:
+                if not final:
+                    return
+                cut = end
+            piece = bytearray(b"[")
+            piece += view[at:cut]
+            piece += b"]"
+            at = cut + 2
+            yield piece, at
+
+
+def _file_pieces(file: BinaryIO, start: int, end: int) -> Iterator[bytearray]:
+    """`_cut_pieces` of the file's bytes `start:end`, read `_BLOCK` bytes at a time into one buffer
+    (what follows a block's last cut stays in it for the next). EOFError if the file ends first."""
+    file.seek(start)
+    buffer = bytearray()
+    left = end - start
+    while True:
+        block = file.read(min(_BLOCK, left)) if left else b""
+        if left and not block:
+            raise EOFError
+        left -= len(block)
+        buffer += block
+        done = 0
+        for piece, done in _cut_pieces(buffer, 0, len(buffer), final=not left):  # noqa: B007 - done: the last one
+            yield piece
+        del buffer[:done]
+        if not left:
+            return
+
+
+def _layout(without_steps: bytes, pieces: Iterable[bytearray], length: int,
+            signature_keys: Collection[tuple[str, ...]]) -> TraceColumns | None:
+    """The columns of a file in tftui's layout from its envelope (the file without its steps)
+    and its steps' pieces (`_cut_pieces`; `length`: the bytes they come from), or None."""
     paused = gc.isenabled()
     gc.disable()
     try:
         # The file without its steps: the same envelope checks as a whole decode.
-        envelope: _TraceFile = _SOUND_DECODER.decode(data[:opened] + b'\n  "steps": [' + data[closed:])
+        envelope: _TraceFile = _SOUND_DECODER.decode(without_steps)
         if envelope.steps:
             return None
-        start, end = opened + len(_STEPS_OPEN), closed
         columns: list[list[Any]] = []
         # Facts of the whole trace (TraceColumns.record_facts), gathered a piece at a time while
         # its values are in cache: a pass over a million scattered objects later costs more.
@@ -179,24 +253,17 @@ def layout_columns(data: bytes, signature_keys: Collection[tuple[str, ...]] = ()
         increasing = canonical = True
         last = -1
         at = 0  # steps read so far
-        text = memoryview(data)
-        while start < end:
-            cut = data.find(b",\n", start + _PIECE, end)
-            if cut < 0:
-                cut = end
-            piece = bytearray(b"[")
-            piece += text[start:cut]
-            piece += b"]"
+        for piece in pieces:
             steps = _PIECE_DECODER.decode(piece)
             if not steps:  # `,\n,\n`: not JSON, which a whole decode refuses
                 return None
             if not columns:
-                if len(steps) != data.count(b"\n", start, cut) + 1:  # not one step a line
+                if len(steps) != piece.count(b"\n") + 1:  # not one step a line
                     return None
                 # The columns are made about as long as the file has steps (estimated from this
                 # piece's, with room to spare; cut to size at the end) and filled a piece at a time:
                 # growing a million-entry list by extends copies it over and over.
-                size = (end - start) * len(steps) * 5 // (4 * max(cut - start, 1)) + 16
+                size = length * len(steps) * 5 // (4 * max(len(piece) - 2, 1)) + 16
                 columns = [[None] * size for _ in range(11)]
                 buckets = {signature: [0] * size for signature in signature_keys}
             fields: list[Sequence[Any]] = list(zip(*map(astuple, steps), strict=True))
@@ -228,13 +295,12 @@ def layout_columns(data: bytes, signature_keys: Collection[tuple[str, ...]] = ()
             for classes, column in zip(by_text[1:], buckets.values(), strict=True):
                 column[at:upto] = class_buckets(piece_names, piece_kinds, piece_statuses, classes)
             at = upto
-            start = cut + 2
         # Facts of the whole trace (TraceColumns.record_facts) from each distinct metadata once.
         present = table.distinct()
         keys: set[str] = set()
         keys.update(*present)  # dicts given whole: the set reads their stored hashes, no iterator per dict
         values: set[MetaValue] = set(chain.from_iterable(map(dict.values, present)))
-    except msgspec.MsgspecError:
+    except (msgspec.MsgspecError, EOFError):  # EOFError: the file got shorter while read
         return None
     finally:
         if paused:
@@ -337,3 +403,14 @@ def load_trace_file(data: bytes, signature_keys: Collection[tuple[str, ...]] = (
 
     loaded = load_columns(data)
     return FileLoad(loaded.columns, loaded.error)
+
+
+def read_trace_file(file: BinaryIO, head: bytes, signature_keys: Collection[tuple[str, ...]] = ()) -> FileLoad:
+    """`load_trace_file` of an open regular file whose first bytes `head` were read (see
+    `layout_file`): a file in tftui's layout is read a block at a time, any other whole. Raises
+    OSError as reading does."""
+    cols = layout_file(file, head, signature_keys)
+    if cols is not None:
+        return FileLoad(cols)
+    file.seek(0)
+    return load_trace_file(file.read(), signature_keys)
