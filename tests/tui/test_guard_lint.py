@@ -11,7 +11,8 @@ from tftui.tui.screens.guard_editor import GuardEditorScreen
 from tftui.tui.widgets.dag_tree import DagTree
 
 
-@pytest.mark.parametrize(("size", "ascii"), [((80, 24), False), ((120, 40), True)], ids=["80x24", "120x40-ascii"])
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+@pytest.mark.parametrize("ascii", [False, True], ids=["unicode", "ascii"])
 async def test_guard_editor_shows_the_linter_findings_while_typing(h, size, ascii):
     app = h.make_app(h.FIXTURES / "guarded.json", ascii=ascii)
     async with app.run_test(size=size) as pilot:
