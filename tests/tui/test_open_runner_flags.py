@@ -31,13 +31,16 @@ def test_the_debugger_and_run_list_the_same_runner_flags():
 
 @pytest.mark.skipif(shutil.which("cat") is None, reason="needs cat")
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
-async def test_agent_cmd_answers_in_the_debugger(tmp_path, monkeypatch, h, size):
-    """`tftui FLOW --agent-cmd cat`: every prompt comes back as its answer (cat echoes stdin)."""
+@pytest.mark.parametrize("ascii", [False, True], ids=["unicode", "ascii"])
+async def test_agent_cmd_answers_in_the_debugger(tmp_path, monkeypatch, h, size, ascii):
+    """`tftui FLOW --agent-cmd cat`: every prompt comes back as its answer (cat echoes stdin),
+    and the header says the agent reported no usage (issue 15 items 7 and 16)."""
     flow = tmp_path / "echo.json"
     flow.write_text('{"name": "echo", "phases": [{"id": "a", "task": "say the magic word: xyzzy"}]}')
     opened: list[TftuiApp] = []
     monkeypatch.setattr(TftuiApp, "run", lambda self, *a, **k: opened.append(self) or 0)
-    assert main([str(flow), "--agent-cmd", "cat", "--no-journal", "--no-watch", "--no-animations"]) == 0
+    looks = ["--ascii"] if ascii else []
+    assert main([str(flow), "--agent-cmd", "cat", "--no-journal", "--no-watch", "--no-animations", *looks]) == 0
     (app,) = opened
     assert type(app.ctl.runner).__name__ == "CommandRunner"
     async with app.run_test(size=size) as pilot:
@@ -50,6 +53,9 @@ async def test_agent_cmd_answers_in_the_debugger(tmp_path, monkeypatch, h, size)
         await pilot.pause()
         shown = "\n".join(h.pane_lines(app, detail.query_one("#detail-scroll")))
         assert "say the magic word: xyzzy" in shown
+        header = h.screen_lines(app)[0]
+        assert "? tok cost unknown" in header and "0 tok" not in header, header
+        assert header.isascii() or not ascii
 
 
 def test_agent_cmd_and_replies_together_are_refused(tmp_path, capsys):
