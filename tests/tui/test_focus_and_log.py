@@ -107,8 +107,9 @@ async def test_log_lines_wrap_instead_of_being_cut(h, size, ascii):
 
 
 @SIZED
-async def test_toasts_leave_the_log_visible(h, size):
-    app = h.make_app(SAMPLES / "gate_block.json")
+@MODES
+async def test_toasts_leave_the_log_visible(h, size, ascii):
+    app = h.make_app(SAMPLES / "gate_block.json", ascii=ascii)
     async with app.run_test(size=size, notifications=True) as pilot:
         await pilot.press("c")
         await h.run_to_end(pilot, app)
@@ -120,6 +121,7 @@ async def test_toasts_leave_the_log_visible(h, size):
         assert any("Breakpoint set on draft" in row for row in screen)
         assert h.pane_lines(app, log) == before
         assert "BLOCKED" in screen[0]  # and the header
+        assert all(row.isascii() for row in screen) or not ascii  # the toast folds too
 
 
 async def test_the_log_still_shows_its_last_line_after_the_terminal_gets_shorter(h):
