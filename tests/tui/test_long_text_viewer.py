@@ -156,14 +156,15 @@ def _fake_clipboard(tmp_path: Path, code: int) -> Path:
 
 
 @SIZED
+@MODES
 @pytest.mark.parametrize("confirmed", [True, False], ids=["clipboard-program", "no-clipboard"])
-async def test_copy_says_what_it_did(h, tmp_path, monkeypatch, size, confirmed):
+async def test_copy_says_what_it_did(h, tmp_path, monkeypatch, size, ascii, confirmed):
     bin_dir = _fake_clipboard(tmp_path, 0 if confirmed else 1)
     monkeypatch.setenv("PATH", str(bin_dir))
     monkeypatch.setenv("DISPLAY", ":0")
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     path, runner = _flow(tmp_path)
-    app = h.make_app(path, runner=runner)
+    app = h.make_app(path, runner=runner, ascii=ascii)
     async with app.run_test(size=size, notifications=True) as pilot:
         await _open_output(h, app, pilot)
         await pilot.press("o")
@@ -173,6 +174,7 @@ async def test_copy_says_what_it_did(h, tmp_path, monkeypatch, size, confirmed):
         toast = app.screen.query("Toast").last()
         screen = " ".join(" ".join(h.pane_lines(app, toast)).split())  # the toast as drawn, rows joined
         saved = tmp_path / ".tftui" / "copied.txt"
+        assert screen.isascii() or not ascii, screen
         if confirmed:
             assert "to the clipboard (xclip)" in screen, screen
             assert (tmp_path / "clipboard.txt").read_text() == TEXT
