@@ -57,7 +57,11 @@ if TYPE_CHECKING:
     from tftui.admit import Admission
     from tftui.tui.app import TftuiApp
 
-FOLD_STEP_S = 0.004  # one UI step folds engine events for about this long, then the loop runs
+# One UI step folds engine events for about this long, then the loop runs. A key goes through
+# ~5 message queues (the app, the focused widget, its ancestors, the app's bindings) and each hop
+# waits behind a fold step already queued: 4 ms steps cost a key ~20 ms during a 10,000-item map
+# (key wait p50 26-40 ms), 1 ms steps 17-24 ms, with no longer runs (benchmarks/tui.py --only tabs).
+FOLD_STEP_S = 0.001
 FOLD_CHUNK = 16  # events folded between two looks at the clock
 SHOW_EVERY_S = 0.1  # while events queue up: what they changed is shown at most this often (~10 repaints/s)
 TRIM_AFTER_S = 1.0  # after a run, the allocator's free pages are given back this much later
