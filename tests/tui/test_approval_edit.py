@@ -63,8 +63,9 @@ async def test_edit_opens_the_text_and_completes_only_on_confirm(h, tmp_path, si
 
 
 @SIZED
-async def test_ctrl_a_does_not_approve_and_the_new_key_does(h, tmp_path, size):
-    app = _app(h, tmp_path)
+@MODES
+async def test_ctrl_a_does_not_approve_and_the_new_key_does(h, tmp_path, size, ascii):
+    app = _app(h, tmp_path, ascii=ascii)
     async with app.run_test(size=size) as pilot:
         await pilot.press("c")
         await h.settle(pilot, lambda: isinstance(app.screen, ApprovalScreen))

@@ -6,8 +6,15 @@ from __future__ import annotations
 
 import json
 
+import pytest
 
-async def test_the_linters_warnings_show_after_the_debugger_opens(h, tmp_path, monkeypatch, capsys):
+from tftui import present
+from tftui.present.asciifold import to_ascii
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+@pytest.mark.parametrize("ascii", [False, True], ids=["unicode", "ascii"])
+async def test_the_linters_warnings_show_after_the_debugger_opens(h, tmp_path, monkeypatch, capsys, size, ascii):
     from tftui.tui.app import TftuiApp
 
     flow = tmp_path / "typo.json"
@@ -23,13 +30,17 @@ async def test_the_linters_warnings_show_after_the_debugger_opens(h, tmp_path, m
     opened: list[TftuiApp] = []
     with monkeypatch.context() as m:
         m.setattr(TftuiApp, "run", lambda self, *a, **k: opened.append(self) or 0)
-        code, said = h.cli(monkeypatch, capsys, tmp_path, str(flow), "--no-journal", "--no-watch")
+        code, said = h.cli(monkeypatch, capsys, tmp_path, str(flow), "--no-journal", "--no-watch",
+                             *(["--ascii"] if ascii else []))
     assert code == 0 and opened, said
     app = opened[0]
     assert app.pending_lint is not None  # not linted before it opens
-    async with app.run_test(size=(120, 40)) as pilot:
+    assert (app.glyphs is present.ASCII) is ascii
+    async with app.run_test(size=size) as pilot:
         await h.settle(pilot, lambda: "notes" in app.file_warnings)
         message = line.split(": warning: ", 1)[1].removesuffix(" [notes]")  # the overview names no phase tag
         assert [w for w in app.file_warnings["notes"] if "outptu" in w] == [message]
         await pilot.pause()
-        assert [entry for entry in app.main.event_log.lines if "outptu" in entry] == [f"{app.glyphs.mark} {line}"]
+        shown = to_ascii(line) if ascii else line  # the log folds what it writes under --ascii (the dash)
+        assert [entry for entry in app.main.event_log.lines if "outptu" in entry] == [f"{app.glyphs.mark} {shown}"]
+        assert all(row.isascii() for row in h.screen_lines(app)) or not ascii

@@ -57,8 +57,9 @@ async def test_the_walkthrough_reads_above_the_buttons(h, size, ascii):
 
 
 @SIZED
-async def test_the_log_filter_takes_keys_typed_fast(h, size):
-    app = h.make_app(SAMPLES / "gate_block.json")
+@MODES
+async def test_the_log_filter_takes_keys_typed_fast(h, size, ascii):
+    app = h.make_app(SAMPLES / "gate_block.json", ascii=ascii)
     async with app.run_test(size=size) as pilot:
         await pilot.press("c")
         await h.run_to_end(pilot, app)
