@@ -195,8 +195,10 @@ async def test_streamed_answer_shows_while_it_arrives(h, tmp_path, fake_provider
         await pilot.press("c")
         await h.settle(pilot, lambda: fake_provider.holding.is_set()
                        and "lazy" in (app.main.dag.live_line("write") or ""), limit=2000)
-        # the next live tick draws it (at most 10 a second): wait for the screen, not the clock
-        await h.settle(pilot, lambda: sentence in h.screen_text(app))
+        # the next live tick draws it (at most 10 a second): wait for the screen, not the clock. The
+        # tree's sub-line may show the sentence a tick before the Output tab does: wait for the tab's
+        # own "(streaming: …)" note too, not just the sentence somewhere on screen.
+        await h.settle(pilot, lambda: sentence in h.screen_text(app) and "streaming" in h.screen_text(app))
         shown = h.screen_text(app)
         assert "(no output yet)" not in shown
         assert "streaming" in shown and sentence in shown, shown
