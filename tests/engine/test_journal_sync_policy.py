@@ -235,3 +235,45 @@ async def test_an_out_of_process_runner_gets_the_journal_written_before_each_cal
     rows = (journal.run_dir / "events.jsonl").read_bytes().splitlines()
     starts = [i + 1 for i, row in enumerate(rows) if b'"attempt_started"' in row]
     assert seen == starts  # each call began with its own start, and everything before it, in the OS
+
+
+class _RecordingFile(_FlakyFile):
+    """`_FlakyFile` that also keeps the data of each write call."""
+
+    def __init__(self, real: Any, script: list[int | OSError]) -> None:
+        super().__init__(real, script)
+        self.calls: list[bytes] = []
+
+    def write(self, data: bytes) -> int | None:
+        self.calls.append(bytes(data))
+        return super().write(data)
+
+
+async def test_a_large_batch_reaches_the_os_in_writes_of_whole_lines(tmp_path: Path) -> None:
+    journal = Journal.create(tmp_path, flow_name="x", group_commit_s=None)
+    journal._fh = fh = _RecordingFile(journal._fh, [])
+    rows = [{"kind": "e", "i": i, "text": "y" * 1000} for i in range(3 * jmod.WRITE_CHUNK // 1000)]
+    for row in rows:
+        journal.append(row)
+    await asyncio.sleep(0.001)  # one loop turn's batch, larger than WRITE_CHUNK
+    assert len(fh.calls) >= 3 and journal.writes == len(fh.calls)
+    assert all(call.endswith(b"\n") and len(call) <= jmod.WRITE_CHUNK for call in fh.calls)
+    data = (journal.run_dir / "events.jsonl").read_bytes()
+    assert [json.loads(line) for line in data.splitlines()] == rows
+    journal.close()
+
+
+async def test_a_large_batch_that_fails_half_way_keeps_its_lines_in_order(tmp_path: Path) -> None:
+    journal = Journal.create(tmp_path, flow_name="x", group_commit_s=None)
+    # the first chunk goes through, the second is cut after 10 bytes, then the disk is full
+    journal._fh = _FlakyFile(journal._fh, [None, 10, OSError(28, "No space left on device")])  # type: ignore[list-item]
+    rows = [{"kind": "e", "i": i, "text": "y" * 1000} for i in range(3 * jmod.WRITE_CHUNK // 1000)]
+    for row in rows:
+        journal.append(row)
+    await asyncio.sleep(0)  # the queued write fails; the error waits for the next call
+    with pytest.raises(OSError, match="No space"):
+        journal.append({"kind": "e", "i": "late"})
+    journal.append({"kind": "e", "i": "later"})
+    journal.close()  # room again: everything once, in order, whole
+    data = (journal.run_dir / "events.jsonl").read_bytes()
+    assert [json.loads(line) for line in data.splitlines()] == [*rows, {"kind": "e", "i": "later"}]

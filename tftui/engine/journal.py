@@ -40,9 +40,11 @@ import socket
 import threading
 import time
 from asyncio import AbstractEventLoop, _get_running_loop
+from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +68,11 @@ ENV_RUNS_DIR = "TFTUI_RUNS_DIR"
 GROUP_COMMIT_S = 0.05
 # Lines held before they are written at once, without waiting for the loop (docs/scheduling.md §4.4).
 MAX_BUFFERED = 1 << 20
+# A batch is handed to the OS in writes of whole lines of at most this many characters (one
+# line may be longer): measured on ext4, a 600 KB batch (a 1,000-item map's loop turn) cost
+# 0.3-0.35 ms of CPU in 64 KiB writes against 0.45-1.8 ms in one write (the kernel's copy into
+# the page cache and the process's own fresh buffers, which larger joins take from mmap).
+WRITE_CHUNK = 1 << 16
 
 _RUN_ID_RE = re.compile(r"^\d{8}-\d{6}-[0-9a-z]{4,}$")
 
@@ -372,18 +379,41 @@ class Journal:
             raise error
 
     def flush(self) -> None:
-        """Hand every queued line to the OS (one write; none if nothing is queued)."""
+        """Hand every queued line to the OS (one write per `WRITE_CHUNK` characters of whole
+        lines; none if nothing is queued)."""
         queue, unwritten = self._queue, self._unwritten
         if not queue and not unwritten:
             return
-        # backslashreplace: a lone surrogate in model output becomes a valid JSON escape, not a crash.
-        data = "".join(queue).encode("utf-8", "backslashreplace")
+        if self._queued <= WRITE_CHUNK:
+            # backslashreplace: a lone surrogate in model output becomes a valid JSON escape, not a crash.
+            data = "".join(queue).encode("utf-8", "backslashreplace")
+            queue.clear()
+            self._queued = 0
+            if unwritten:
+                self._unwritten = b""
+                data = unwritten + data
+            self.write_line(data)
+            return
+        lines = queue[:]
         queue.clear()
         self._queued = 0
-        if unwritten:
-            self._unwritten = b""
-            data = unwritten + data
-        self.write_line(data)
+        ends = list(accumulate(map(len, lines)))
+        start = 0
+        while start < len(lines):
+            # whole lines up to WRITE_CHUNK characters (at least one line)
+            end = max(start + 1, bisect_right(ends, (ends[start - 1] if start else 0) + WRITE_CHUNK, start))
+            data = "".join(lines[start:end]).encode("utf-8", "backslashreplace")
+            if self._unwritten:
+                data, self._unwritten = self._unwritten + data, b""
+            try:
+                self.write_line(data)
+            except BaseException:
+                # the lines not yet encoded go back ahead of any queued since, behind `_unwritten`
+                rest = lines[end:]
+                queue[:0] = rest
+                self._queued += sum(map(len, rest))
+                raise
+            start = end
 
     def write_line(self, data: bytes) -> None:
         """Write encoded journal lines (whole lines, UTF-8) to the OS, in one write call: a kill
