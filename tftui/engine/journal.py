@@ -2,7 +2,7 @@
 
 Why this shape:
 - One JSON object per line. Lines are collected and handed to the OS in one write per batch
-  (docs/scheduling.md §4.4): before the event loop can next wait (the flush is queued on the
+  (per `WRITE_CHUNK` characters of whole lines for a big batch; docs/scheduling.md §4.4): before the event loop can next wait (the flush is queued on the
   loop with the batch's first line, so it runs before anything scheduled after that event),
   before an agent call that leaves the process (`flush`, called by the run), at every `sync`
   and `close`, and once `MAX_BUFFERED` characters are held. So a killed process loses nothing
@@ -189,7 +189,7 @@ def _lock(fh: Any, path: Path) -> None:
 
 class Journal:
     """An open run journal. `append` queues one event's line; `flush` hands the queued lines
-    to the OS (one write), which happens on its own before the event loop can next wait
+    to the OS (one write, or one per `WRITE_CHUNK` of whole lines), which happens on its own before the event loop can next wait
     (docs/scheduling.md §4.4); a timer fsyncs what was written within `group_commit_s`
     (None: only `sync` does); `sync` writes and fsyncs at once.
 
