@@ -109,12 +109,10 @@ class EventBatcher:
     def _yield_gil(self) -> None:
         """Let the UI thread run: a busy engine thread otherwise starves it of the GIL
         (its every select() call gives the GIL up and waits a whole switch interval)."""
-        if time.perf_counter() - self._last_yield >= YIELD_EVERY_S:
+        now = time.perf_counter()
+        if now - self._last_yield >= YIELD_EVERY_S:
+            self._last_yield = now
             time.sleep(YIELD_FOR_S)
-            # Busy time counts from the end of the pause: a sleep that returns late (the GIL is
-            # held elsewhere, a loaded machine) must not count as engine work, or the engine
-            # would pause on every event.
-            self._last_yield = time.perf_counter()
 
     def _schedule(self) -> None:
         assert self.loop is not None
