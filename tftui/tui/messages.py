@@ -62,7 +62,13 @@ class FlowLinted(Message):
         self.load_result = load_result
 
 
-# The engine thread pauses this long after this much busy time (see `_yield_gil`).
+# The engine thread pauses YIELD_FOR_S at most once every YIELD_EVERY_S, counted from the start
+# of its last pause (see `_yield_gil`). A pause that returns late (the UI thread held the GIL)
+# therefore leaves the engine due for the next pause at once: while the UI is busy the engine
+# gives way on every event, which is what keeps keys answered during a big map run (counting
+# from the end of the pause measured 3-5 ms worse key waits p50 in `benchmarks/tui.py --only
+# tabs`). YIELD_FOR_S must stay well under YIELD_EVERY_S, or the engine pauses on every event
+# even with the UI idle.
 YIELD_EVERY_S = 0.004
 YIELD_FOR_S = 0.001
 
