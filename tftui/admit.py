@@ -92,6 +92,14 @@ class Admission:
     def source_text(self) -> str:
         return self.loaded.source_text
 
+    @property
+    def file_text(self) -> str:
+        """The file as it was read and checked, decoded as a copy of it is written (a BOM kept):
+        a run's flow.json, which `--resume` compares with the file byte for byte, is this text,
+        not a second read that may find a newer version. Text given as text: `source_text`."""
+        raw = self.loaded.raw
+        return raw.decode("utf-8", errors="replace") if raw is not None else self.loaded.source_text
+
     def linted(self) -> Admission:
         """This admission with the linter's warnings (docs/linter.md) after its diagnostics, as
         `admit(..., lint=True)` gives them; itself when they are there already."""

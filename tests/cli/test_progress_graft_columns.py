@@ -6,7 +6,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
+import tftui.flow.load as load_module
 from tftui.commands.progress import grafted_ids
+from tftui.flow.load import load_flow
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_flows"
 LINE = re.compile(r"^(\S) (\S+)( +)(\S+)( +)(done|failed|skipped|blocked)")
@@ -21,7 +25,31 @@ def test_grafted_rows_line_up_with_the_others(tftui):
     assert len({m.start(4) for m in matches}) == 1, done.stderr
     assert len({m.start(6) for m in matches}) == 1, done.stderr
 
-def test_grafted_ids_from_the_file():
-    assert grafted_ids(str(SAMPLES / "subflow_race.json")) == ["fanout-draft", "fanout-polish"]
-    assert grafted_ids(str(SAMPLES / "map_reduce.json")) == []
-    assert grafted_ids(str(SAMPLES / "no-such-flow.json")) == []
+def _flow(path: Path):  # type: ignore[no-untyped-def]
+    loaded = load_flow(path).flow
+    assert loaded is not None
+    return loaded
+
+
+def test_grafted_ids_from_the_loaded_flow():
+    race = SAMPLES / "subflow_race.json"
+    assert grafted_ids(_flow(race), str(race)) == ["fanout-draft", "fanout-polish"]
+    reduce = SAMPLES / "map_reduce.json"
+    assert grafted_ids(_flow(reduce), str(reduce)) == []
+
+
+def test_grafted_ids_do_not_read_the_flow_again(monkeypatch: pytest.MonkeyPatch):
+    """The run's flow is the one already loaded and checked (before, the file was read, loaded
+    and checked a second time for the column widths)."""
+    race = SAMPLES / "subflow_race.json"
+    flow = _flow(race)
+    read: list[str] = []
+    original = load_module.read_regular_file
+
+    def counting(path, limit):  # type: ignore[no-untyped-def]
+        read.append(Path(path).name)
+        return original(path, limit)
+
+    monkeypatch.setattr(load_module, "read_regular_file", counting)
+    assert grafted_ids(flow, str(race)) == ["fanout-draft", "fanout-polish"]
+    assert read == []

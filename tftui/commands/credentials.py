@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tftui.config import Config
 
 # Well-known provider key variables, besides every configured provider's api_key_env.
 KNOWN_CREDENTIAL_ENV = (
@@ -42,22 +46,18 @@ def _truthy(value: str | None) -> bool:
     return (value or "").strip().lower() in ("1", "true", "yes", "on")
 
 
-def check(*, deterministic: str | None, deny_flag: bool, flow_path: object,
+def check(*, deterministic: str | None, deny_flag: bool, config: Config,
           env: Mapping[str, str] | None = None) -> tuple[str | None, bool]:
     """(message, refuse) for a run. `deterministic` says what answers the run (None: a live runner,
-    nothing to check). The message names the variables; `refuse` means exit 2."""
+    nothing to check); `config`: the run's settings (loaded once for its flow, with `env`). The
+    message names the variables; `refuse` means exit 2."""
     if deterministic is None:
         return None, False
-    from tftui.config import load_config
-
     env = os.environ if env is None else env
-    try:
-        config = load_config(flow_path if isinstance(flow_path, (str, os.PathLike)) else None, env=env)
-        providers = config.get("providers") or {}
-        configured = [str(p.get("api_key_env") or "") for p in providers.values() if isinstance(p, dict)]
-        switch = config.get(CI_SWITCH) is True
-    except Exception:  # noqa: BLE001 - a broken config is reported by the run itself; check the known names
-        configured, switch = [], False
+    providers = config.get("providers")  # a bad table stays in the settings (reported as an error elsewhere)
+    configured = [str(p.get("api_key_env") or "") for p in providers.values()
+                  if isinstance(p, dict)] if isinstance(providers, dict) else []
+    switch = config.get(CI_SWITCH) is True
     found = present_credentials(env, configured)
     if not found:
         return None, False

@@ -12,12 +12,15 @@ import asyncio
 import os
 import sys
 import time
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from tftui import present
 from tftui.engine import events as ev
 from tftui.engine.state import PhaseState, RunState, apply
 from tftui.present.terminal import encodable, raw_stream, term_line, term_text
+
+if TYPE_CHECKING:
+    from tftui.flow.model import Flow
 
 APPROVAL_HINT = ("hint: a headless run rejects approval phases; `tftui run --approve` approves them, "
                  "or run the flow in the TUI (`tftui FLOW`) to decide")
@@ -30,19 +33,16 @@ def _one_line(text: str | None, limit: int = 100) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def grafted_ids(flow_path: str) -> list[str]:
-    """The top-level phases the flow's graft-mode `expand` phases will add (`<expandId>-<childId>`),
-    where the file says which: an inline `def`, or the saved flow of a `use`. A `def` built at
-    run time (`{steps.plan.output}`) is unknown until it runs: [] for it, as for any problem."""
+def grafted_ids(flow: Flow, flow_path: str) -> list[str]:
+    """The top-level phases the graft-mode `expand` phases of `flow` (the run's, as loaded from
+    `flow_path`) will add (`<expandId>-<childId>`), where the file says which: an inline `def`,
+    or the saved flow of a `use` (found beside `flow_path`). A `def` built at run time
+    (`{steps.plan.output}`) is unknown until it runs: [] for it, as for any problem."""
     from tftui.engine.subflow_def import definition_of, find_saved_flow
     from tftui.flow.load import load_flow
 
-    try:
-        flow = load_flow(flow_path).flow
-    except Exception:  # noqa: BLE001 - column widths are cosmetic: never let them stop a run
-        return []
     ids: list[str] = []
-    for phase in getattr(flow, "phases", None) or ():
+    for phase in flow.phases:
         if phase.type != "expand" or getattr(phase, "expand_mode", "nested") != "graft":
             continue
         raw = getattr(phase, "def_", None)
@@ -51,7 +51,7 @@ def grafted_ids(flow_path: str) -> list[str]:
             saved = find_saved_flow(use, flow_path) if isinstance(use, str) else None
             try:
                 child = load_flow(saved).flow if saved is not None else None
-            except Exception:  # noqa: BLE001 - as above
+            except Exception:  # noqa: BLE001 - column widths are cosmetic: never let them stop a run
                 child = None
             children = [p.id for p in child.phases] if child is not None else []
         elif isinstance(raw, (dict, list)):
@@ -77,10 +77,13 @@ class Progress:
         color: bool | None = None,
         glyphs: present.Glyphs | None = None,
         state: RunState | None = None,
+        flow: Flow | None = None,
     ) -> None:
         """`state`: the run's own fold, which the engine updates before it hands each event on
         (`run_service.execute(state=…)`): the lines read it, and no event is folded a second time
-        here. Without one, the printer folds the events it is given into a state of its own."""
+        here. Without one, the printer folds the events it is given into a state of its own.
+        `flow`: the run's flow as loaded and checked, whose graft-mode expand phases size the id
+        column (`grafted_ids`; the file is not read again)."""
         self.stream = stream or sys.stderr
         # the lines carry tftui's own colours and status-line codes: the text in them is
         # sanitised piece by piece (term_line), the codes go to the stream underneath
@@ -95,6 +98,7 @@ class Progress:
         self.id_width = max((len(pid) for pid in self.phase_types), default=8)
         self.type_width = max((len(t) for t in self.phase_types.values()), default=5)
         self.state = state if state is not None else RunState()
+        self.flow = flow
         self._folds = state is None
         self.backoff_until: dict[str, float] = {}
         self._status_shown = False
@@ -112,10 +116,11 @@ class Progress:
                 self.phase_types.setdefault(pid, ptype)
             if event.phase_ids:
                 self.id_width = max(self.id_width, *(len(p) for p in event.phase_ids))
-            if "expand" in event.phase_types.values() and event.flow_path:
+            if self.flow is not None and "expand" in event.phase_types.values() and event.flow_path:
                 # grafted children (`fanout-draft`) get lines of their own: the id column is
                 # sized for them now, lines already written cannot be realigned later
-                self.id_width = max(self.id_width, *(len(p) for p in grafted_ids(event.flow_path)), 0)
+                grafted = grafted_ids(self.flow, event.flow_path)
+                self.id_width = max(self.id_width, *(len(p) for p in grafted), 0)
             if event.phase_types:
                 self.type_width = max(self.type_width, *(len(t) for t in event.phase_types.values()))
         elif isinstance(event, ev.BackoffStarted):

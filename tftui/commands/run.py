@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tftui.commands.ascii_choice import add_ascii_argument
 
 if TYPE_CHECKING:
-    from tftui.flow.model import Flow
+    from tftui.commands.flow_args import ParsedArgs
 
 HELP = "run a flow headless (progress on stderr, final output on stdout)"
 
@@ -106,25 +106,16 @@ class UsageProblem(Exception):
     """Bad input: printed as `tftui run: <message>` and exit 2."""
 
 
-def parse_arg_pairs(pairs: list[str]) -> dict[str, Any]:
-    """The `--arg` list as values (tftui.commands.flow_args); raises UsageProblem naming every bad item."""
+def parse_arg_pairs(pairs: list[str]) -> ParsedArgs:
+    """The `--arg` list parsed once per run (tftui.commands.flow_args): its values, and the names
+    given as NAME:=JSON, which the check of the names against the flow reads too; raises
+    UsageProblem naming every bad item."""
     from tftui.commands.flow_args import parse_arg_list
 
     parsed = parse_arg_list(pairs)
     if not parsed.ok:
         raise UsageProblem("\n".join(parsed.errors))
-    return parsed.values
-
-
-def check_cli_arg_names(pairs: list[str], flow: Flow) -> list[str]:
-    """Check the `--arg` names against the loaded flow: returns the warnings to print; raises
-    UsageProblem for a name that is a typo of one the flow knows (see flow_args)."""
-    from tftui.commands.flow_args import check_arg_names, parse_arg_list
-
-    found = check_arg_names(parse_arg_list(pairs), flow)
-    if found.errors:
-        raise UsageProblem("\n".join(found.errors))
-    return found.warnings
+    return parsed
 
 
 def run(args: argparse.Namespace) -> int:

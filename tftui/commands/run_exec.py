@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from tftui import present, run_service
 from tftui.commands.ascii_choice import output_glyphs
 from tftui.commands.progress import Progress
-from tftui.commands.run import UsageProblem, check_cli_arg_names, parse_arg_pairs
+from tftui.commands.run import UsageProblem, parse_arg_pairs
 from tftui.commands.run_report import EXIT_INTERRUPTED, EXIT_USAGE, exit_code_for, run_json, summary_line
 from tftui.commands.runner_select import RunnerSelectionError, runner_flags, select_runner
 from tftui.engine import journal as jr
@@ -28,9 +28,23 @@ from tftui.present.terminal import write_raw
 if TYPE_CHECKING:
     from tftui.agent_types import AgentRunner
     from tftui.agents.cassette import CassetteRunner
+    from tftui.commands.flow_args import ParsedArgs
+    from tftui.config import Config
     from tftui.engine.clock import Clock
     from tftui.engine.run import RunResult
     from tftui.flow.model import Flow
+
+
+@dataclass
+class Admitted:
+    """A flow file as `tftui run` admitted it, with what was decided for it on the way: each is
+    worked out once per run and handed on (the settings, read for the flow's folder, feed the
+    runner choice and the credentials check too)."""
+
+    flow: Flow
+    flow_text: str  # the file as read and checked (the journal's flow.json)
+    config: Config
+    glyphs: present.Glyphs  # chosen once per run (commands/ascii_choice.py)
 
 
 @dataclass
@@ -42,9 +56,16 @@ class Plan:
     flow_text: str
     args: dict[str, Any]
     root: Path | None
+    config: Config
+    glyphs: present.Glyphs
     session: run_service.RunSession | None = None  # resume: prepared from the journal
     notes: list[str] = field(default_factory=list)
-    glyphs: present.Glyphs = present.UNICODE  # chosen once per run (commands/ascii_choice.py)
+    # the phases' types in file order, for the progress lines and the report (ids are unique in
+    # an admitted flow)
+    phase_types: dict[str, str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.phase_types = {p.id: p.type for p in self.flow.phases}
 
     @property
     def run_dir(self) -> Path | None:
@@ -64,8 +85,12 @@ def _err(message: str, glyphs: present.Glyphs | None = None) -> None:
     print(glyphs.fold(message) if glyphs is not None else message, file=sys.stderr, flush=True)
 
 
-def _load_checked(flow_path: Path, args: dict[str, Any], cli: argparse.Namespace) -> tuple[Flow, str] | None:
+def _load_checked(
+    flow_path: Path, args: dict[str, Any], given: ParsedArgs, cli: argparse.Namespace
+) -> Admitted | None:
     """Load + check the flow (runtime mode: with the run's args); print diagnostics; None on errors.
+    `given`: the `--arg` list as parsed, whose names are checked against the flow (a resume's
+    `args` also hold the journal's, which were checked when the run started).
 
     With --json an invalid flow also gets a JSON object on stdout (`status: "invalid"`), so a CI
     step that parses stdout sees why nothing ran.
@@ -96,26 +121,31 @@ def _load_checked(flow_path: Path, args: dict[str, Any], cli: argparse.Namespace
             }
             write_raw(sys.stdout, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         return None
-    for warning in check_cli_arg_names(cli.args, result.flow):  # a typo'd name raises UsageProblem
+    from tftui.commands.flow_args import check_arg_names
+
+    names = check_arg_names(given, result.flow)
+    if names.errors:  # a typo of a name the flow knows
+        raise UsageProblem("\n".join(names.errors))
+    for warning in names.warnings:
         _err(f"tftui run: warning: {warning}", glyphs)
-    return result.flow, result.source_text
+    return Admitted(result.flow, result.file_text, config, glyphs)
 
 
-def _plan_fresh(args: argparse.Namespace, cli_args: dict[str, Any]) -> Plan | int:
+def _plan_fresh(args: argparse.Namespace, given: ParsedArgs) -> Plan | int:
     if not args.flow:
         raise UsageProblem("missing FLOW (the flow file to run), or --resume RUN_ID")
     flow_path = Path(args.flow)
     if not flow_path.exists():
         raise UsageProblem(f"flow file not found: {flow_path}")
-    loaded = _load_checked(flow_path, cli_args, args)
-    if loaded is None:
+    admitted = _load_checked(flow_path, given.values, given, args)
+    if admitted is None:
         return EXIT_USAGE
-    flow, text = loaded
     root = None if args.no_journal else jr.runs_root(flow_path, args.runs_dir)
-    return Plan(flow=flow, flow_path=flow_path, flow_text=text, args=cli_args, root=root)
+    return Plan(flow=admitted.flow, flow_path=flow_path, flow_text=admitted.flow_text, args=given.values, root=root,
+                config=admitted.config, glyphs=admitted.glyphs)
 
 
-def _plan_resume(args: argparse.Namespace, cli_args: dict[str, Any]) -> Plan | int:
+def _plan_resume(args: argparse.Namespace, given: ParsedArgs) -> Plan | int:
     from tftui.engine.journal import find_run
 
     if args.no_journal:
@@ -150,18 +180,18 @@ def _plan_resume(args: argparse.Namespace, cli_args: dict[str, Any]) -> Plan | i
             f"{flow_path} changed since run {run_dir.name} started (its copy is {run_dir / jr.FLOW_FILE}); "
             "resuming would mix two versions of the flow — start a new run instead"
         )
-    merged_args, redacted = recorded.args(cli_args)
+    merged_args, redacted = recorded.args(given.values)
     if redacted:
         raise UsageProblem(
             f"argument(s) {', '.join(redacted)} were redacted from the journal; pass them again with --arg"
         )
-    loaded = _load_checked(flow_path, merged_args, args)
-    if loaded is None:
+    admitted = _load_checked(flow_path, merged_args, given, args)
+    if admitted is None:
         return EXIT_USAGE
-    flow, text = loaded
+    flow = admitted.flow
     session = run_service.resume(recorded, flow, args=merged_args, flow_path=str(flow_path.resolve()))
-    plan = Plan(flow=flow, flow_path=flow_path, flow_text=text, args=merged_args, root=run_dir.parent,
-                session=session)
+    plan = Plan(flow=flow, flow_path=flow_path, flow_text=admitted.flow_text, args=merged_args, root=run_dir.parent,
+                config=admitted.config, glyphs=admitted.glyphs, session=session)
     info = session.resumed
     assert info is not None
     plan.notes.append(f"resuming run {plan.run_id}: {info.finished}/{info.total} phases already finished")
@@ -211,8 +241,6 @@ def _report(
     final_output: str | None,
     duration_ms: float,
 ) -> None:
-    order = [p.id for p in plan.flow.phases]
-    types = {p.id: p.type for p in plan.flow.phases}
     if args.json:
         import json
 
@@ -222,8 +250,8 @@ def _report(
             final_output=final_output,
             run_id=plan.run_id,
             run_dir=plan.run_dir,
-            phase_order=order,
-            phase_types=types,
+            phase_order=list(plan.phase_types),
+            phase_types=plan.phase_types,
             duration_ms=duration_ms,
             notes=plan.notes,
         )
@@ -294,18 +322,17 @@ async def _drive(
 
 
 def execute(args: argparse.Namespace) -> int:
-    cli_args = parse_arg_pairs(args.args)
-    plan = _plan_resume(args, cli_args) if args.resume else _plan_fresh(args, cli_args)
+    given = parse_arg_pairs(args.args)
+    plan = _plan_resume(args, given) if args.resume else _plan_fresh(args, given)
     if isinstance(plan, int):
         return plan
-    plan.glyphs = output_glyphs(sys.stderr, args.ascii, plan.flow_path)
     done = _already_finished(plan, args)
     if done is not None:
         return done
     cassette_from = getattr(args, "from_", None)
     live: AgentRunner | None  # who answers what a cassette (--from) does not
     try:
-        live = select_runner(args, plan.flow_path)
+        live = select_runner(args, plan.flow_path, plan.config)
     except RunnerSelectionError as exc:
         if cassette_from:
             live = None  # cassette only: a call the recording lacks fails, naming its node path
@@ -336,7 +363,7 @@ def execute(args: argparse.Namespace) -> int:
     deterministic = ("cassette --from" if cassette_from else
                      "scripted replies" if isinstance(runner, ScriptedRunner) else None)
     message, refuse = credentials.check(deterministic=deterministic, deny_flag=bool(getattr(args, "deny_credentials",
-                                        False)), flow_path=plan.flow_path)
+                                        False)), config=plan.config)
     if message:
         _err(f"tftui run: {message}")
     if refuse:
@@ -348,7 +375,7 @@ def execute(args: argparse.Namespace) -> int:
             plan.flow,
             args=plan.args,
             flow_path=str(plan.flow_path.resolve()),
-            flow_text=plan.flow_path.read_bytes().decode("utf-8", errors="replace"),
+            flow_text=plan.flow_text,  # the file as checked, not a second read
             root=plan.root,
             runner=runner,
         )
@@ -365,10 +392,11 @@ def execute(args: argparse.Namespace) -> int:
     # progress lines read it as the engine updates it.
     state = plan.resume_state if plan.resume_state is not None else RunState()
     progress = Progress(
-        phase_types={p.id: p.type for p in plan.flow.phases},
+        phase_types=plan.phase_types,
         quiet=args.quiet or args.json,
         glyphs=plan.glyphs,
         state=state,
+        flow=plan.flow,
     )
     for note in plan.notes:
         if not args.quiet:  # stderr, so also with --json (whose notes list repeats them)

@@ -10,7 +10,7 @@ Order (first that applies wins):
 Otherwise `RunnerConfigError` explains how to configure one.
 
 `build_runner` is the choice (used by `tftui FLOW` and `tftui run`). `select_runner(args,
-flow_path) -> AgentRunner` is all `tftui run` relies on, plus `RunnerSelectionError` (a usage
+flow_path, config) -> AgentRunner` is all `tftui run` relies on, plus `RunnerSelectionError` (a usage
 problem: the command prints it and exits 2), so `tftui run sample_flows/NAME.json` needs no flags.
 It lives here, above both `tftui.config` and `tftui.agents`, because settings never import agents
 and agents never import settings' loader.
@@ -218,20 +218,18 @@ class RunnerSelectionError(Exception):
     """No usable runner; the message says how to supply one (the command exits 2)."""
 
 
-def select_runner(args: argparse.Namespace, flow_path: str | Path | None) -> AgentRunner:
+def select_runner(args: argparse.Namespace, flow_path: str | Path | None, config: Config) -> AgentRunner:
     """The runner for `tftui run`; raises RunnerSelectionError with a how-to message when there is none.
 
     `args` may carry `replies`, `provider` and `agent_cmd`; absent attributes count as unset.
+    `config`: the run's settings, loaded once for its flow (the admission made their `[limits]`
+    take effect already: `tftui.admit.admission_rules`).
     """
-    from tftui.config import apply_limits, load_config
-
     replies = getattr(args, "replies", None)
     if replies and not Path(replies).is_file():
         raise RunnerSelectionError(
             f"replies file not found: {replies}\n(--replies names a JSON file mapping node paths to replies)"
         )
-    config = load_config(flow_path)
-    apply_limits(config)
     for problem in [*config.ignored, *config.warnings]:  # ignored ui/keys values: the run goes on
         print(f"tftui run: warning: {problem}", file=sys.stderr)
     try:

@@ -61,6 +61,9 @@ class LoadResult:
     indices: list[int] = field(default_factory=list, repr=False)
     linted: bool = True
     memo: LoadMemo | None = field(default=None, repr=False)  # see `LoadMemo` (None: not kept)
+    # the bytes the text was decoded from (a BOM included), when it was given as bytes (a file
+    # read by `load_flow`): what a copy of the very file checked is made of (a run's flow.json)
+    raw: bytes | None = field(default=None, repr=False)
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -377,8 +380,9 @@ def load_flow_text(
     earlier version's result to reuse it from (implies `remember`; the result is a fresh load's)."""
     from tftui.flow.checks import CheckMemo, check_flow, cwd_bridge_refusals, promote_strict
 
-    if isinstance(text, (bytes, bytearray)):
-        decoded, problem = _decode(bytes(text))
+    raw = bytes(text) if isinstance(text, (bytes, bytearray)) else None
+    if raw is not None:
+        decoded, problem = _decode(raw)
         if decoded is None:
             return LoadResult(None, [problem] if problem else [], "", path)
         text = decoded
@@ -423,7 +427,7 @@ def load_flow_text(
     ok = flow is not None and check and not any(d.is_error for d in located)
     result = LoadResult(flow if ok else None, located, text, path, model=flow, shorthand=kind, data=data,
                         positions_text=positions_text, indices=indices, linted=not (flow is not None and check),
-                        memo=memo)
+                        memo=memo, raw=raw)
     return lint_loaded(result, agents, locator) if lint else result
 
 
