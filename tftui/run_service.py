@@ -265,6 +265,9 @@ def _copy_journal(journal: jr.Journal, previous: Path) -> list[Note]:
 # ── --resume ───────────────────────────────────────────────────────────────────────────
 
 
+_BOM = "\ufeff".encode()  # a UTF-8 byte order mark
+
+
 @dataclass
 class Recorded:
     """What an interrupted run's journal holds."""
@@ -286,9 +289,13 @@ class Recorded:
         return Path(recorded) if recorded else self.run_dir / jr.FLOW_FILE
 
     def flow_changed(self, flow_path: Path) -> bool:
-        """True when `flow_path` differs from the copy the run directory keeps of its flow."""
+        """True when `flow_path` differs from the copy the run directory keeps of its flow. A
+        leading UTF-8 BOM is not part of the flow (the loader drops it, `flow.load`): the
+        debugger's copy is the text it loaded, without one, so a BOM alone is no change."""
         copy_path = self.run_dir / jr.FLOW_FILE
-        return copy_path.exists() and copy_path.read_bytes() != flow_path.read_bytes()
+        if not copy_path.exists():
+            return False
+        return copy_path.read_bytes().removeprefix(_BOM) != flow_path.read_bytes().removeprefix(_BOM)
 
     def args(self, given: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
         """The run's args with `given` on top, and the names whose value the journal redacted
