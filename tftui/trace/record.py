@@ -102,6 +102,11 @@ class _Recorder:
         self.in_flight: set[str] = set()  # phases started and not yet finished
         # (phase id, phase type) -> the metadata its model steps share until one changes (never mutated)
         self.model_meta: dict[tuple[str, str], Metadata] = {}
+        # What `trace` made last and what changed since (see `trace`): the steps recorded before
+        # a change that are changed again (a call's answer, a gate's rework round), by sequence.
+        self.changed: set[int] = set()
+        self.superseded = False  # some step left the trace (a resume re-made it)
+        self._last: TraceColumns | None = None
 
     def new(
         self,
@@ -160,7 +165,7 @@ class _Recorder:
 
         for step in self.steps[1:]:  # never the root
             if of_phase(step.name):
-                step.superseded = True
+                step.superseded = self.superseded = True
         self.open_calls = {k: v for k, v in self.open_calls.items() if not v.superseded}
         self.open_tools = {k: v for k, v in self.open_tools.items() if not v.superseded}
         self.subflows = {k: v for k, v in self.subflows.items() if not v.superseded}
@@ -214,6 +219,7 @@ class _Recorder:
         step = self.open_calls.get((e.node_path or e.phase_id, e.attempt))
         if step is None:
             return
+        self.changed.add(step.sequence)
         step.status = "error" if e.error is not None or e.exit_code != 0 or e.timed_out else "ok"
         duration = e.duration_ms
         step.duration_ms = duration if type(duration) is float or _num(duration) else None
@@ -235,6 +241,7 @@ class _Recorder:
         step = self.open_calls.get((e.node_path or e.phase_id, e.attempt))
         if step is None:
             return
+        self.changed.add(step.sequence)
         step.status = "cancelled" if e.why == "aborted" else "error"
         changes: Metadata = {"transient": bool(e.transient)}
         if e.why == "timeout":
@@ -259,6 +266,7 @@ class _Recorder:
         # The block that triggered this rework round did not halt the run (docs/gates.md §9).
         step = self.last_policy.get(e.phase_id)
         if step is not None and step.status == "blocked":
+            self.changed.add(step.sequence)
             step.status = "error"
             step.metadata["halted"] = False
 
@@ -270,11 +278,13 @@ class _Recorder:
         self.in_flight.discard(e.phase_id)
         tool = self.open_tools.pop(e.phase_id, None)
         if tool is not None:
+            self.changed.add(tool.sequence)
             tool.status = "ok" if e.status == "done" else "error"
             if (e.extra or {}).get("timedOut"):
                 tool.metadata["timedOut"] = True
         sub = self.subflows.get(e.phase_id)
         if sub is not None:
+            self.changed.add(sub.sequence)
             sub.status = "ok" if e.status == "done" else "error"
 
     def on_run_finished(self, e: ev.RunFinished) -> None:
@@ -283,6 +293,16 @@ class _Recorder:
 
     # ---- result ---------------------------------------------------------------------------------
     def trace(self) -> TraceColumns:
+        """The normalized trace of the events so far (callable again as more come).
+
+        Made again only where it changed (the Trace tab asks for it while a 10,000-item map
+        runs): the rows of the steps recorded since the last call, of the steps changed since
+        (`changed`) and of the root are normalized by `normalize_columns` and put in place of
+        theirs in a copy of the last result's columns. That is the whole build's result because
+        a recorder's columns are in sequence order with `s<sequence>` ids, where normalization
+        takes each row on its own (docs/trace-gates.md §1: it cleans a row's metadata and drops
+        its duration, and renames or reorders nothing). After a resume re-made some steps
+        (`superseded`), every row is numbered again: the whole trace is built."""
         root = self.ensure_root()
         run_status = self.run_status or "interrupted"
         root.status = RUN_STATUS.get(run_status, "cancelled")
@@ -293,17 +313,43 @@ class _Recorder:
         if self.fake_clock:
             root.metadata[FAKE_CLOCK_KEY] = True
         steps = self.steps
-        if any(step.superseded for step in steps):
+        last, self._last = self._last, None
+        changed, self.changed = self.changed, set()
+        if self.superseded:
             kept = [step for step in steps if not step.superseded]
             renumber = {step.sequence: index for index, step in enumerate(kept)}
             steps = [replace(step, sequence=renumber[step.sequence],
                              parent=None if step.parent is None else renumber.get(step.parent, 0)) for step in kept]
+            return self._normalized(steps, root.status)
+        if last is None:
+            self._last = self._normalized(steps, root.status)
+            return self._last
+        done = len(last)
+        redone = sorted({0, *(index for index in changed if index < done)})
+        part = self._normalized([*(steps[i] for i in redone), *steps[done:]], root.status)
+        columns: dict[str, list[Any]] = {}
+        for name in _STEP_COLUMNS:
+            rows: list[Any] = getattr(part, name)
+            column: list[Any] = getattr(last, name).copy()  # never the last result's own list: it stays as it was
+            for at, index in enumerate(redone):
+                column[index] = rows[at]
+            column.extend(rows[len(redone):])
+            columns[name] = column
+        self._last = TraceColumns(fixture=self.fixture, status=root.status, **columns)
+        return self._last
+
+    def _normalized(self, steps: Sequence[_Step], status: StepStatus) -> TraceColumns:
         raw = TraceColumns.from_steps(
-            steps, fixture=self.fixture, status=root.status,
+            steps, fixture=self.fixture, status=status,
             ids=[f"s{s.sequence}" for s in steps],
             parent_ids=[None if s.parent is None else f"s{s.parent}" for s in steps],
         )
         return normalize_columns(raw, fake_clock=self.fake_clock)
+
+
+# TraceColumns' per-step fields (all but fixture and status)
+_STEP_COLUMNS = ("ids", "parent_ids", "sequences", "names", "kinds", "statuses", "attempts", "input_tokens",
+                 "output_tokens", "durations", "metadata")
 
 
 # Event class -> its handler (`on_<kind>`), looked up once per class rather than by name per event.
