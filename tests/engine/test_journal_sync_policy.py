@@ -146,6 +146,48 @@ async def test_events_of_one_loop_turn_reach_the_os_in_one_write_before_the_loop
     journal.close()
 
 
+async def test_a_batch_looks_up_the_running_loop_once_not_once_per_event(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # CPython 3.11's _get_running_loop makes a getpid system call: once per batch, not per line
+    lookups: list[object] = []
+
+    def counting() -> object:
+        lookups.append(None)
+        return asyncio.events._get_running_loop()
+
+    monkeypatch.setattr(jmod, "_get_running_loop", counting)
+    journal = Journal.create(tmp_path, flow_name="x", group_commit_s=None)
+    for i in range(100):
+        journal.append(_line(i))
+    assert len(lookups) == 1 and _os_lines(journal) == 0  # one flush queued for the whole turn
+    await asyncio.sleep(0.001)
+    assert _os_lines(journal) == 100
+    journal.append(_line(100))  # the next turn's first line queues the next flush
+    assert len(lookups) == 2
+    await asyncio.sleep(0.001)
+    assert _os_lines(journal) == 101 and journal.writes == 2
+    journal.close()
+
+
+def test_a_line_appended_after_its_loop_stopped_is_written_at_once(tmp_path: Path) -> None:
+    journal = Journal.create(tmp_path, flow_name="x", group_commit_s=None)
+    loop = asyncio.new_event_loop()
+
+    async def append_then_stop() -> None:
+        journal.append(_line(0))  # queues a flush on this loop
+        loop.stop()  # the loop stops before it runs that flush
+
+    try:
+        loop.call_soon(lambda: asyncio.ensure_future(append_then_stop(), loop=loop))
+        loop.run_forever()
+        journal.append(_line(1))  # no loop runs now: written at once, the line held before too
+        assert _os_lines(journal) == 2
+    finally:
+        loop.close()
+        journal.close()
+
+
 async def test_a_long_turn_writes_its_events_once_the_cap_is_held(tmp_path: Path) -> None:
     journal = Journal.create(tmp_path, flow_name="x", group_commit_s=None)
     big = {"kind": "e", "text": "x" * 4096}

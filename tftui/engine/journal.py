@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import accumulate
 from pathlib import Path
+from threading import get_ident
 from typing import Any
 
 from tftui.engine.jsonl import encode_event, encode_line
@@ -225,6 +226,7 @@ class Journal:
         self._queued = 0  # their characters
         self._unwritten = b""  # bytes a failed write did not hand to the OS (written first by the next flush)
         self._flush_on: AbstractEventLoop | None = None  # the loop a `_flush_soon` waits on
+        self._flush_thread = 0  # the thread that loop runs on (`threading.get_ident`)
         self._write_error: OSError | None = None  # a queued flush that failed: raised by the next call
         # Called after each append with (event, the redacted JSON object or None): what a reader
         # of events.jsonl would see, without reading it (the live trace, tftui.run_service).
@@ -352,16 +354,23 @@ class Journal:
         self._queue.append(line)
         self.appended += 1
         self._queued += len(line)
-        loop = _get_running_loop()
-        if loop is None:  # not in a run (a tool, a test): nothing to batch with
-            self.flush()
-            return
-        # One flush waits on this loop at a time. Asked for by the loop, not by "the queue was
-        # empty": lines kept after a failed write must not stop later ones being scheduled.
-        if self._flush_on is not loop:
-            self._flush_on = loop
-            loop.call_soon(self._flush_soon)
-        elif self._queued >= MAX_BUFFERED:
+        pending = self._flush_on
+        # A flush already waits on the loop this thread is running (a thread runs one loop at a
+        # time, and a stopped loop is not running): this line goes with it. Asked this way, not
+        # with `_get_running_loop`, which in CPython 3.11 makes a getpid system call: one per
+        # event was 2,000 a 1,000-item map run.
+        if pending is None or self._flush_thread != get_ident() or not pending.is_running():
+            loop = _get_running_loop()
+            if loop is None:  # not in a run (a tool, a test): nothing to batch with
+                self.flush()
+                return
+            # One flush waits on this loop at a time. Asked for by the loop, not by "the queue was
+            # empty": lines kept after a failed write must not stop later ones being scheduled.
+            if pending is not loop:
+                self._flush_on, self._flush_thread = loop, get_ident()
+                loop.call_soon(self._flush_soon)
+                return
+        if self._queued >= MAX_BUFFERED:
             self.flush()
 
     def _flush_soon(self) -> None:
