@@ -90,3 +90,14 @@ async def test_resume_continues_the_same_journal(tmp_path: Path) -> None:
     assert result.status == "completed" and [c.node_path for c in later.calls] == ["b"]
     _rows, state = _journal_state(first.run_dir)
     assert state.status == "completed" and state.phases["b"].status == PhaseStatus.DONE
+
+
+async def test_a_finished_run_lets_its_trace_recorder_go(tmp_path: Path) -> None:
+    """The session keeps its journal until the next run; the trace written at the end of the run
+    is not kept with it (a 10,000-item map's recorder is 10,000 objects every full garbage
+    collection walks while the debugger shows the run)."""
+    flow, runner = _flow(), ScriptedRunner({"a": "a1", "b": "b1"})
+    session = run_service.start(flow, args={}, flow_path=None, flow_text=json.dumps(FLOW), root=tmp_path, runner=runner)
+    await run_service.execute(session, runner=runner, clock=InstantClock())
+    assert session.journal is not None and (session.journal.run_dir / "trace.json").exists()
+    assert session.journal.tap is None and session.live_trace is None

@@ -425,6 +425,7 @@ def close(session: RunSession) -> list[Note]:
     from tftui.trace.record import trace_run_dir
 
     live, session.live_trace = session.live_trace, None
+    journal.tap = None  # the trace goes with this call: the session keeps its journal until the next run
     try:
         if live is not None:
             _path, warnings = live.write(journal.run_dir, journal.meta)

@@ -59,6 +59,34 @@ def test_trace_tab_shows_recent_runs_after_the_run(tmp_path: Path, monkeypatch: 
     first = shown.text(None, 120, running=False, paused=False, rules_path=None).plain
     assert "Recent runs" not in first and "Trace jitter" in first  # the steps at once, no file read
     assert asked == [shown.history_key()]
-    shown.set_history(asked[0], shown.load_history(list(events), exclude=last))
+    shown.set_history(asked[0], shown.load_history(exclude=last))
     assert "Recent runs of this flow (3): where this run falls" in shown.text(
         None, 120, running=False, paused=False, rules_path=None).plain
+
+
+def test_the_trace_tab_keeps_no_copy_of_the_runs_events(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tab folds each event into its trace and lets it go: a 10,000-item map's 20,000 events
+    kept there made every full garbage collection walk them (issue 18). What it shows after the
+    run, this run's place among the recent runs included, is the same."""
+    import gc
+
+    flow = tmp_path / "jitter.json"
+    flow.write_text(json.dumps(FLOW))
+    replies = tmp_path / "jitter.replies.json"
+    replies.write_text(json.dumps({"draft": {"output": "d", "usage": {"input": 5, "output": 5}, "delayMs": [1, 15]},
+                                   "polish": {"output": "p", "usage": {"input": 5, "output": 5}, "delayMs": [1, 15]}}))
+    runs = tmp_path / "runs"
+    monkeypatch.setenv("TFTUI_RUNS_DIR", str(runs))
+    assert main(["run", str(flow), "--replies", str(replies), "--repeat", "3", "-q"]) == 0
+    last = list_runs(runs)[-1].run_dir
+    events, _meta, _warnings = load_events(last)
+    tab = TraceTab(flow_path=str(flow), flow_name="jitter", runs_root=runs)
+    tab.exclude_run = last
+    tab.feed(iter(events))
+    assert [r for r in gc.get_referrers(*events[1:]) if r is not events] == []  # (the trace keeps its RunStarted)
+    plain = tab.text(None, 120, running=False, paused=False, rules_path=None).plain
+    assert "Recent runs of this flow (2): where this run falls" in plain and "Trace jitter" in plain
+    from tftui.trace.distribution import recent_samples
+
+    mine = recent_samples(runs, str(flow))[-1]  # this run's metrics, as read back from its journal
+    assert tab.run_metrics() == mine

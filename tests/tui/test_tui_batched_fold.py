@@ -44,10 +44,13 @@ async def test_batched_folding_shows_what_one_at_a_time_folding_shows(
         monkeypatch.setattr(main_screen, "SHOW_EVERY_S", 60.0)
     app = h.make_app(SAMPLES / f"{flow}.json")
     async with app.run_test(size=(120, 40)) as pilot:
+        main = app.main
+        events: list = []  # every event the views were fed, in order
+        feed = main.trace_tab.feed
+        monkeypatch.setattr(main.trace_tab, "feed", lambda batch: (events.extend(batch), feed(batch)))
         await pilot.press("c")
         await h.run_to_end(pilot, app)
-        main = app.main
-        events = list(main.trace_tab.events)
+        monkeypatch.setattr(main.trace_tab, "feed", feed)
         assert len(events) > 10
         batched = _seen(app)
         # the same events again, from nothing, folded and shown one at a time (as a replay's

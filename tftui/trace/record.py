@@ -292,8 +292,9 @@ class _Recorder:
         self.run_status = e.status
 
     # ---- result ---------------------------------------------------------------------------------
-    def trace(self) -> TraceColumns:
-        """The normalized trace of the events so far (callable again as more come).
+    def trace(self, *, fake_clock: bool | None = None) -> TraceColumns:
+        """The normalized trace of the events so far (callable again as more come); `fake_clock`
+        (default: the recorder's) keeps the durations, as `trace_columns_from_events` does.
 
         Made again only where it changed (the Trace tab asks for it while a 10,000-item map
         runs): the rows of the steps recorded since the last call, of the steps changed since
@@ -302,7 +303,9 @@ class _Recorder:
         a recorder's columns are in sequence order with `s<sequence>` ids, where normalization
         takes each row on its own (docs/trace-gates.md §1: it cleans a row's metadata and drops
         its duration, and renames or reorders nothing). After a resume re-made some steps
-        (`superseded`), every row is numbered again: the whole trace is built."""
+        (`superseded`), every row is numbered again, and a build with another clock than the
+        recorder's keeps other durations: the whole trace is built."""
+        clock = self.fake_clock if fake_clock is None else fake_clock
         root = self.ensure_root()
         run_status = self.run_status or "interrupted"
         root.status = RUN_STATUS.get(run_status, "cancelled")
@@ -310,23 +313,26 @@ class _Recorder:
             "runStatus": run_status,
             "skippedCount": sum(1 for v in self.phase_outcome.values() if v == "skipped"),
         }
-        if self.fake_clock:
+        if clock:
             root.metadata[FAKE_CLOCK_KEY] = True
         steps = self.steps
-        last, self._last = self._last, None
-        changed, self.changed = self.changed, set()
         if self.superseded:
             kept = [step for step in steps if not step.superseded]
             renumber = {step.sequence: index for index, step in enumerate(kept)}
             steps = [replace(step, sequence=renumber[step.sequence],
                              parent=None if step.parent is None else renumber.get(step.parent, 0)) for step in kept]
-            return self._normalized(steps, root.status)
+        if self.superseded or clock != self.fake_clock:
+            if self.superseded:
+                self._last = None  # never read again
+            return self._normalized(steps, root.status, clock)  # (the root's row is made again next time)
+        last, self._last = self._last, None
+        changed, self.changed = self.changed, set()
         if last is None:
-            self._last = self._normalized(steps, root.status)
+            self._last = self._normalized(steps, root.status, clock)
             return self._last
         done = len(last)
         redone = sorted({0, *(index for index in changed if index < done)})
-        part = self._normalized([*(steps[i] for i in redone), *steps[done:]], root.status)
+        part = self._normalized([*(steps[i] for i in redone), *steps[done:]], root.status, clock)
         columns: dict[str, list[Any]] = {}
         for name in _STEP_COLUMNS:
             rows: list[Any] = getattr(part, name)
@@ -338,13 +344,13 @@ class _Recorder:
         self._last = TraceColumns(fixture=self.fixture, status=root.status, **columns)
         return self._last
 
-    def _normalized(self, steps: Sequence[_Step], status: StepStatus) -> TraceColumns:
+    def _normalized(self, steps: Sequence[_Step], status: StepStatus, fake_clock: bool) -> TraceColumns:
         raw = TraceColumns.from_steps(
             steps, fixture=self.fixture, status=status,
             ids=[f"s{s.sequence}" for s in steps],
             parent_ids=[None if s.parent is None else f"s{s.parent}" for s in steps],
         )
-        return normalize_columns(raw, fake_clock=self.fake_clock)
+        return normalize_columns(raw, fake_clock=fake_clock)
 
 
 # TraceColumns' per-step fields (all but fixture and status)
@@ -437,6 +443,13 @@ class LiveTrace:
         `fixture`, else named as `trace_run_dir` names it."""
         self._recorder.fixture = fixture or _fixture_name(meta, [self._started] if self._started is not None else [])
         return self._recorder.trace()
+
+    def timed_columns(self, fixture: str) -> TraceColumns:
+        """The trace so far with its wall-clock durations: what `trace_columns_from_events(events,
+        fixture, fake_clock=True)` gives, the form a run's metrics are read from
+        (`tftui.trace.distribution.timed_columns`), without keeping the events to fold again."""
+        self._recorder.fixture = fixture
+        return self._recorder.trace(fake_clock=True)
 
     def write(self, run_dir: str | Path, meta: JSONObject) -> tuple[Path | None, list[str]]:
         """Write `<run_dir>/trace.json` (what `trace_run_dir` would write)."""

@@ -208,13 +208,14 @@ class MainScreen(Screen[None]):
             pass
 
     def _want_trace_history(self, key: int) -> None:
-        self._trace_history_worker(key, list(self.trace_tab.events), self.session.run_dir)
+        # this run's metrics here: the worker must not read the trace the UI thread feeds
+        self._trace_history_worker(key, self.trace_tab.run_metrics(), self.session.run_dir)
 
     @work(thread=True, group=BACKGROUND_WORKERS, exit_on_error=False, description="the Trace tab's recent runs")
-    def _trace_history_worker(self, key: int, events: list[ev.Event], exclude: Path | None) -> None:
+    def _trace_history_worker(self, key: int, current: dict[str, float], exclude: Path | None) -> None:
         """The Trace tab's recent runs, read from their journals off the UI thread (the run
         shown, `exclude`, is not one of them)."""
-        history = self.trace_tab.load_history(events, exclude)
+        history = self.trace_tab.load_history(current, exclude)
         try:
             self.app.call_from_thread(self._trace_history_ready, key, history)
         except RuntimeError:  # the app is closing

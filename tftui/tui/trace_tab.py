@@ -1,15 +1,16 @@
-"""The Trace tab's state: keeps the run's events, builds the trace and the rule results on
+"""The Trace tab's state: folds the run's events into its trace, builds the rule results on
 demand (see trace_text.py). Plain state, no widgets: the main screen owns one.
 
-Events are kept from the first `RunStarted` of a fresh run (not `resumed`) on, so after a
+The trace starts at the first `RunStarted` of a fresh run (not `resumed`), so after a
 partial re-run (`u`, `r`) the tab shows the whole run like the journal that run writes
 (which starts with the previous run's events; see tftui.run_service).
 
 Cost: events are folded into the trace as they arrive (tftui.trace.record.LiveTrace, the
-recorder `tftui run` writes trace.json with), so showing the tab only turns the steps so far
-into the tab's trace, never re-reads the whole run; that happens only when the tab is shown
-and the event count changed since the last build, and at most every `REFRESH_S` while the
-run goes.
+recorder `tftui run` writes trace.json with) and not kept (a 10,000-item map's 20,000 events
+held here made every full collection of the garbage collector walk them again); showing the
+tab takes the trace so far from the recorder, which makes again only the steps that changed
+since the last time; that happens only when the tab is shown and the event count changed
+since the last build, and at most every `REFRESH_S` while the run goes.
 
 The recent runs' sparklines read up to 30 journals: the debugger reads them in a worker
 (`background`: `text` asks for them through `on_history_wanted` and shows them once
@@ -20,7 +21,7 @@ by run id: a finished run never changes).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -58,8 +59,8 @@ class TraceTab:
         self.flow_path = flow_path
         self.flow_name = flow_name
         self.runs_root = runs_root  # where this flow's runs are journaled: the sparklines read them
-        self.events: list[ev.Event] = []
-        self._live: LiveTrace | None = None  # the trace of `events`, folded as they come (_new_live)
+        self.event_count = 0  # events fed since the fresh run began
+        self._live: LiveTrace | None = None  # the trace of those events, folded as they come (_new_live)
         self._built: _Built | None = None
         self._built_at = 0.0
         self._build_s = 0.0  # how long the last rebuild took (see refresh_interval)
@@ -74,22 +75,27 @@ class TraceTab:
 
     def history_key(self) -> int:
         """Which run state a history is for: the events so far (a fresh run starts them over)."""
-        return len(self.events)
+        return self.event_count
 
-    def load_history(self, events: Sequence[ev.Event] | None = None, exclude: Path | None = None) -> History | None:
+    def run_metrics(self) -> dict[str, float]:
+        """This run's metrics so far, as the recent runs' are read from their journals
+        (tftui.trace.distribution: the trace with its durations)."""
+        from tftui.trace.distribution import sample_metrics
+
+        return sample_metrics((self._live or self._new_live()).timed_columns("current"))
+
+    def load_history(self, current: dict[str, float] | None = None, exclude: Path | None = None) -> History | None:
         """The flow's recent runs (their journals; not `exclude`, the run shown) and this run's
-        metrics; None with fewer than two recent runs. Reads files: the debugger calls it in a
-        worker, with a copy of the events."""
+        metrics (`current`, else `run_metrics()`); None with fewer than two recent runs. Reads
+        files: the debugger calls it in a worker, with this run's metrics taken before."""
         if self.runs_root is None:
             return None
-        from tftui.trace.distribution import recent_samples, sample_metrics
-        from tftui.trace.record import trace_columns_from_events
+        from tftui.trace.distribution import recent_samples
 
         history = recent_samples(self.runs_root, self.flow_path, cache=self._samples, exclude=exclude)
         if len(history) < 2:
             return None
-        shown = self.events if events is None else events
-        return history, sample_metrics(trace_columns_from_events(list(shown), "current", fake_clock=True))
+        return history, self.run_metrics() if current is None else current
 
     def set_history(self, key: int, history: History | None) -> None:
         """A worker's `load_history` for the events as they were at `key`."""
@@ -115,9 +121,9 @@ class TraceTab:
     def feed(self, events: Iterable[ev.Event]) -> None:
         for event in events:
             if isinstance(event, ev.RunStarted) and not event.resumed:
-                self.events = []  # a fresh run (a sub-flow's RunStarted arrives wrapped)
+                self.event_count = 0  # a fresh run (a sub-flow's RunStarted arrives wrapped)
                 self._live = None
-            self.events.append(event)
+            self.event_count += 1
             (self._live or self._new_live()).feed(event)
 
     def _new_live(self) -> LiveTrace:
@@ -128,7 +134,7 @@ class TraceTab:
 
     def restart(self, events: Iterable[ev.Event]) -> None:
         """Start over from these events (time travel back in a replay)."""
-        self.events = []
+        self.event_count = 0
         self._live = None
         self.feed(events)
 
@@ -157,12 +163,11 @@ class TraceTab:
         only re-renders the text."""
         from tftui.tui import trace_text
 
-        events = self.events
-        if not events:
+        if not self.event_count:
             return trace_text.trace_tab(None, None, None, None)
         rules_cache = self.rules(rules_path)
         rules = rules_cache.get()
-        key: _Key = (len(events), running, rules_cache.path, rules_cache.stamp)
+        key: _Key = (self.event_count, running, rules_cache.path, rules_cache.stamp)
         built = self._built
         now = time.monotonic()
         # While the run goes, every batch touching the selected phase asks for this tab again:
