@@ -1,5 +1,5 @@
 """trace.json as dump_columns writes it (common steps formatted by hand, a metadata dict shared by
-several steps encoded once) is, byte for byte, each step encoded by json.JSONEncoder(ensure_ascii=False)
+several steps encoded once, and what follows their names formatted once while it stays the same) is, byte for byte, each step encoded by json.JSONEncoder(ensure_ascii=False)
 one per line; and a change to one call's metadata in the recorder stays that call's."""
 
 from __future__ import annotations
@@ -50,26 +50,48 @@ def _columns(draw: st.DrawFn) -> TraceColumns:
     else:
         numbers, sequence, meta = _numbers, st.one_of(st.integers(-5, 2**64), st.booleans()), _meta
     shared = draw(meta)  # one dict several steps hold (the recorder's calls of a phase)
+    sequences = [draw(sequence) for _ in range(n)]
+    # the recorder's ids (`s<sequence>`), or any text
+    ids = [f"s{q}" for q in sequences] if draw(st.booleans()) else [draw(texts) for _ in range(n)]
+    # a finite duration (0.0 and -0.0, 1 and 1.0 are equal keys but written apart), any number, none
+    durations = st.one_of(numbers, st.floats(allow_nan=True), st.sampled_from([0.0, -0.0, 1, 1.0]))
     return TraceColumns(
         fixture=draw(texts), status=draw(st.sampled_from(["ok", "error", None])),
-        ids=[draw(texts) for _ in range(n)],
+        ids=ids,
         parent_ids=[draw(st.one_of(st.none(), texts)) for _ in range(n)],
-        sequences=[draw(sequence) for _ in range(n)],
+        sequences=sequences,
         names=[draw(texts) for _ in range(n)],
         kinds=[draw(st.sampled_from(["run", "model", "tool"])) for _ in range(n)],
         statuses=[draw(st.sampled_from(["ok", "error", "cancelled"])) for _ in range(n)],
         attempts=[draw(numbers) for _ in range(n)],
         input_tokens=[draw(numbers) for _ in range(n)],
         output_tokens=[draw(numbers) for _ in range(n)],
-        durations=[draw(st.one_of(numbers, st.floats(allow_nan=True))) for _ in range(n)],
+        durations=[draw(durations) for _ in range(n)],
         metadata=[shared if draw(st.booleans()) else draw(st.one_of(meta, _meta)) for _ in range(n)],
     )
 
 
-@settings(max_examples=300)
+@settings(max_examples=500)
 @given(_columns())
 def test_dump_columns_is_each_step_encoded_by_json(cols: TraceColumns) -> None:
     assert dump_columns(cols) == _oracle(cols)
+
+
+def test_steps_alike_but_for_a_duration_that_compares_equal_are_written_apart() -> None:
+    """0.0 and -0.0, 1 and 1.0 are equal (one key) but JSON writes them apart."""
+    meta = {"phase": "m", "phaseType": "map", "transient": False}
+    durations: list[float | int | None] = [0.0, -0.0, 1, 1.0, None]
+    n = len(durations)
+    cols = TraceColumns(
+        fixture="f", status="ok", ids=[f"s{q}" for q in range(n)], parent_ids=[None] + ["s0"] * (n - 1),
+        sequences=list(range(n)), names=[f"m#item-{q}" for q in range(n)], kinds=["model"] * n,
+        statuses=["ok"] * n, attempts=[1] * n, input_tokens=[None] * n, output_tokens=[None] * n,
+        durations=durations, metadata=[meta] * n,
+    )
+    written = dump_columns(cols)
+    assert written == _oracle(cols)
+    assert [step.get("durationMs") for step in json.loads(written)["steps"]] == durations
+    assert '"durationMs": -0.0,' in written and '"durationMs": 1,' in written
 
 
 def test_one_timed_out_item_changes_only_its_own_step() -> None:

@@ -163,7 +163,12 @@ def _metadata_text(m: Metadata) -> str:
 def dump_columns(cols: TraceColumns) -> str:
     """`dump_trace` straight from columns (no model objects): what a run writes as trace.json."""
     encode, text = _encode_step, encode_basestring
-    known: dict[int, str] = {}  # id of a metadata dict (alive in `cols` meanwhile) -> its JSON
+    # id of a metadata dict (alive in `cols` meanwhile) -> its JSON; and, once a second step holds
+    # it, what such a step without a duration wrote after its name, with the fields that decided
+    # it (kind, status, attempt, tokens): a map's items share one dict and most of them that text
+    # too (a duration is no part of the key: 0.0 == -0.0 and 1 == 1.0, which JSON writes apart)
+    known: dict[int, str] = {}
+    tails: dict[int, tuple[tuple[object, ...], str]] = {}
     lines: list[str] = []
     append = lines.append
     for i, p, q, n, k, st, a, it, ot, d, m in zip(
@@ -178,8 +183,27 @@ def dump_columns(cols: TraceColumns) -> str:
                 and (p is None or type(p) is str) and (a is None or type(a) is int)
                 and (it is None or type(it) is int) and (ot is None or type(ot) is int)
                 and (d is None or type(d) is int or (type(d) is float and isfinite(d)))):
+            meta = None if m is None else known.get(id(m))
+            if meta is not None and d is None:  # a later step holding this dict: most often the same tail
+                named = (f'    {{"id": {text(i)}, "parentId": {"null" if p is None else text(p)}, "sequence": {q}, '
+                         f'"name": {text(n)}')
+                last = tails.get(id(m))
+                if last is not None and last[0] == (k, st, a, it, ot):
+                    append(named + last[1])
+                    continue
+                tail = f', "kind": {text(k)}, "status": {text(st)}'
+                if a is not None:
+                    tail += f', "attempt": {a}'
+                if it is not None:
+                    tail += f', "inputTokens": {it}'
+                if ot is not None:
+                    tail += f', "outputTokens": {ot}'
+                tail = f'{tail}, "metadata": {meta}}}'
+                tails[id(m)] = ((k, st, a, it, ot), tail)
+                append(named + tail)
+                continue
             start = (f'    {{"id": {text(i)}, "parentId": {"null" if p is None else text(p)}, "sequence": {q}, '
-                    f'"name": {text(n)}, "kind": {text(k)}, "status": {text(st)}')
+                     f'"name": {text(n)}, "kind": {text(k)}, "status": {text(st)}')
             if a is not None:
                 start += f', "attempt": {a}'
             if it is not None:
@@ -191,7 +215,6 @@ def dump_columns(cols: TraceColumns) -> str:
             if m is None:
                 append(start + "}")
                 continue
-            meta = known.get(id(m))  # steps often share one metadata dict (the recorder's calls of a phase)
             if meta is None:
                 meta = known[id(m)] = _metadata_text(m)
             append(f'{start}, "metadata": {meta}}}')
