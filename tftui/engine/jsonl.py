@@ -11,6 +11,8 @@ of a journaled run. Costs avoided on purpose:
   always redacted structurally;
 - no second needle scan of a container text met clean a moment ago (`_CLEAN`: a gate's
   scorer results come in two events, its `{"verdict":"pass"}` in every one);
+- no second needle scan of a fan-out's answers in its merged output (`join_sections`: the
+  headings are checked, the answers were in their own lines);
 - the per-call events (AttemptStarted, AgentReturned) are formatted by hand, with the
   same keys, order and values as the generic path. Their keys are fixed and not secret,
   so only their free-text values need the (shorter) text pre-check
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from itertools import islice, repeat
 from json.encoder import encode_basestring as _encode_str
 from math import isfinite
 from typing import TYPE_CHECKING, Any
@@ -110,16 +113,76 @@ _TEXTS: dict[int, tuple[str, str, bool]] = {}
 _TEXTS_MAX = 8
 
 
-def _long_text(value: str) -> tuple[str, bool]:
-    """(JSON text, `has_text_needle`) of a long string, from `_TEXTS` when it was just met."""
+def _long_text(value: str, known: dict[int, str] | None = None) -> tuple[str, bool]:
+    """(JSON text, `has_text_needle`) of a long string, from `_TEXTS` when it was just met;
+    `known`: texts of the phase's calls found without a needle (`_joined_needle`)."""
     hit = _TEXTS.get(id(value))
     if hit is not None and hit[0] is value:
         return hit[1], hit[2]
-    found = _encode_str(value), has_text_needle(value)
+    needle = _joined_needle(value, known) if known else None
+    found = _encode_str(value), has_text_needle(value) if needle is None else needle
     if len(_TEXTS) >= _TEXTS_MAX:
         del _TEXTS[next(iter(_TEXTS))]
     _TEXTS[id(value)] = (value, *found)
     return found
+
+
+# A fan-out's merged output is its items' answers between headings (docs/language.md §6.5), and
+# each answer was checked for needles a moment before, in its AgentReturned line: checking the
+# ~95 KB text of a 1,000-item map again cost 0.66 ms, most of that line. So the answers each
+# line found without a needle are kept by identity, per phase (`_KNOWN`, dropped when the phase
+# finishes), and a text built by `join_sections` is checked from its headings alone when every
+# answer in it is known. Needles hold no newline and every heading starts (but the first) and
+# ends with one, so no needle can run across an answer's edge; the registered secrets, which
+# may hold newlines, are still looked for in the whole text (`holds_registered_secret`).
+_KNOWN: dict[str, dict[int, str]] = {}
+_KNOWN_PHASES = 64  # phases whose calls are remembered at once (one that never finishes is dropped in time)
+_KNOWN_MAX = 1 << 20  # texts remembered for one phase
+_JOINED: dict[int, tuple[str, list[str], list[str]]] = {}  # id(text) -> (text, headings, bodies)
+_JOINED_MAX = 8
+
+
+def _note_known(phase_id: str, text: str) -> None:
+    """Remember `text` as met without a needle in a line of `phase_id`'s calls."""
+    known = _KNOWN.get(phase_id)
+    if known is None:
+        if len(_KNOWN) >= _KNOWN_PHASES:
+            del _KNOWN[next(iter(_KNOWN))]
+        known = _KNOWN[phase_id] = {}
+    elif len(known) >= _KNOWN_MAX:
+        known.clear()
+    known[id(text)] = text  # the text is kept: its id is not reused while the entry lives
+
+
+def join_sections(heads: list[str], bodies: list[str]) -> str:
+    """heads[0] + bodies[0] + heads[1] + bodies[1] + ...: a fan-out's merged output, built here so
+    its journal line can check it from its parts (`_joined_needle`). `bodies` are the answers as
+    the calls returned them (the same objects)."""
+    parts: list[str] = [""] * (2 * len(heads))
+    parts[::2] = heads
+    parts[1::2] = bodies
+    text = "".join(parts)
+    if len(text) >= _LONG_TEXT:
+        if len(_JOINED) >= _JOINED_MAX:
+            del _JOINED[next(iter(_JOINED))]
+        _JOINED[id(text)] = (text, heads, bodies)
+    return text
+
+
+def _joined_needle(text: str, known: dict[int, str]) -> bool | None:
+    """`has_text_needle(text)` for a text `join_sections` built whose every body is in `known`
+    (ids of live objects are unique, and `known` keeps its texts alive), from its headings; None
+    when that cannot be told so (then the whole text is checked)."""
+    joined = _JOINED.pop(id(text), None)
+    if joined is None or joined[0] is not text:
+        return None
+    heads, bodies = joined[1], joined[2]
+    if not known.keys() >= set(map(id, bodies)):
+        return None
+    newline = repeat("\n")
+    if not all(map(str.endswith, heads, newline)) or not all(map(str.startswith, islice(heads, 1, None), newline)):
+        return None
+    return has_text_needle("\n".join(heads))
 
 
 def _attempt_started_line(e: AttemptStarted) -> str | None:
@@ -190,6 +253,7 @@ def _agent_returned_line(e: AgentReturned) -> str | None:
         if might_contain_text_secret("\n".join(texts)):
             return None
         output_text = _encode_str(output)
+    _note_known(e.phase_id, output)  # met without a needle: the phase's merged output holds it (`_KNOWN`)
     error = "null" if e.error is None else _encode_str(e.error)
     return (
         f'{{"kind":"agent_returned","seq":{e.seq},"ts":{ts!r},"phase_id":{_encode_str(e.phase_id)},'
@@ -280,8 +344,9 @@ def _phase_finished_line(e: PhaseFinished) -> str | None:
     usage_text = "null" if usage is None else _numbers_text(usage, _TALLY_KEYS)
     if usage_text is None:
         return None
+    known = _KNOWN.pop(e.phase_id, None)  # the phase's calls are over
     if output is not None and len(output) >= _LONG_TEXT:  # often the call's answer again: `_long_text`
-        output_text, needle = _long_text(output)
+        output_text, needle = _long_text(output, known)
         if needle or holds_registered_secret(output):
             return None
         texts = [e.phase_id, e.status, error or "", *warnings]

@@ -10,6 +10,7 @@ from typing import Any
 from tftui.engine import events as ev
 from tftui.engine.calls import CallOutcome, CallSpec, call_with_retry
 from tftui.engine.context import build_context, preread
+from tftui.engine.jsonl import join_sections
 from tftui.engine.phases.agent import render
 from tftui.engine.phases.base import PhaseHost, PhaseOutcome, PhaseRun, agent_of, phase_as, unresolved_warning
 from tftui.flow.model import MapPhase
@@ -64,7 +65,8 @@ async def run_items(run: PhaseHost, pr: PhaseRun, items: list[Item], output_mode
 def merge(items: list[Item], output_mode: str) -> PhaseOutcome:
     """docs/language.md §6.5 merged output, status, error, budget truncation and json."""
     n = len(items)
-    sections: list[str] = []
+    heads: list[str] = []  # each section's heading, and the separator before it (join_sections)
+    bodies: list[str] = []
     errors: list[str] = []
     parsed: list[Any] = []
     skipped = 0
@@ -75,19 +77,22 @@ def merge(items: list[Item], output_mode: str) -> PhaseOutcome:
             skipped += 1
             continue
         agent = call.agent or item.agent  # the agent that ran (an unknown name's fallback), as taskflow labels it
+        sep = "\n\n---\n\n" if heads else ""
         if call.ok:
-            sections.append(f"### [{i}/{n}] {agent}\n\n{call.output}")
+            heads.append(f"{sep}### [{i}/{n}] {agent}\n\n")
+            bodies.append(call.output)
             if output_mode == "json":
                 value = call.json if call.json is not MISSING else lenient_parse(call.output)
                 parsed.append(call.output if value is MISSING else value)
         else:
             failed = True
             error = call.error or "agent call failed"
-            sections.append(f"### [{i}/{n}] {agent} (failed)\n\n{error}")
+            heads.append(f"{sep}### [{i}/{n}] {agent} (failed)\n\n")
+            bodies.append(error)
             errors.append(f"{agent}: {error}")
     if skipped:
         errors.append(f"{skipped} item(s) skipped: budget exceeded")
-    output = "\n\n---\n\n".join(sections)
+    output = join_sections(heads, bodies)  # the sections joined by "\n\n---\n\n"
     return PhaseOutcome(
         status="failed" if failed else "done",
         output=output,
