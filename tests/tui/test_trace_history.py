@@ -3,6 +3,7 @@ this run's bin marked, read from the journals under the runs dir."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -90,3 +91,40 @@ def test_the_trace_tab_keeps_no_copy_of_the_runs_events(tmp_path: Path, monkeypa
 
     mine = recent_samples(runs, str(flow))[-1]  # this run's metrics, as read back from its journal
     assert tab.run_metrics() == mine
+
+
+@pytest.mark.parametrize("before", [1, 2])
+def test_the_debuggers_trace_tab_places_the_run_among_the_recent_runs(
+        h, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, before: int) -> None:  # noqa: ANN001
+    """The debugger reads the recent runs' journals in a worker; this run's metrics are worked out
+    on the UI thread from its live trace, and only when there is a distribution to place it in
+    (two or more recent runs besides it)."""
+    flow = tmp_path / "jitter.json"
+    flow.write_text(json.dumps(FLOW))
+    replies = tmp_path / "jitter.replies.json"
+    replies.write_text(json.dumps({"draft": {"output": "d", "usage": {"input": 5, "output": 5}, "delayMs": [1, 15]},
+                                   "polish": {"output": "p", "usage": {"input": 5, "output": 5}, "delayMs": [1, 15]}}))
+    runs = tmp_path / "runs"
+    monkeypatch.setenv("TFTUI_RUNS_DIR", str(runs))
+    assert main(["run", str(flow), "--replies", str(replies), "--repeat", str(before), "-q"]) == 0
+    asyncio.run(_debug_run(h, flow, replies, runs, monkeypatch, before))
+
+
+async def _debug_run(h, flow: Path, replies: Path, runs: Path,  # noqa: ANN001
+                     monkeypatch: pytest.MonkeyPatch, before: int) -> None:
+    app = h.make_app(flow, replies, runs_root=runs)
+    worked_out: list[int] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        tab = app.main.trace_tab
+        metrics = tab.run_metrics
+        monkeypatch.setattr(tab, "run_metrics", lambda: worked_out.append(1) or metrics())
+        app.main.detail.active = "trace"
+        await pilot.press("c")
+        await h.run_to_end(pilot, app)
+        detail = app.main.detail
+        if before == 1:
+            await h.settle(pilot, lambda: tab._history is not None)
+            assert "Recent runs" not in detail.text("trace") and worked_out == []
+        else:
+            await h.settle(pilot, lambda: "Recent runs of this flow (2)" in detail.text("trace"))
+            assert worked_out == [1] and "Trace jitter" in detail.text("trace")

@@ -45,7 +45,7 @@ from tftui.tui.journaling import Rerun, journaled_run
 from tftui.tui.messages import EngineEvents, FlowChanged, FlowLinted, RunEnded
 from tftui.tui.reload import WATCH_WORKERS, Reloader
 from tftui.tui.subtree import detail_state
-from tftui.tui.trace_tab import BUSY_SHARE, History, TraceTab
+from tftui.tui.trace_tab import BUSY_SHARE, TraceTab
 from tftui.tui.widgets.dag_tree import DagTree
 from tftui.tui.widgets.event_log import EventLog
 from tftui.tui.widgets.folded import Folded
@@ -208,21 +208,22 @@ class MainScreen(Screen[None]):
             pass
 
     def _want_trace_history(self, key: int) -> None:
-        # this run's metrics here: the worker must not read the trace the UI thread feeds
-        self._trace_history_worker(key, self.trace_tab.run_metrics(), self.session.run_dir)
+        self._trace_history_worker(key, self.session.run_dir)
 
     @work(thread=True, group=BACKGROUND_WORKERS, exit_on_error=False, description="the Trace tab's recent runs")
-    def _trace_history_worker(self, key: int, current: dict[str, float], exclude: Path | None) -> None:
+    def _trace_history_worker(self, key: int, exclude: Path | None) -> None:
         """The Trace tab's recent runs, read from their journals off the UI thread (the run
         shown, `exclude`, is not one of them)."""
-        history = self.trace_tab.load_history(current, exclude)
+        recent = self.trace_tab.recent_runs(exclude)
         try:
-            self.app.call_from_thread(self._trace_history_ready, key, history)
+            self.app.call_from_thread(self._trace_history_ready, key, recent)
         except RuntimeError:  # the app is closing
             pass
 
-    def _trace_history_ready(self, key: int, history: History | None) -> None:
-        self.trace_tab.set_history(key, history)
+    def _trace_history_ready(self, key: int, recent: list[dict[str, float]]) -> None:
+        # this run's metrics here, from the trace the UI thread feeds (for the run state at `key`)
+        tab = self.trace_tab
+        tab.set_history(key, tab.with_run(recent) if key == tab.history_key() else None)
         try:
             if self.detail.active == "trace":
                 self.show_selected()

@@ -84,18 +84,23 @@ class TraceTab:
 
         return sample_metrics((self._live or self._new_live()).timed_columns("current"))
 
-    def load_history(self, current: dict[str, float] | None = None, exclude: Path | None = None) -> History | None:
-        """The flow's recent runs (their journals; not `exclude`, the run shown) and this run's
-        metrics (`current`, else `run_metrics()`); None with fewer than two recent runs. Reads
-        files: the debugger calls it in a worker, with this run's metrics taken before."""
+    def recent_runs(self, exclude: Path | None = None) -> list[dict[str, float]]:
+        """The metrics of the flow's recent runs, read from their journals (not `exclude`, the
+        run shown). Reads files: the debugger calls it in a worker."""
         if self.runs_root is None:
-            return None
+            return []
         from tftui.trace.distribution import recent_samples
 
-        history = recent_samples(self.runs_root, self.flow_path, cache=self._samples, exclude=exclude)
-        if len(history) < 2:
-            return None
-        return history, self.run_metrics() if current is None else current
+        return recent_samples(self.runs_root, self.flow_path, cache=self._samples, exclude=exclude)
+
+    def with_run(self, recent: list[dict[str, float]]) -> History | None:
+        """The recent runs' metrics and this run's; None with fewer than two recent runs (no
+        distribution to place it in: its metrics are not worked out)."""
+        return (recent, self.run_metrics()) if len(recent) >= 2 else None
+
+    def load_history(self, exclude: Path | None = None) -> History | None:
+        """`recent_runs`, then `with_run`."""
+        return self.with_run(self.recent_runs(exclude))
 
     def set_history(self, key: int, history: History | None) -> None:
         """A worker's `load_history` for the events as they were at `key`."""
@@ -111,7 +116,7 @@ class TraceTab:
         if self._history is not None and self._history[0] == key:
             return self._history[1]
         if not self.background:
-            self.set_history(key, self.load_history(exclude=self.exclude_run))
+            self.set_history(key, self.load_history(self.exclude_run))
             return self._history[1] if self._history is not None else None
         if self._history_asked != key and self.on_history_wanted is not None:
             self._history_asked = key
