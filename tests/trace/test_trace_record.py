@@ -263,3 +263,35 @@ def test_a_resumed_run_counts_each_interrupted_call_once() -> None:
         list(zip(reference.names, reference.attempts, reference.statuses, strict=True))
     assert resumed.attempts == [None, 1, 2, 3]
     assert resumed.parent_ids == reference.parent_ids and resumed.ids == reference.ids
+
+
+def test_the_recorders_numbering_is_what_a_pass_over_its_columns_finds() -> None:
+    """The recorder says its steps are numbered 0, 1, ... with ids `s<n>` (TraceColumns.record_numbering)
+    instead of normalization checking it again: true of a stream with sub-flow parents and of a resume
+    that drops superseded steps (renumbered)."""
+    from dataclasses import fields
+
+    from tftui.trace.columns import TraceColumns
+    from tftui.trace.record import trace_columns_from_events
+
+    start = ev.RunStarted(flow_name="f", phase_types={"a": "agent", "r": "flow"})
+    streams = [
+        [start, ev.PhaseStarted(phase_id="r", phase_type="flow"),
+         ev.AttemptStarted(phase_id="r", node_path="r/x/y", attempt=0),
+         ev.AttemptStarted(phase_id="r", node_path="r/z", attempt=0), ev.RunFinished(status="completed")],
+        [start, ev.PhaseStarted(phase_id="a"), ev.AttemptStarted(phase_id="a", node_path="a", attempt=0),
+         ev.PhaseStarted(phase_id="r", phase_type="flow"), ev.AttemptStarted(phase_id="r", node_path="r/z", attempt=0),
+         ev.AgentReturned(phase_id="r", node_path="r/z", attempt=0, output="z"),
+         ev.PhaseFinished(phase_id="r", status="done"),
+         ev.RunStarted(flow_name="f", phase_types={"a": "agent", "r": "flow"}, resumed=True),
+         ev.PhaseStarted(phase_id="a"), ev.AttemptStarted(phase_id="a", node_path="a", attempt=0),
+         ev.AgentReturned(phase_id="a", node_path="a", attempt=0, output="A"),
+         ev.PhaseFinished(phase_id="a", status="done"), ev.RunFinished(status="completed")],
+    ]
+    for events in streams:
+        cols = trace_columns_from_events(events, "f")
+        again = TraceColumns(**{f.name: getattr(cols, f.name) for f in fields(TraceColumns) if f.init})
+        assert (cols.increasing(), cols.canonical_ids()) == (again.increasing(), again.canonical_ids()) == (True, True)
+        assert cols.ids == [f"s{q}" for q in range(len(cols))] and cols.sequences == list(range(len(cols)))
+        assert all(p is None or p in cols.ids[:i] for i, p in enumerate(cols.parent_ids))
+    assert cols.names == ["f", "r", "r/z", "a"] and cols.parent_ids == [None, "s0", "s1", "s0"]

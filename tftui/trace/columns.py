@@ -220,6 +220,13 @@ class TraceColumns:
             metadata=[s.metadata for s in steps],
         )
 
+    def record_numbering(self) -> None:
+        """Said by a writer that numbered the steps itself (the recorder): the sequences ascend
+        in array order and every id is `s<sequence>` (what `increasing` and `canonical_ids`
+        would find, without a pass over the columns)."""
+        self._increasing = True
+        self._canonical_ids = True
+
     @classmethod
     def from_dicts(
         cls, steps: Sequence[StepJSON], *, fixture: str = "", status: StepStatus | None = "ok"

@@ -27,6 +27,7 @@ fallback steps when they are decided):
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -345,12 +346,38 @@ class _Recorder:
         return self._last
 
     def _normalized(self, steps: Sequence[_Step], status: StepStatus, fake_clock: bool) -> TraceColumns:
-        raw = TraceColumns.from_steps(
-            steps, fixture=self.fixture, status=status,
-            ids=[f"s{s.sequence}" for s in steps],
-            parent_ids=[None if s.parent is None else f"s{s.parent}" for s in steps],
-        )
+        """`steps` (in sequence order: all of them, numbered 0, 1, ..., or some rows of them) as
+        normalized columns. The ids and parents are `s<sequence>`, taken from one list of those
+        texts; the columns are told so (`record_numbering`), so normalization does not format
+        every id again to find it out."""
+        texts = _ids(steps[-1].sequence + 1)  # the last step has the highest sequence
+        ids = texts[: len(steps)] if len(texts) == len(steps) else [texts[s.sequence] for s in steps]
+        parents = [s.parent for s in steps]
+        if parents.count(None) == 0 or (parents[0] is None and parents.count(None) == 1):
+            parent_ids: list[str | None] = [] if parents[0] is not None else [None]
+            # (the root, if among them, first: every other step hangs under an earlier one)
+            parent_ids += map(texts.__getitem__, parents[len(parent_ids):])  # type: ignore[arg-type]  # no None
+        else:
+            parent_ids = [None if p is None else texts[p] for p in parents]
+        raw = TraceColumns.from_steps(steps, fixture=self.fixture, status=status, ids=ids, parent_ids=parent_ids)
+        raw.record_numbering()
         return normalize_columns(raw, fake_clock=fake_clock)
+
+
+_ID_TEXTS: list[str] = []  # "s0", "s1", ...: the ids of every trace built in this process so far
+_ID_TEXTS_KEPT = 1 << 17  # beyond this many steps a trace's ids are made for it alone (memory)
+_ID_LOCK = threading.Lock()  # the engine thread and the TUI's Trace tab both build traces
+
+
+def _ids(n: int) -> list[str]:
+    """`[f"s{q}" for q in range(n)]`, from one list of them kept across traces (a run's trace
+    is built again on every re-run and by the Trace tab; formatting the ids was a tenth of it)."""
+    if n > _ID_TEXTS_KEPT:
+        return [f"s{q}" for q in range(n)]
+    if len(_ID_TEXTS) < n:
+        with _ID_LOCK:
+            _ID_TEXTS.extend([f"s{q}" for q in range(len(_ID_TEXTS), n)])
+    return _ID_TEXTS[:n]
 
 
 # TraceColumns' per-step fields (all but fixture and status)
