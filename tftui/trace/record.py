@@ -107,6 +107,7 @@ class _Recorder:
         # a change that are changed again (a call's answer, a gate's rework round), by sequence.
         self.changed: set[int] = set()
         self.superseded = False  # some step left the trace (a resume re-made it)
+        self.started: ev.RunStarted | None = None  # the first RunStarted (names the fixture)
         self._last: TraceColumns | None = None
 
     def new(
@@ -150,6 +151,8 @@ class _Recorder:
             handler(self, event)
 
     def on_run_started(self, e: ev.RunStarted) -> None:
+        if self.started is None:
+            self.started = e
         if e.resumed and self.in_flight:
             self._supersede(self.in_flight)
         root = self.ensure_root(e.flow_name or "run")
@@ -224,10 +227,12 @@ class _Recorder:
         step.status = "error" if e.error is not None or e.exit_code != 0 or e.timed_out else "ok"
         duration = e.duration_ms
         step.duration_ms = duration if type(duration) is float or _num(duration) else None
+        usage = e.usage
+        if usage is None and not e.timed_out:  # most calls: nothing more to record
+            return
         changes: Metadata = {}
         if e.timed_out:
             changes["timedOut"] = True
-        usage = e.usage
         if isinstance(usage, dict) and _num(usage.get("input")) and _num(usage.get("output")):
             step.input_tokens = usage["input"]
             step.output_tokens = usage["output"]
@@ -432,13 +437,10 @@ class LiveTrace:
     def __init__(self, *, fake_clock: bool = False) -> None:
         self._recorder = _Recorder("", fake_clock)
         self._fake_clock = fake_clock
-        self._started: ev.RunStarted | None = None
         self._unreadable = False  # a redacted line that does not decode: the file decides (`write`)
         self.events = 0
 
     def feed(self, event: ev.Event) -> None:
-        if self._started is None and isinstance(event, ev.RunStarted):
-            self._started = event
         self._recorder.feed(event)
         self.events += 1
 
@@ -448,6 +450,14 @@ class LiveTrace:
         """Feed an event as the journal wrote it: `redacted` (its masked JSON) when not None;
         an event given as its JSON (a line a seeded journal copied) is decoded as a reader of
         the file decodes it."""
+        if redacted is None:
+            # The common case first (every event of a run the journal did not mask): an event
+            # class with a handler (a copied line is a dict, which no handler is keyed by).
+            handler = _ON.get(type(event))
+            if handler is not None:
+                handler(self._recorder, event)
+                self.events += 1
+                return
         source = redacted if redacted is not None else event if isinstance(event, dict) else None
         if source is not None:
             try:
@@ -457,18 +467,14 @@ class LiveTrace:
                 return
         if not isinstance(event, ev.Event):
             return
-        # `feed`, inlined (this runs for every event of a journaled run)
-        if self._started is None and type(event) is ev.RunStarted:
-            self._started = event
-        handler = _ON.get(type(event))
-        if handler is not None:
-            handler(self._recorder, event)
+        self._recorder.feed(event)
         self.events += 1
 
     def columns(self, meta: JSONObject, *, fixture: str | None = None) -> TraceColumns:
         """The normalized trace so far (callable again as more events come); the fixture is
         `fixture`, else named as `trace_run_dir` names it."""
-        self._recorder.fixture = fixture or _fixture_name(meta, [self._started] if self._started is not None else [])
+        started = self._recorder.started
+        self._recorder.fixture = fixture or _fixture_name(meta, [started] if started is not None else [])
         return self._recorder.trace()
 
     def timed_columns(self, fixture: str) -> TraceColumns:
