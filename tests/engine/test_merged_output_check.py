@@ -114,3 +114,10 @@ def test_a_registered_secret_across_an_answer_edge_is_masked() -> None:
         assert json.dumps(secret)[1:-1] not in line
     finally:
         forget_secrets()
+
+
+def test_a_merged_output_is_not_kept_once_its_phase_finished_line_is_written() -> None:
+    text = join_sections(["### [1/1] a\n\n"], ["plain " * 1000])  # its answer was never in a line
+    assert id(text) in jsonl._JOINED
+    encode_line(ev.PhaseFinished(phase_id="p6", output=text, seq=99, ts=2.0))
+    assert id(text) not in jsonl._JOINED

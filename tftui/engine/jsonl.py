@@ -119,7 +119,7 @@ def _long_text(value: str, known: dict[int, str] | None = None) -> tuple[str, bo
     hit = _TEXTS.get(id(value))
     if hit is not None and hit[0] is value:
         return hit[1], hit[2]
-    needle = _joined_needle(value, known) if known else None
+    needle = _joined_needle(value, known) if known is not None else None
     found = _encode_str(value), has_text_needle(value) if needle is None else needle
     if len(_TEXTS) >= _TEXTS_MAX:
         del _TEXTS[next(iter(_TEXTS))]
@@ -139,7 +139,7 @@ _KNOWN: dict[str, dict[int, str]] = {}
 _KNOWN_PHASES = 64  # phases whose calls are remembered at once (one that never finishes is dropped in time)
 _KNOWN_MAX = 1 << 20  # texts remembered for one phase
 _JOINED: dict[int, tuple[str, list[str], list[str]]] = {}  # id(text) -> (text, headings, bodies)
-_JOINED_MAX = 8
+_JOINED_MAX = 4  # merged outputs waiting for their PhaseFinished line (a run without a journal never reads them)
 
 
 def _note_known(phase_id: str, text: str) -> None:
@@ -173,8 +173,8 @@ def _joined_needle(text: str, known: dict[int, str]) -> bool | None:
     """`has_text_needle(text)` for a text `join_sections` built whose every body is in `known`
     (ids of live objects are unique, and `known` keeps its texts alive), from its headings; None
     when that cannot be told so (then the whole text is checked)."""
-    joined = _JOINED.pop(id(text), None)
-    if joined is None or joined[0] is not text:
+    joined = _JOINED.pop(id(text), None)  # its phase has finished: not kept longer
+    if joined is None or joined[0] is not text or not known:
         return None
     heads, bodies = joined[1], joined[2]
     if not known.keys() >= set(map(id, bodies)):
@@ -344,7 +344,7 @@ def _phase_finished_line(e: PhaseFinished) -> str | None:
     usage_text = "null" if usage is None else _numbers_text(usage, _TALLY_KEYS)
     if usage_text is None:
         return None
-    known = _KNOWN.pop(e.phase_id, None)  # the phase's calls are over
+    known = _KNOWN.pop(e.phase_id, None) or {}  # the phase's calls are over
     if output is not None and len(output) >= _LONG_TEXT:  # often the call's answer again: `_long_text`
         output_text, needle = _long_text(output, known)
         if needle or holds_registered_secret(output):
