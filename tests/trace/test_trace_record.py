@@ -295,3 +295,27 @@ def test_the_recorders_numbering_is_what_a_pass_over_its_columns_finds() -> None
         assert cols.ids == [f"s{q}" for q in range(len(cols))] and cols.sequences == list(range(len(cols)))
         assert all(p is None or p in cols.ids[:i] for i, p in enumerate(cols.parent_ids))
     assert cols.names == ["f", "r", "r/z", "a"] and cols.parent_ids == [None, "s0", "s1", "s0"]
+
+
+def test_the_recorders_metadata_summary_reads_each_shared_dict_once_and_misses_nothing() -> None:
+    """The recorder's columns summarize their metadata from each distinct dict once (a map's calls
+    share one: TraceColumns.summarize_shared_metadata); the summary is what a pass over every step
+    finds, and normalization still drops a volatile value it holds (a phase named like a timestamp)."""
+    from dataclasses import fields
+
+    from tftui.trace.columns import TraceColumns
+    from tftui.trace.record import trace_columns_from_events
+
+    stamp = "2024-01-01T10:00:00"
+    events: list[ev.Event] = [ev.RunStarted(flow_name="f", phase_types={stamp: "map", "b": "agent"}),
+                              ev.PhaseStarted(phase_id=stamp, phase_type="map")]
+    for i in range(3):
+        events += [ev.AttemptStarted(phase_id=stamp, node_path=f"{stamp}#item-{i}", attempt=0),
+                   ev.AgentReturned(phase_id=stamp, node_path=f"{stamp}#item-{i}", attempt=0, output="x",
+                                    usage={"input": 1, "output": 2, "costUSD": 0.5} if i == 1 else None)]
+    events += [ev.AttemptStarted(phase_id="b", node_path="b", attempt=0), ev.RunFinished(status="completed")]
+    cols = trace_columns_from_events(events, "f")
+    again = TraceColumns(**{f.name: getattr(cols, f.name) for f in fields(TraceColumns) if f.init})
+    assert cols.metadata_summary() == again.metadata_summary()
+    assert [m and m.get("phase") for m in cols.metadata] == [None, None, None, None, "b"]
+    assert cols.metadata[2] == {"phaseType": "map", "transient": False, "costUSD": 0.5}

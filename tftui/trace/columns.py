@@ -35,6 +35,18 @@ class ColumnsLoad:
     error: str | None = None
 
 
+def _keys_of(metadata: Sequence[Metadata | None]) -> set[str]:
+    return set(chain.from_iterable(filter(None, metadata)))
+
+
+def _values_of(metadata: Sequence[Metadata | None]) -> set[MetaValue]:
+    present = list(filter(None, metadata))
+    try:
+        return set(chain.from_iterable(map(dict.values, present)))
+    except TypeError:  # a value outside the schema (a list from an in-memory recorder): not a scalar fact
+        return {v for v in chain.from_iterable(map(dict.values, present)) if type(v) in _SCALARS}
+
+
 # --- the column view (what rules read) --------------------------------------------------------------
 
 
@@ -155,20 +167,23 @@ class TraceColumns:
     def metadata_keys(self) -> set[str]:
         """Every metadata key over all steps."""
         if self._metadata_keys is None:
-            self._metadata_keys = set(chain.from_iterable(filter(None, self.metadata)))
+            self._metadata_keys = _keys_of(self.metadata)
         return self._metadata_keys
 
     def metadata_values(self) -> set[MetaValue]:
         """Every distinct metadata value over all steps; values that compare equal are one (1, 1.0
         and True), which is all a check of "is any value bad" needs."""
         if self._metadata_values is None:
-            present = list(filter(None, self.metadata))
-            try:
-                values = set(chain.from_iterable(map(dict.values, present)))
-            except TypeError:  # a value outside the schema (a list from an in-memory recorder): not a scalar fact
-                values = {v for v in chain.from_iterable(map(dict.values, present)) if type(v) in _SCALARS}
-            self._metadata_values = values
+            self._metadata_values = _values_of(self.metadata)
         return self._metadata_values
+
+    def summarize_shared_metadata(self) -> None:
+        """Work out the metadata summary (`metadata_keys`, `metadata_values`) from each distinct
+        metadata dict once: for columns whose steps share their dicts (a recorder's: a map's
+        items hold one), where a pass over every step's dict reads the same one a thousand
+        times. (A file's steps each have their own: there this would only add the dedupe.)"""
+        distinct = list(dict(zip(map(id, self.metadata), self.metadata, strict=True)).values())
+        self._metadata_keys, self._metadata_values = _keys_of(distinct), _values_of(distinct)
 
     def metadata_summary(self) -> tuple[set[str], set[MetaValue]]:
         """(`metadata_keys()`, `metadata_values()`)."""

@@ -366,6 +366,7 @@ class _Recorder:
             parent_ids = [None if p is None else texts[p] for p in parents]
         raw = TraceColumns.from_steps(steps, fixture=self.fixture, status=status, ids=ids, parent_ids=parent_ids)
         raw.record_numbering()
+        raw.summarize_shared_metadata()  # a phase's calls share one metadata dict (`on_attempt_started`)
         return normalize_columns(raw, fake_clock=fake_clock)
 
 
