@@ -307,8 +307,8 @@ class _Recorder:
         (`changed`) and of the root are normalized by `normalize_columns` and put in place of
         theirs in a copy of the last result's columns. That is the whole build's result because
         a recorder's columns are in sequence order with `s<sequence>` ids, where normalization
-        takes each row on its own (docs/trace-gates.md §1: it cleans a row's metadata and drops
-        its duration, and renames or reorders nothing). After a resume re-made some steps
+        takes each row on its own (docs/trace-gates.md §1.2: it drops a row's volatile metadata
+        and its duration, and renames or reorders nothing). After a resume re-made some steps
         (`superseded`), every row is numbered again, and a build with another clock than the
         recorder's keeps other durations: the whole trace is built."""
         clock = self.fake_clock if fake_clock is None else fake_clock
