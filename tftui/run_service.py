@@ -44,7 +44,7 @@ from tftui.engine.clock import Clock
 from tftui.engine.collector import holding_full_collections
 from tftui.engine.debugger import Debugger
 from tftui.engine.events import Event
-from tftui.engine.resume import RerunReason, plan_resume, reset_phases
+from tftui.engine.resume import RerunReason, never_repeated, plan_resume, reset_phases
 from tftui.engine.run import RunResult, run_flow
 from tftui.engine.state import PhaseStatus, RunState, apply, fold, progress
 from tftui.flow.model import Flow
@@ -121,7 +121,7 @@ class ResumeInfo:
 
     finished: int  # top-level phases already finished
     total: int
-    side_effects_in_flight: list[str] = field(default_factory=list)  # idempotent: false, failed, not repeated
+    side_effects_in_flight: list[str] = field(default_factory=list)  # never_repeated: failed, not repeated
     rerun: list[tuple[str, int]] = field(default_factory=list)  # (phase, recorded calls replayed) run again
     answered: dict[str, int] = field(default_factory=dict)  # per node path: answers so far
 
@@ -325,7 +325,7 @@ def resume(recorded: Recorded, flow: Flow, *, args: dict[str, Any], flow_path: s
     )
     for phase in flow.phases:
         st = state.phases.get(phase.id)
-        if st is not None and st.status == PhaseStatus.RUNNING and phase.idempotent is False:
+        if st is not None and st.status == PhaseStatus.RUNNING and never_repeated(phase):
             info.side_effects_in_flight.append(phase.id)
     for pid in plan.rerun:
         info.rerun.append((pid, sum(1 for call in plan.replay if call.phase_id.split("/")[0] == pid)))

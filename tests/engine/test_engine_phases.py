@@ -182,6 +182,42 @@ async def test_resume_skips_finished_phases_and_never_repeats_side_effects():
     assert str(result.phases["b"].status) == "failed" and "idempotent: false" in result.phases["b"].error
 
 
+async def test_resume_never_repeats_a_script_that_was_in_flight(tmp_path):
+    # docs/scheduling.md §4.3/§4.4: a script is a side effect (the journal syncs around it);
+    # one that was running when the run stopped is failed with the explanation, not run again
+    marks = tmp_path / "ran.log"
+    f = flow({"id": "a", "task": "[[a]]"}, {"id": "s", "type": "script", "run": f"echo x >> {marks}",
+                                            "dependsOn": ["a"]},
+             {"id": "c", "task": "[[c]] {steps.a.output}", "dependsOn": ["a"]})
+    first, _ = await marker(f)
+    assert marks.read_text() == "x\n"
+    cut = next(i for i, e in enumerate(first.events) if isinstance(e, ev.PhaseStarted) and e.phase_id == "s")
+    state = fold(first.events[: cut + 1])
+    assert str(state.phases["s"].status) == "running"
+    result, runner = await marker(f, resume_state=state)
+    assert marks.read_text() == "x\n"  # the script did not run a second time
+    assert runner.call_log == ["c"]
+    s = result.phases["s"]
+    assert str(s.status) == "failed" and "script" in s.error and "not re-run" in s.error
+
+
+async def test_resume_asks_again_an_approval_that_was_in_flight():
+    # its decision never reached the journal, and nothing acted on one: asking again repeats nothing
+    from tftui.engine.phases.approval import approve_all
+
+    f = flow({"id": "a", "task": "[[a]]"}, {"id": "ok", "type": "approval", "task": "ship?", "dependsOn": ["a"]})
+    first, _ = await marker(f, approver=approve_all)
+    cut = next(i for i, e in enumerate(first.events) if isinstance(e, ev.PhaseStarted) and e.phase_id == "ok")
+    asked: list[str] = []
+
+    async def approver(request):
+        asked.append("ok")
+        return await approve_all(request)
+
+    result, _ = await marker(f, resume_state=fold(first.events[: cut + 1]), approver=approver)
+    assert asked == ["ok"] and str(result.phases["ok"].status) == "done"
+
+
 async def test_live_fold_equals_replay_and_json_round_trip():
     f = flow({"id": "a", "task": "[[a]]", "retry": {"max": 1, "backoffMs": 0}},
              {"id": "g", "type": "gate", "dependsOn": ["a"], "task": "[[g]]"})

@@ -28,7 +28,7 @@ flow.json; --runs-dir or $TFTUI_RUNS_DIR move it) so a killed run can be resumed
 (the calls they had already made are replayed from the journal, answers and
 failures alike: the done items of a map are not paid for again and a retry
 does not start counting over), and never repeats an in-flight `idempotent:
-false` phase (it is reported and marked failed instead). The flow file must be
+false` or script phase (it is reported and marked failed instead). The flow file must be
 unchanged since the run started.
 
 examples:

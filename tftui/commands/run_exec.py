@@ -22,6 +22,7 @@ from tftui.commands.run import UsageProblem, parse_arg_pairs
 from tftui.commands.run_report import EXIT_INTERRUPTED, EXIT_USAGE, exit_code_for, run_json, summary_line
 from tftui.commands.runner_select import RunnerSelectionError, runner_flags, select_runner
 from tftui.engine import journal as jr
+from tftui.engine.resume import why_never_repeated
 from tftui.engine.state import RunState
 from tftui.present.terminal import write_raw
 
@@ -195,9 +196,10 @@ def _plan_resume(args: argparse.Namespace, given: ParsedArgs) -> Plan | int:
     info = session.resumed
     assert info is not None
     plan.notes.append(f"resuming run {plan.run_id}: {info.finished}/{info.total} phases already finished")
+    specs = {p.id: p for p in flow.phases}
     for pid in info.side_effects_in_flight:
         plan.notes.append(
-            f"phase '{pid}' (idempotent: false) was in flight when the run stopped; "
+            f"phase '{pid}' ({why_never_repeated(specs[pid])}) was in flight when the run stopped; "
             "it is NOT repeated — it is marked failed so you can check its side effect"
         )
     for pid, kept in info.rerun:

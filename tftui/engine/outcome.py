@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from tftui.agent_types import reports_cost, reports_usage
 from tftui.engine import events as ev
 from tftui.engine.context import step_view
+from tftui.engine.resume import why_never_repeated
 from tftui.engine.state import PhaseState, PhaseStatus
 from tftui.lang.blocking import is_blocking
 from tftui.lang.values import MISSING, js_number_str
@@ -132,7 +133,7 @@ def restore(run: Run) -> None:
 def fail_interrupted(run: Run, phase: PhaseBase) -> None:
     """A side-effecting phase that was in flight when the previous run stopped is never repeated."""
     message = (
-        f"phase '{phase.id}' has side effects (idempotent: false) and was running when the previous run "
+        f"phase '{phase.id}' has side effects ({why_never_repeated(phase)}) and was running when the previous run "
         "stopped; it is not re-run automatically — check its effect, then re-run it explicitly"
     )
     run.emit(

@@ -29,9 +29,22 @@ from typing import Any, Literal
 from tftui.engine import events as ev
 from tftui.engine.state import PhaseStatus, RunState, fold
 from tftui.flow.graph import Dag, diff_flows
-from tftui.flow.model import Flow
+from tftui.flow.model import Flow, PhaseBase
 
 RerunReason = Literal["stale", "rerun-gate", "guard-applied"]
+
+
+def never_repeated(phase: PhaseBase) -> bool:
+    """A phase that is never run again on resume when it was in flight (docs/scheduling.md §4.3
+    and docs/scheduling.md §4.4): its side effect may already have happened, so it is failed with
+    an explanation instead. `idempotent: false` phases and scripts; an approval is asked again, since its
+    decision never reached the journal and nothing acted on one."""
+    return phase.idempotent is False or phase.type == "script"
+
+
+def why_never_repeated(phase: PhaseBase) -> str:
+    """What makes `phase` a side effect, as the resume messages name it."""
+    return "idempotent: false" if phase.idempotent is False else f"a {phase.type} phase"
 
 
 @dataclass
@@ -53,7 +66,7 @@ def plan_resume(events: list[ev.Event], phases: Iterable[Any], folded: RunState 
     specs = {p.id: p for p in phases}
     running = [
         pid for pid, spec in specs.items()
-        if (st := state.phases.get(pid)) is not None and st.status == PhaseStatus.RUNNING and spec.idempotent is not False
+        if (st := state.phases.get(pid)) is not None and st.status == PhaseStatus.RUNNING and not never_repeated(spec)
     ]
     rounds: list[tuple[int, set[str]]] = []  # (where an in-flight gate started, what its rounds re-ran)
     for gate in running:

@@ -17,7 +17,8 @@ Additions to the basic signature (all keyword, all optional): `on_event`, `run_i
   pauses and at the end, docs/scheduling.md §4.4) and passed to `on_event`.
 - `resume_state`: a RunState folded from a journal. The run continues it in place:
   done/failed/skipped phases are not re-run; a phase that was running is re-run with a
-  warning, except an `idempotent: false` phase, which is failed with an explanation.
+  warning, except an `idempotent: false` or script phase, which is failed with an explanation
+  (`tftui.engine.resume.never_repeated`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from tftui.engine.context import build_context, step_view
 from tftui.engine.outcome import BUDGET_TRUNCATED
 from tftui.engine.phases import HANDLERS
 from tftui.engine.phases.base import PhaseOutcome, PhaseRun
+from tftui.engine.resume import never_repeated
 from tftui.engine.seams import Approver, RunDebugger, RunJournal
 from tftui.engine.state import STATUS, Metering, PhaseState, PhaseStatus, RunState, apply
 from tftui.engine.subdebug import SubDebugger
@@ -367,7 +369,7 @@ class Run:
                     continue  # restored from a journal
                 phase = self.phases[pid]
                 if pid in interrupted:
-                    if phase.idempotent is False:
+                    if never_repeated(phase):
                         self._fail_interrupted(phase)
                         continue
                 todo.append(phase)
