@@ -116,4 +116,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    import argparse
+
+    # no options: --help says what is measured instead of running it
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()
