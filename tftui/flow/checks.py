@@ -10,6 +10,7 @@ also reports `{args.X}` references the invocation does not provide.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -18,7 +19,7 @@ from tftui.flow import closed
 from tftui.flow.checks_phase import PhaseChecker
 from tftui.flow.diagnostics import Diagnostic, JsonPath, Severity, json_type
 from tftui.flow.graph import Dag, dag_of
-from tftui.flow.lint import interpolated_fields
+from tftui.flow.lint import FieldTexts, interpolated_fields
 from tftui.flow.model import Flow, PhaseBase
 from tftui.flow.score_shape import is_num
 from tftui.lang.values import JSONObject, JSONValue
@@ -53,13 +54,13 @@ class CheckMemo:
     def keep(self, phase: PhaseBase, base: JsonPath, settings: str, found: list[Diagnostic]) -> None:
         self._entries[id(phase)] = (phase, base, settings, found)
 
-    def refs(self, phase: PhaseBase) -> _Refs:
+    def refs(self, phase: PhaseBase, fields: Callable[[PhaseBase], FieldTexts] = interpolated_fields) -> _Refs:
         key = id(phase)
         hit = self._refs.get(key) or self._old_refs.get(key)
         if hit is not None and hit[0] is phase:
             refs = hit[1]
         else:
-            refs = collect_refs(phase)
+            refs = collect_refs(phase, fields)
         self._refs[key] = (phase, refs)
         return refs
 
@@ -72,13 +73,17 @@ def check_flow(
     promote: bool = True,
     indices: Sequence[int] | None = None,
     memo: CheckMemo | None = None,
+    fields: Callable[[PhaseBase], FieldTexts] = interpolated_fields,
 ) -> list[Diagnostic]:
     """Every error and warning of `flow`. `prior_errors`: the loader already found errors
     (they count for the "only if no error so far" rules). `indices[k]` is the position of
     `flow.phases[k]` in the file's `phases` array (phases the loader could not build are absent).
-    `memo`: per-phase results to reuse and to record (see `CheckMemo`); the result is the same."""
+    `memo`: per-phase results to reuse and to record (see `CheckMemo`); the result is the same.
+    `fields`: a phase's interpolated fields, which its references are read from (the load's
+    `lint.PhaseFields`, kept for the linter's pass)."""
     out: list[Diagnostic] = []
     memo = memo if memo is not None else CheckMemo()
+    refs_of = functools.partial(memo.refs, fields=fields)
     phases = list(flow.phases)
     bases: list[JsonPath] = [("phases", indices[k] if indices else k) for k in range(len(phases))]
 
@@ -186,12 +191,12 @@ def check_flow(
         )
 
     if not errors_so_far():
-        _reachability(phases, bases, by_id, deps_of, out, memo.refs)
+        _reachability(phases, bases, by_id, deps_of, out, refs_of)
 
     if args is not None:
-        out.extend(_invocation_errors(flow, phases, args, memo.refs))
+        out.extend(_invocation_errors(flow, phases, args, refs_of))
     if args is not None and not errors_so_far():
-        _arg_warnings(flow, phases, bases, args, out, memo.refs)
+        _arg_warnings(flow, phases, bases, args, out, refs_of)
 
     return promote_strict(out) if promote and flow.strict_interpolation else out
 
@@ -353,12 +358,13 @@ def _top_level(flow: Flow, out: list[Diagnostic]) -> None:
 _Refs = tuple[dict[str, tuple[str | int, ...]], dict[str, tuple[str | int, ...]]]
 
 
-def collect_refs(phase: PhaseBase) -> _Refs:
+def collect_refs(phase: PhaseBase, fields: Callable[[PhaseBase], FieldTexts] = interpolated_fields) -> _Refs:
     """`{steps.X…}` and `{args.X…}` references of a phase: ref -> path of its first occurrence.
 
-    Scans every field that is interpolated at run time (taskflow's collectRefs).
+    Scans every field that is interpolated at run time (taskflow's collectRefs), as `fields`
+    lists them.
     """
-    texts = interpolated_fields(phase)
+    texts = fields(phase)
     steps: dict[str, tuple[str | int, ...]] = {}
     args: dict[str, tuple[str | int, ...]] = {}
     for path, text in texts:

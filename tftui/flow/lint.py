@@ -23,7 +23,7 @@ Everything here is pure and never raises on user input.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from tftui.flow.checks_phase import field_of
@@ -37,6 +37,7 @@ from tftui.lang.values import MISSING, JSONValue, js_trim
 
 __all__ = [
     "Finding",
+    "PhaseFields",
     "Shape",
     "closed_scope",
     "interpolated_fields",
@@ -360,7 +361,8 @@ def lint_expression(text: JSONValue, scope: Shape, *, condition: bool = True) ->
 
 
 def interpolated_fields(phase: PhaseBase) -> list[tuple[JsonPath, JSONValue]]:
-    """Every field of a phase that is interpolated (or evaluated) at run time, with its path."""
+    """Every field of a phase that is interpolated (or evaluated) at run time, with its path
+    (a load works them out once per phase: `PhaseFields`)."""
     texts: list[tuple[JsonPath, JSONValue]] = [
         (("task",), phase.task),
         (("over",), field_of(phase, "over")),
@@ -388,6 +390,28 @@ def interpolated_fields(phase: PhaseBase) -> list[tuple[JsonPath, JSONValue]]:
     for i, entry in enumerate(phase.context or []):
         texts.append((("context", i), entry))
     return texts
+
+
+FieldTexts = list[tuple[JsonPath, JSONValue]]
+
+
+class PhaseFields:
+    """`interpolated_fields` of each phase, worked out once per load: the checks read a phase's
+    references from them (`checks.collect_refs`) and the linter lints them (`lint_flow`), a pass
+    of its own that may come later (`load.lint_loaded`). A phase is known by identity, as in
+    `checks.CheckMemo` (the loader builds a new object for a phase whose JSON changed, and
+    nothing edits a built phase). The lists are shared: read them, do not change them."""
+
+    def __init__(self) -> None:
+        self._of: dict[int, tuple[PhaseBase, FieldTexts]] = {}
+
+    def __call__(self, phase: PhaseBase) -> FieldTexts:
+        hit = self._of.get(id(phase))
+        if hit is not None and hit[0] is phase:
+            return hit[1]
+        texts = interpolated_fields(phase)
+        self._of[id(phase)] = (phase, texts)
+        return texts
 
 
 def _contract_of(phase: PhaseBase) -> JSONValue:
@@ -552,11 +576,13 @@ def lint_flow(
     *,
     indices: Sequence[int] | None = None,
     agents: Collection[str] | None = None,
+    fields: Callable[[PhaseBase], FieldTexts] = interpolated_fields,
     _depth: int = 0,
 ) -> list[Diagnostic]:
     """Every linter finding of `flow` as a warning pinned on its character (docs/linter.md).
     `indices[k]`: the position of `flow.phases[k]` in the file's `phases` (as for check_flow);
-    `agents`: every agent name a call can find (None: the agent check is skipped). An inline
+    `agents`: every agent name a call can find (None: the agent check is skipped); `fields`: a
+    phase's interpolated fields (the load's `PhaseFields`, which the checks filled). An inline
     `def` is linted as the flow it is."""
     out: list[Diagnostic] = []
     steps = _steps_shape(flow)
@@ -566,7 +592,7 @@ def lint_flow(
         base: JsonPath = ("phases", indices[k] if indices and k < len(indices) else k)
         if not isinstance(phase.id, str):
             continue
-        for path, text in interpolated_fields(phase):
+        for path, text in fields(phase):
             if not isinstance(text, str) or "{" not in text:
                 continue
             name = str(path[0])

@@ -28,6 +28,7 @@ from tftui.paths import read_regular_file
 
 if TYPE_CHECKING:
     from tftui.flow.checks import CheckMemo
+    from tftui.flow.lint import PhaseFields
 
 __all__ = ["Diagnostic", "LoadMemo", "LoadResult", "build_flow", "load_flow", "load_flow_text", "parse_json_text"]
 
@@ -64,6 +65,11 @@ class LoadResult:
     # the bytes the text was decoded from (a BOM included), when it was given as bytes (a file
     # read by `load_flow`): what a copy of the very file checked is made of (a run's flow.json)
     raw: bytes | None = field(default=None, repr=False)
+    # what the load worked out that the linter's pass reads again, until it has run: the
+    # positions of `positions_text` (its line starts and scanned containers) and each phase's
+    # interpolated fields (`lint.PhaseFields`, filled by the checks' reference scan)
+    locator: Locator | None = field(default=None, repr=False, compare=False)
+    fields: PhaseFields | None = field(default=None, repr=False, compare=False)
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -379,6 +385,7 @@ def load_flow_text(
     `remember`: keep the per-phase work (`LoadResult.memo`) for the next version; `previous`: an
     earlier version's result to reuse it from (implies `remember`; the result is a fresh load's)."""
     from tftui.flow.checks import CheckMemo, check_flow, cwd_bridge_refusals, promote_strict
+    from tftui.flow.lint import PhaseFields
 
     raw = bytes(text) if isinstance(text, (bytes, bytearray)) else None
     if raw is not None:
@@ -405,12 +412,15 @@ def load_flow_text(
     memo = LoadMemo() if remember or previous is not None else None
     flow, schema_diags, indices = build_flow(data, memo=memo, previous=before)
     diags.extend(schema_diags)
+    fields = None
     if flow is not None and check:
         prior = any(d.is_error for d in diags)
         checks = None
         if memo is not None:
             checks = memo.checks = CheckMemo(before.checks if before is not None else None)
-        found = check_flow(flow, args, prior_errors=prior, promote=False, indices=indices, memo=checks)
+        fields = PhaseFields()
+        found = check_flow(flow, args, prior_errors=prior, promote=False, indices=indices, memo=checks,
+                           fields=fields)
         found = [d for d in found if not _follow_up(d, schema_diags)]
         raw_phases = data.get("phases")
         if isinstance(raw_phases, list) and raw_phases:
@@ -425,25 +435,28 @@ def load_flow_text(
     locator = Locator(positions_text)
     located = [_locate(d, locator, kind) for d in diags]
     ok = flow is not None and check and not any(d.is_error for d in located)
+    linted = not (flow is not None and check)
     result = LoadResult(flow if ok else None, located, text, path, model=flow, shorthand=kind, data=data,
-                        positions_text=positions_text, indices=indices, linted=not (flow is not None and check),
-                        memo=memo, raw=raw)
-    return lint_loaded(result, agents, locator) if lint else result
+                        positions_text=positions_text, indices=indices, linted=linted, memo=memo, raw=raw,
+                        locator=None if linted else locator, fields=fields)
+    return lint_loaded(result, agents) if lint else result
 
 
-def lint_loaded(result: LoadResult, agents: Collection[str] | None, locator: Locator | None = None) -> LoadResult:
+def lint_loaded(result: LoadResult, agents: Collection[str] | None) -> LoadResult:
     """`result` with the linter's warnings after its diagnostics (docs/linter.md), as
     `load_flow_text(..., lint=True)` gives them: the linter only warns, so a file's admission does
     not wait for it (the debugger shows a flow, or a saved version as stale, first and lints it
-    after). Already linted: `result` itself."""
-    from tftui.flow.lint import lint_flow
+    after). It reads the load's positions and phase fields (`LoadResult.locator`, `.fields`) and
+    lets them go. Already linted: `result` itself."""
+    from tftui.flow.lint import interpolated_fields, lint_flow
 
     if result.linted or result.model is None:
         return result
-    found = lint_flow(result.model, indices=result.indices, agents=agents)
-    locator = locator if locator is not None else Locator(result.positions_text)
+    fields = result.fields if result.fields is not None else interpolated_fields
+    found = lint_flow(result.model, indices=result.indices, agents=agents, fields=fields)
+    locator = result.locator if result.locator is not None else Locator(result.positions_text)
     located = [_locate(d, locator, result.shorthand) for d in found]
-    return replace(result, diagnostics=[*result.diagnostics, *located], linted=True)
+    return replace(result, diagnostics=[*result.diagnostics, *located], linted=True, locator=None, fields=None)
 
 
 def _follow_up(diag: Diagnostic, schema_diags: list[Diagnostic]) -> bool:
