@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 from typing import Any
 from unittest.mock import patch
@@ -191,10 +192,43 @@ def test_an_envelope_longer_than_the_head_or_a_file_that_shrinks_is_read_whole(t
         def fileno(self) -> int:
             return 0
 
-    stat = type("Stat", (), {"st_size": len(data)})()
+    stat = type("Stat", (), {"st_size": len(data), "st_mtime_ns": 1, "st_ctime_ns": 1})()
     with patch.object(fileload, "_BLOCK", 16), patch.object(fileload.os, "fstat", lambda _fd: stat):
         shrinking = Shrinking(data)
         assert layout_file(shrinking, shrinking.read(fileload.HEAD_BYTES)) is None  # EOFError: read whole
         shrinking.seek(0)
         loaded = read_trace_file(shrinking, shrinking.read(fileload.HEAD_BYTES))
     assert repr(loaded.columns) == repr(fast_columns(data))  # what reading it whole gave (all of it, here)
+
+
+def test_a_file_rewritten_in_place_while_its_blocks_are_read_is_read_whole(tmp_path: Path) -> None:
+    """Another program rewrites trace.json in place (same layout, same size, other values) after the
+    first block was read: the block reader must not give columns mixing the two versions; the
+    file is read again whole, which gives one version."""
+    first, second = (dump_columns(TraceColumns.from_dicts([
+        {"id": f"s{i}", "parentId": None if i == 0 else "s0", "sequence": i, "name": name, "kind": "model",
+         "status": "ok", "metadata": None} for i in range(2000)])) for name in ("a", "b"))  # type: ignore[arg-type]
+    assert len(first) == len(second) and first != second
+    path = tmp_path / "trace.json"
+    path.write_text(first)
+    os.utime(path, ns=(10**18, 10**18))  # an old stamp: the rewrite below gets a later one
+
+    class RewrittenOnce(io.FileIO):
+        rewritten = False
+
+        def read(self, size: int | None = -1) -> bytes:
+            block = super().read(size)
+            if self.tell() > fileload.HEAD_BYTES and not RewrittenOnce.rewritten:
+                RewrittenOnce.rewritten = True
+                with open(path, "r+b") as other:  # in place: the same file, not a rename
+                    other.write(second.encode())
+            return block
+
+    with patch.object(fileload, "_BLOCK", 512), patch.object(fileload, "_PIECE", 256), \
+            RewrittenOnce(path, "rb") as file:
+        head = file.read(fileload.HEAD_BYTES)
+        assert layout_file(file, head) is None
+        file.seek(0)
+        loaded = read_trace_file(file, file.read(fileload.HEAD_BYTES))
+    assert RewrittenOnce.rewritten
+    assert repr(loaded.columns) == repr(fast_columns(second.encode()))

@@ -202,6 +202,25 @@ def test_trace_command_writes_beside_journal(tmp_path: Path, capsys) -> None:  #
     assert main(["trace", str(tmp_path / "nope")]) == 2
 
 
+def test_rewriting_a_trace_replaces_the_file_a_reader_holds_open(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+    """`tftui trace RUN_DIR` over an existing trace.json: a reader that opened the old file (a
+    `tftui gate` reading it a block at a time) still reads all of the old one, never half of each."""
+    flow = tmp_path / "mini.json"
+    flow.write_text(json.dumps({"name": "mini", "phases": [{"id": "a", "agent": "x", "task": "t"}]}), "utf-8")
+    (tmp_path / "mini.replies.json").write_text(json.dumps({"a": ok("x")}), "utf-8")
+    runs = tmp_path / "runs"
+    assert main(["run", str(flow), "--runs-dir", str(runs)]) == 0
+    (run_dir,) = list(runs.iterdir())
+    path = run_dir / "trace.json"
+    old = path.read_bytes()
+    path.write_bytes(old.replace(b'"mini"', b'"MINI"'))  # an older version, same size
+    with path.open("rb") as reader:
+        assert main(["trace", str(run_dir)]) == 0
+        assert reader.read() == old.replace(b'"mini"', b'"MINI"')
+    capsys.readouterr()
+    assert path.read_bytes() == old and [p.name for p in run_dir.iterdir() if p.name.endswith(".tmp")] == []
+
+
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_flows"
 
 

@@ -56,8 +56,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from tftui.trace.model import dump_columns
     from tftui.trace.otlp import import_normalized, otlp_fixture_name
+    from tftui.trace.record import write_trace
 
     path = Path(args.file)
     try:
@@ -73,7 +73,7 @@ def _import(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else path.with_name(f"{fixture}.trace.json")
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(dump_columns(cols), encoding="utf-8", errors="backslashreplace")
+        write_trace(out.parent, cols, out.name)
     except OSError as exc:
         print(f"tftui trace import: cannot write {out}: {exc.strerror}", file=sys.stderr)
         return 2

@@ -174,8 +174,10 @@ def layout_file(file: BinaryIO, head: bytes, signature_keys: Collection[tuple[st
     page). `head`: the file's first bytes as read, `_HEAD` of them unless the file is shorter.
     The same columns, or None where `layout_columns` of the file's bytes gives None, and also when
     the line opening the steps is not in `head` or the file got shorter while read (the caller
-    then reads it whole)."""
-    size = os.fstat(file.fileno()).st_size
+    then reads it whole) or changed while read: a file rewritten in place while its blocks are
+    read (an editor, another tool; tftui replaces its own) would give columns of two versions."""
+    before = os.fstat(file.fileno())
+    size = before.st_size
     opened = head.find(_STEPS_OPEN)
     if opened < 0 or len(head) < min(size, _HEAD):
         return None
@@ -189,8 +191,14 @@ def layout_file(file: BinaryIO, head: bytes, signature_keys: Collection[tuple[st
     start, closed = opened + len(_STEPS_OPEN), size - len(ending)
     if start >= closed:  # no step: a whole decode reads that as fast
         return None
-    return _layout(head[:opened] + b'\n  "steps": [' + ending, _file_pieces(file, start, closed), closed - start,
+    cols = _layout(head[:opened] + b'\n  "steps": [' + ending, _file_pieces(file, start, closed), closed - start,
                    signature_keys)
+    if cols is None:
+        return None
+    after = os.fstat(file.fileno())
+    if (after.st_size, after.st_mtime_ns, after.st_ctime_ns) != (size, before.st_mtime_ns, before.st_ctime_ns):
+        return None
+    return cols
 
 
 def _cut_pieces(text: bytes | bytearray, at: int, end: int, *, final: bool) -> Iterator[tuple[bytearray, int]]:

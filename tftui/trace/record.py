@@ -27,6 +27,7 @@ fallback steps when they are decided):
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -417,10 +418,17 @@ def trace_from_events(events: Iterable[ev.Event], fixture: str, *, fake_clock: b
 
 
 def write_trace(run_dir: str | Path, trace: AgentTrace | TraceColumns, name: str = TRACE_FILE) -> Path:
-    """Write `trace.json` beside the journal (one step per line) and return its path."""
+    """Write `trace.json` beside the journal (one step per line) and return its path.
+
+    Written to a temp file and renamed over the old one, not rewritten in place: a `tftui gate`
+    reading the previous file meanwhile (`tftui trace RUN_DIR` rewrites it) reads it whole, not
+    half of each. No fsync: the journal is what a power loss must not lose, and `tftui trace
+    RUN_DIR` makes this file again from it."""
     path = Path(run_dir) / name
     text = dump_columns(trace) if isinstance(trace, TraceColumns) else dump_trace(trace)
-    path.write_text(text, encoding="utf-8", errors="backslashreplace")
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8", errors="backslashreplace")
+    os.replace(tmp, path)
     return path
 
 
@@ -529,8 +537,7 @@ def trace_run_dir(run_dir: str | Path, *, fixture: str | None = None, fake_clock
         return write_trace(run_dir, cols), warnings
     target = Path(out)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(dump_columns(cols), encoding="utf-8", errors="backslashreplace")
-    return target, warnings
+    return write_trace(target.parent, cols, target.name), warnings
 
 
 def _fixture_name(meta: JSONObject, events: Sequence[ev.Event]) -> str:
