@@ -24,7 +24,7 @@ from tftui.commands.runner_select import RunnerSelectionError, runner_flags, sel
 from tftui.engine import journal as jr
 from tftui.engine.resume import why_never_repeated
 from tftui.engine.state import RunState
-from tftui.present.terminal import write_raw
+from tftui.present.terminal import write_lines, write_raw
 
 if TYPE_CHECKING:
     from tftui.agent_types import AgentRunner
@@ -81,9 +81,10 @@ class Plan:
         return self.session.resume_state if self.session is not None else None
 
 
-def _err(message: str, glyphs: present.Glyphs | None = None) -> None:
-    """A line on stderr; with `glyphs` (the run's choice, see commands/ascii_choice.py) folded to them."""
-    print(glyphs.fold(message) if glyphs is not None else message, file=sys.stderr, flush=True)
+def _err(*messages: str, glyphs: present.Glyphs | None = None) -> None:
+    """Lines on stderr, in one write; with `glyphs` (the run's choice, see commands/ascii_choice.py)
+    folded to them."""
+    write_lines(sys.stderr, [glyphs.fold(m) for m in messages] if glyphs is not None else list(messages))
 
 
 def _load_checked(
@@ -107,11 +108,11 @@ def _load_checked(
     result = admit(flow_path, rules, lint=False)
     if result.flow is None or not cli.quiet:  # the linter only warns: --quiet shows no warning of a valid flow
         result = result.linted()
-    for diag in result.diagnostics:
-        if diag.is_error or result.flow is None or not cli.quiet:
-            _err(diag.format(str(flow_path)), glyphs)
+    shown = [d.format(str(flow_path)) for d in result.diagnostics if d.is_error or result.flow is None or not cli.quiet]
     if result.flow is None:
-        _err(f"tftui run: {result.refusal}; not run", glyphs)
+        shown.append(f"tftui run: {result.refusal}; not run")
+    _err(*shown, glyphs=glyphs)  # a flow with 2,000 warnings: one write, not 2,000 writes and flushes
+    if result.flow is None:
         if cli.json:
             import json
 
@@ -128,7 +129,7 @@ def _load_checked(
     if names.errors:  # a typo of a name the flow knows
         raise UsageProblem("\n".join(names.errors))
     for warning in names.warnings:
-        _err(f"tftui run: warning: {warning}", glyphs)
+        _err(f"tftui run: warning: {warning}", glyphs=glyphs)
     return Admitted(result.flow, result.file_text, config, glyphs)
 
 
@@ -271,7 +272,7 @@ def _report(
     if not args.quiet:
         _err(
             summary_line(state, status=status, run_dir=plan.run_dir, duration_ms=duration_ms),
-            plan.glyphs,
+            glyphs=plan.glyphs,
         )
 
 

@@ -166,6 +166,20 @@ def write_raw(stream: TextIO, text: str) -> None:
     raw_stream(stream).write(encodable(text))
 
 
+def write_lines(stream: TextIO, lines: list[str]) -> None:
+    """Each of `lines` as `print(line, file=stream)` writes it, in one write to the stream
+    underneath, then flushed: a run's many diagnostics reach stderr at once, not a write and a
+    flush each. A `SafeStream` sanitises each line on its own, as it does for a print of it (a
+    lone `\r` closing a line stays escaped, not taken for half of a line break)."""
+    if not lines:
+        return
+    if isinstance(stream, SafeStream):
+        raw_stream(stream).write("".join(term_text(line) + "\n" for line in lines))
+    else:
+        stream.write("".join(line + "\n" for line in lines))
+    stream.flush()
+
+
 @contextmanager
 def guarded_streams() -> Iterator[None]:
     """sys.stdout and sys.stderr wrapped in `SafeStream` for the duration (the CLI's commands)."""
