@@ -305,6 +305,33 @@ async def test_a_large_batch_reaches_the_os_in_writes_of_whole_lines(tmp_path: P
     journal.close()
 
 
+async def test_an_interrupt_between_two_chunks_of_a_batch_loses_no_line(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second Ctrl+C raises KeyboardInterrupt at any bytecode: landing while the batch's next
+    chunk is cut and encoded (not in a write), the lines not yet handed over go back to the queue
+    and reach the file, in order, before anything journaled after (review finding)."""
+    journal = Journal.create(tmp_path, flow_name="x", group_commit_s=None)
+    rows = [{"kind": "e", "i": i, "text": "y" * 1000} for i in range(3 * jmod.WRITE_CHUNK // 1000)]
+    for row in rows:
+        journal.append(row)  # queued: the loop has not turned since
+    real, calls = jmod.bisect_right, []
+
+    def interrupted_on_the_second_chunk(*args: Any) -> int:
+        calls.append(args)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*args)
+
+    monkeypatch.setattr(jmod, "bisect_right", interrupted_on_the_second_chunk)
+    with pytest.raises(KeyboardInterrupt):
+        journal.flush()
+    monkeypatch.setattr(jmod, "bisect_right", real)
+    journal.append({"kind": "e", "i": "after"})  # what teardown journals
+    journal.close()
+    data = (journal.run_dir / "events.jsonl").read_bytes()
+    assert [json.loads(line) for line in data.splitlines()] == [*rows, {"kind": "e", "i": "after"}]
+
+
 async def test_a_large_batch_that_fails_half_way_keeps_its_lines_in_order(tmp_path: Path) -> None:
     journal = Journal.create(tmp_path, flow_name="x", group_commit_s=None)
     # the first chunk goes through, the second is cut after 10 bytes, then the disk is full

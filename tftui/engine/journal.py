@@ -406,23 +406,26 @@ class Journal:
         lines = queue[:]
         queue.clear()
         self._queued = 0
-        ends = list(accumulate(map(len, lines)))
         start = 0
-        while start < len(lines):
-            # whole lines up to WRITE_CHUNK characters (at least one line)
-            end = max(start + 1, bisect_right(ends, (ends[start - 1] if start else 0) + WRITE_CHUNK, start))
-            data = "".join(lines[start:end]).encode("utf-8", "backslashreplace")
-            if self._unwritten:
-                data, self._unwritten = self._unwritten + data, b""
-            try:
+        # Everything between taking the lines off the queue and handing the last chunk over sits in
+        # the try: an exception anywhere (a second Ctrl+C raises KeyboardInterrupt at any bytecode,
+        # in the encode of a chunk as well as in a write) puts back what was not handed over.
+        try:
+            ends = list(accumulate(map(len, lines)))
+            while start < len(lines):
+                # whole lines up to WRITE_CHUNK characters (at least one line)
+                end = max(start + 1, bisect_right(ends, (ends[start - 1] if start else 0) + WRITE_CHUNK, start))
+                data = "".join(lines[start:end]).encode("utf-8", "backslashreplace")
+                if self._unwritten:
+                    data, self._unwritten = self._unwritten + data, b""
+                start = end  # from here `write_line` answers for them: in the file or kept in `_unwritten`
                 self.write_line(data)
-            except BaseException:
-                # the lines not yet encoded go back ahead of any queued since, behind `_unwritten`
-                rest = lines[end:]
-                queue[:0] = rest
-                self._queued += sum(map(len, rest))
-                raise
-            start = end
+        except BaseException:
+            # the lines not handed over go back ahead of any queued since, behind `_unwritten`
+            rest = lines[start:]
+            queue[:0] = rest
+            self._queued += sum(map(len, rest))
+            raise
 
     def write_line(self, data: bytes) -> None:
         """Write encoded journal lines (whole lines, UTF-8) to the OS, in one write call: a kill
