@@ -33,28 +33,19 @@ def _one_line(text: str | None, limit: int = 100) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def grafted_ids(flow: Flow, flow_path: str) -> list[str]:
+def grafted_ids(flow: Flow) -> list[str]:
     """The top-level phases the graft-mode `expand` phases of `flow` (the run's, as loaded from
-    `flow_path`) will add (`<expandId>-<childId>`), where the file says which: an inline `def`,
-    or the saved flow of a `use` (found beside `flow_path`). A `def` built at run time
+    the file) will add (`<expandId>-<childId>`), where the file says which: an inline `def`
+    (an expand phase runs no saved flow: `flow.model.saved_flow_use`). A `def` built at run time
     (`{steps.plan.output}`) is unknown until it runs: [] for it, as for any problem."""
-    from tftui.engine.subflow_def import definition_of, find_saved_flow
-    from tftui.flow.load import load_flow
+    from tftui.engine.subflow_def import definition_of
 
     ids: list[str] = []
     for phase in flow.phases:
         if phase.type != "expand" or getattr(phase, "expand_mode", "nested") != "graft":
             continue
         raw = getattr(phase, "def_", None)
-        use = getattr(phase, "use", None)
-        if use:
-            saved = find_saved_flow(use, flow_path) if isinstance(use, str) else None
-            try:
-                child = load_flow(saved).flow if saved is not None else None
-            except Exception:  # noqa: BLE001 - column widths are cosmetic: never let them stop a run
-                child = None
-            children = [p.id for p in child.phases] if child is not None else []
-        elif isinstance(raw, (dict, list)):
+        if isinstance(raw, (dict, list)):
             definition, _problem = definition_of(raw, phase.id)
             phases = definition.get("phases") if definition else None
             children = [p["id"] for p in phases or () if isinstance(p, dict) and isinstance(p.get("id"), str)]
@@ -119,7 +110,7 @@ class Progress:
             if self.flow is not None and "expand" in event.phase_types.values() and event.flow_path:
                 # grafted children (`fanout-draft`) get lines of their own: the id column is
                 # sized for them now, lines already written cannot be realigned later
-                grafted = grafted_ids(self.flow, event.flow_path)
+                grafted = grafted_ids(self.flow)
                 self.id_width = max(self.id_width, *(len(p) for p in grafted), 0)
             if event.phase_types:
                 self.type_width = max(self.type_width, *(len(t) for t in event.phase_types.values()))

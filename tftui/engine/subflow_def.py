@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from tftui.flow.model import saved_flow_use
 from tftui.lang.jsonish import lenient_parse
 from tftui.lang.values import MISSING
 from tftui.paths import user_config_dir
@@ -188,8 +189,8 @@ def sandbox_error(flow: Any, path: Path, chain: list[str], load: FlowLoader) -> 
         if problem is not None:
             return names, problem
         for phase in current.phases:
-            use = getattr(phase, "use", None)
-            if not isinstance(use, str) or not use or saved_name_error(use) is not None:
+            use = saved_flow_use(phase)  # a flow phase's: what a run of `current` would read
+            if not use or saved_name_error(use) is not None:
                 continue
             found = find_saved_flow(use, str(where))
             inner = load(found) if found is not None else None

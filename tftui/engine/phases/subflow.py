@@ -51,7 +51,7 @@ from tftui.engine.subflow_def import (
     saved_flow_dirs,
     saved_name_error,
 )
-from tftui.flow.model import ExpandPhase, Flow, FlowPhase
+from tftui.flow.model import ExpandPhase, Flow, FlowPhase, saved_flow_use
 from tftui.lang.interpolate import interpolate, interpolate_value
 from tftui.lang.jsonish import lenient_parse
 from tftui.lang.values import MISSING
@@ -111,7 +111,7 @@ async def execute(run: PhaseHost, pr: PhaseRun) -> PhaseOutcome:
     ctx = build_context(run, phase)
     args = {key: interpolate_value(value, ctx) for key, value in (phase.with_ or {}).items()}
     stack = _stack(run)
-    use = getattr(phase, "use", None)
+    use = saved_flow_use(phase)
     if use:
         if len(stack) > MAX_NESTING:
             return _failed(f"Phase '{phase.id}': sub-flow nesting deeper than {MAX_NESTING}")
