@@ -121,3 +121,25 @@ def test_a_merged_output_is_not_kept_once_its_phase_finished_line_is_written() -
     assert id(text) in jsonl._JOINED
     encode_line(ev.PhaseFinished(phase_id="p6", output=text, seq=99, ts=2.0))
     assert id(text) not in jsonl._JOINED
+
+
+def test_a_json_equal_to_its_checked_output_is_not_scanned_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    value = [{"id": i, "name": f"n{i}"} for i in range(400)]
+    output = json.dumps(value, separators=(",", ":"))  # a compact answer: the json serializes to it
+    seen: list[str] = []
+    real = jsonl.has_secret_needle
+    monkeypatch.setattr(jsonl, "has_secret_needle", lambda text: seen.append(text) or real(text))
+    event = ev.PhaseFinished(phase_id="j", output=output, json=value, seq=1, ts=1.0)
+    line = encode_line(event)
+    assert line == json.dumps(ev.event_to_json(event), ensure_ascii=False, separators=(",", ":")) + "\n"
+    assert seen == []
+    private = [{"private": i} for i in range(400)]  # the one needle the output's check does not look for
+    text = json.dumps(private, separators=(",", ":"))
+    encode_line(ev.PhaseFinished(phase_id="j", output=text, json=private, seq=2, ts=1.0))
+    assert seen == [text]
+
+
+def test_a_json_that_differs_from_its_output_is_scanned_and_masked() -> None:
+    value = {"items": [1, 2], "api_key": CREDENTIAL}
+    event = ev.PhaseFinished(phase_id="j", output="plain " * 1000, json=value, seq=1, ts=1.0)
+    assert CREDENTIAL not in encode_line(event)

@@ -304,14 +304,18 @@ _CLEAN: dict[str, None] = {}
 _CLEAN_MAX = 512
 
 
-def _container(value: JSONValue) -> str | None:
-    """A container field serialized, or None when it might need redaction (or holds MISSING)."""
+def _container(value: JSONValue, met: str | None = None) -> str | None:
+    """A container field serialized, or None when it might need redaction (or holds MISSING).
+    `met`: a text of the same line already found without a free-text needle (a json phase's
+    output); a container that serializes to exactly that text (a compact JSON answer: bench
+    flow c's 25 KB list, whose 12 scans cost 0.16 ms) is only searched for the one needle
+    `has_secret_needle` adds."""
     try:
         text = _dumps(value)
     except _HasMissing:
         return None
     if text not in _CLEAN:
-        if has_secret_needle(text):
+        if (text != met or "private" in text.lower()) and has_secret_needle(text):
             return None
         if len(text) < _LONG_TEXT:
             if len(_CLEAN) >= _CLEAN_MAX:
@@ -320,12 +324,12 @@ def _container(value: JSONValue) -> str | None:
     return None if holds_registered_secret(text) else text
 
 
-def _json_part(value: JSONValue) -> str | None:
+def _json_part(value: JSONValue, met: str | None = None) -> str | None:
     """`"json":<value>,` of an event's optional `json` ("" when MISSING: omitted), or None when it
-    might need redaction or holds a MISSING."""
+    might need redaction or holds a MISSING (`met`: see `_container`)."""
     if value is MISSING:
         return ""
-    text = _container(value)
+    text = _container(value, met)
     return None if text is None else f'"json":{text},'
 
 
@@ -355,7 +359,7 @@ def _phase_finished_line(e: PhaseFinished) -> str | None:
         output_text = "null" if output is None else _encode_str(output)
     if might_contain_text_secret("\n".join(texts)):
         return None
-    json_part = _json_part(e.json)
+    json_part = _json_part(e.json, output)  # the output has no free-text needle (both checks above)
     if json_part is None:
         return None
     gate = "null" if e.gate is None else _container(e.gate)
