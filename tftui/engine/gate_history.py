@@ -19,11 +19,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tftui.engine import events as ev
 from tftui.lang.verdict import parse_judge_output
 from tftui.scoring.combine import Combined, combine
+
+if TYPE_CHECKING:
+    from tftui.engine.state import PhaseState
+    from tftui.flow.model import Flow
 
 
 @dataclass
@@ -95,10 +99,10 @@ class _Open:
     calls: list[CallRecord] = field(default_factory=list)
 
 
-def _score_block(flow: Any, phase_id: str) -> Mapping[str, Any] | None:
+def _score_block(flow: Flow | None, phase_id: str) -> Mapping[str, Any] | None:
     if flow is None:
         return None
-    for phase in getattr(flow, "phases", []):
+    for phase in flow.phases:
         if phase.id == phase_id:
             score = getattr(phase, "score", None)
             return score if isinstance(score, Mapping) else None
@@ -108,7 +112,7 @@ def _score_block(flow: Any, phase_id: str) -> Mapping[str, Any] | None:
 class GateHistoryBuilder:
     """Incremental: feed events as they come (`feed`), read `records(phase_id)` any time."""
 
-    def __init__(self, flow: Any = None) -> None:
+    def __init__(self, flow: Flow | None = None) -> None:
         self.flow = flow
         self.history: dict[str, list[GateRecord]] = {}
         self._open: dict[str, _Open] = {}
@@ -186,19 +190,19 @@ class GateHistoryBuilder:
         records.append(rec)
 
 
-def gate_history(events: Iterable[ev.Event], flow: Any = None) -> dict[str, list[GateRecord]]:
+def gate_history(events: Iterable[ev.Event], flow: Flow | None = None) -> dict[str, list[GateRecord]]:
     """Every gate's evaluations, in order, keyed by gate phase id."""
     return GateHistoryBuilder(flow).feed_all(events).history
 
 
-def gate_records(events: Iterable[ev.Event], phase_id: str, flow: Any = None) -> list[GateRecord]:
+def gate_records(events: Iterable[ev.Event], phase_id: str, flow: Flow | None = None) -> list[GateRecord]:
     return gate_history(events, flow).get(phase_id, [])
 
 
-def records_from_state(phase_state: Any, flow: Any = None) -> list[GateRecord]:
+def records_from_state(phase_state: PhaseState, flow: Flow | None = None) -> list[GateRecord]:
     """The same records from a folded PhaseState (only its latest run; no per-call detail)."""
     out: list[GateRecord] = []
-    for index, ge in enumerate(getattr(phase_state, "gate_history", []) or []):
+    for index, ge in enumerate(phase_state.gate_history):
         rec = GateRecord(phase_id=phase_state.id, index=index, run=0, round=ge.round, verdict=ge.verdict,
                          reason=ge.reason, source=ge.source, prompts=list(ge.prompts), output=ge.output,
                          combined=ge.combined)

@@ -10,9 +10,14 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TypeAlias
 
+from tftui.flow.model import Retry
 from tftui.lang.values import JS_WS_CLASS, is_number
+
+# A phase's retry block: the flow's `Retry` model, the block as written (a conformance vector's
+# `retry`, a test's dict) or None when the phase has none.
+RetryPolicy: TypeAlias = Retry | Mapping[str, object] | None
 
 # JS `\b` is ASCII-only; `re.ASCII` keeps `\b` and case folding ASCII (JS without /u does
 # not fold non-ASCII letters onto ASCII ones), and `\s` is spelled out as JS whitespace.
@@ -77,7 +82,7 @@ def transient_match(text: str) -> str | None:
     return match.group(0) if match else None
 
 
-def _field(retry: Any, name: str, alias: str | None = None) -> Any:
+def _field(retry: RetryPolicy, name: str, alias: str | None = None) -> object:
     if retry is None:
         return None
     if isinstance(retry, Mapping):
@@ -92,7 +97,7 @@ def js_round(value: float) -> int:
     return math.floor(value + 0.5)
 
 
-def backoff_ms(retry: Any, attempt: int) -> int:
+def backoff_ms(retry: RetryPolicy, attempt: int) -> int:
     """Delay before the retry that follows failed attempt `attempt` (0-based), docs/retry.md §3.3 + D4.
 
     `retry` is the phase's retry block (a mapping with `backoffMs`/`factor`, or the
@@ -133,7 +138,7 @@ def retry_after_ms(text: str | None) -> int | None:
     return js_round(value) if math.isfinite(value) else MAX_DELAY_MS
 
 
-def backoff_honouring_retry_after(retry: Any, attempt: int, error: str | None) -> tuple[int, int | None]:
+def backoff_honouring_retry_after(retry: RetryPolicy, attempt: int, error: str | None) -> tuple[int, int | None]:
     """(delay, retry_after): the policy's backoff raised to at least the provider's `Retry-After`,
     the whole capped at 60 s (`MAX_DELAY_MS`); retry_after is None when the failure named none."""
     delay = backoff_ms(retry, attempt)
@@ -144,7 +149,7 @@ def backoff_honouring_retry_after(retry: Any, attempt: int, error: str | None) -
     return max(delay, asked), asked
 
 
-def explicit_max(retry: Any) -> int:
+def explicit_max(retry: RetryPolicy) -> int:
     """`1 + max(0, floor(retry.max or 0))`: attempts allowed by the explicit policy."""
     raw = _field(retry, "max")
     if not is_number(raw) or not math.isfinite(raw):
@@ -152,12 +157,12 @@ def explicit_max(retry: Any) -> int:
     return 1 + max(0, math.floor(raw))
 
 
-def max_attempts(retry: Any) -> int:
+def max_attempts(retry: RetryPolicy) -> int:
     """Total attempt budget: `max(explicitMax, 1 + 3)` (docs/retry.md §3)."""
     return max(explicit_max(retry), 1 + TRANSIENT_MAX_ATTEMPTS)
 
 
-def should_retry(*, attempt: int, retry: Any, transient: bool, idempotent: bool) -> bool:
+def should_retry(*, attempt: int, retry: RetryPolicy, transient: bool, idempotent: bool) -> bool:
     """After failed attempt `attempt` (0-based): may another attempt follow? (docs/retry.md §3)
 
     Timeouts, aborts and budget stops are the caller's business (they stop before this).
@@ -182,7 +187,7 @@ STOP_ABORTED = "aborted"  # the call was aborted (a user abort, a lost race)
 
 
 def retry_decision(
-    *, attempt: int, retry: Any, transient: bool, idempotent: bool, over_budget: bool = False, contract: bool = False
+    *, attempt: int, retry: RetryPolicy, transient: bool, idempotent: bool, over_budget: bool = False, contract: bool = False
 ) -> tuple[bool, str]:
     """After failed attempt `attempt` (0-based): (another attempt follows, and if not, why: a
     STOP_* reason; '' when it does). `transient` is already False for a contract violation."""

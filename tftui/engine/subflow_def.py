@@ -27,11 +27,11 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
-from tftui.flow.model import saved_flow_use
+from tftui.flow.model import Budget, Flow, PhaseBase, saved_flow_use
 from tftui.lang.jsonish import lenient_parse
-from tftui.lang.values import MISSING
+from tftui.lang.values import MISSING, JSONObject, JSONValue
 from tftui.paths import user_config_dir
 
 MAX_DEF_PHASES = 100
@@ -93,7 +93,7 @@ def cycle_text(stack: list[StackEntry], key: str, label: str) -> str | None:
 # ── definitions ─────────────────────────────────────────────────────────────────────
 
 
-def definition_of(raw: Any, default_name: str) -> tuple[dict[str, Any] | None, str | None]:
+def definition_of(raw: JSONValue, default_name: str) -> tuple[JSONObject | None, str | None]:
     """A flow definition dict from an inline/parsed `def` value: (definition, error)."""
     if isinstance(raw, str):
         raw = lenient_parse(raw)
@@ -110,11 +110,11 @@ def definition_of(raw: Any, default_name: str) -> tuple[dict[str, Any] | None, s
     return None, "def must be a JSON object (a flow definition) or an array of phases"
 
 
-def _num(value: Any) -> float | None:
+def _num(value: object) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def hardening_error(flow: Any, max_nodes: int = MAX_DEF_PHASES) -> str | None:
+def hardening_error(flow: Flow, max_nodes: int = MAX_DEF_PHASES) -> str | None:
     """The first docs/language.md §2.5 limit a definition breaks, or None."""
     count = len(flow.phases)
     if count > MAX_DEF_PHASES:
@@ -145,7 +145,7 @@ def hardening_error(flow: Any, max_nodes: int = MAX_DEF_PHASES) -> str | None:
     return None
 
 
-def nesting_depth(definition: Any) -> int:
+def nesting_depth(definition: JSONValue) -> int:
     """Sub-flow levels an inline definition spans (1 = no inline sub-flows inside it)."""
     phases = definition.get("phases") if isinstance(definition, dict) else definition
     deepest = 0
@@ -156,7 +156,7 @@ def nesting_depth(definition: Any) -> int:
     return 1 + deepest
 
 
-def max_nodes_of(phase: Any) -> int:
+def max_nodes_of(phase: PhaseBase) -> int:
     """An expand phase's fragment cap: its `maxNodes` (1…100), else 50."""
     value = _num(getattr(phase, "max_nodes", None))
     if value is None:
@@ -167,10 +167,10 @@ def max_nodes_of(phase: Any) -> int:
 class FlowLoader(Protocol):
     """Reads a saved flow file into a `Flow` (None when it does not load: the run reports that)."""
 
-    def __call__(self, path: Path) -> Any: ...
+    def __call__(self, path: Path) -> Flow | None: ...
 
 
-def sandbox_error(flow: Any, path: Path, chain: list[str], load: FlowLoader) -> tuple[list[str], str] | None:
+def sandbox_error(flow: Flow, path: Path, chain: list[str], load: FlowLoader) -> tuple[list[str], str] | None:
     """The first generated-flow limit that `flow` (saved at `path`, reached along `chain`) or a
     saved flow it reaches through `use` breaks: (the chain down to the offender, the problem).
 
@@ -178,7 +178,7 @@ def sandbox_error(flow: Any, path: Path, chain: list[str], load: FlowLoader) -> 
     `def`. Saved flows that are missing or do not load are left to the run, which fails them.
     """
     seen: set[str] = set()
-    todo: list[tuple[Any, Path, list[str]]] = [(flow, path, chain)]
+    todo: list[tuple[Flow, Path, list[str]]] = [(flow, path, chain)]
     while todo:
         current, where, names = todo.pop()
         key = str(where.resolve())
@@ -202,8 +202,9 @@ def sandbox_error(flow: Any, path: Path, chain: list[str], load: FlowLoader) -> 
 # ── budgets ─────────────────────────────────────────────────────────────────────────
 
 
-def child_budget(child: Any, parent: Any, *, inline: bool) -> Any:
-    """The budget a sub-flow runs with (docs/scheduling.md §6); `child`/`parent` are `Budget` or None."""
+def child_budget(child: Budget | None, parent: Budget | None, *, inline: bool) -> Budget | None:
+    """The budget a sub-flow runs with (docs/scheduling.md §6): the child's own, the parent's, or
+    (an inline `def`) the smaller of the two in each dimension."""
     if parent is None:
         return child
     if child is None:
