@@ -60,20 +60,17 @@ class Debugger:
         self._pending: str | None = None  # "failure" | "block" waiting for the next pause point
         self._release = asyncio.Event()
         self._paused_evt = asyncio.Event()
-        self._finished_evt = asyncio.Event()
         self._lock = asyncio.Lock()
 
     # ---- engine hooks -------------------------------------------------------------------
     def attach(self, run: Run) -> None:
         self.run = run
         self.running = True
-        self._finished_evt.clear()
         run.clock.skip_all = self.skip_backoff  # a clock reused from an earlier run forgets its fast-forward
 
     def detach(self, run: Run) -> None:
         self.running = False
         self.paused = None
-        self._finished_evt.set()
         self._paused_evt.set()  # wake anyone waiting for a pause: the run is over
 
     def guard_override(self, phase_id: str) -> str | None:
@@ -223,9 +220,6 @@ class Debugger:
         await asyncio.wait_for(self._paused_evt.wait(), timeout)
         return self.paused if self.running else None
 
-    async def wait_finished(self, timeout: float | None = None) -> None:
-        await asyncio.wait_for(self._finished_evt.wait(), timeout)
-
     # ---- re-runs after the run ended ----------------------------------------------------
     def _idle_run(self) -> Run:
         if self.run is None:
@@ -257,7 +251,6 @@ class Debugger:
                 run.block = None
         run.aborted = False
         self.running = True
-        self._finished_evt.clear()
         try:
             for layer in run.layers:
                 for pid in layer:
@@ -275,6 +268,5 @@ class Debugger:
             run.sync()
         finally:
             self.running = False
-            self._finished_evt.set()
             self._paused_evt.set()
         return {pid: run.state.phases[pid] for pid in wanted}
