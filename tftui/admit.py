@@ -223,7 +223,10 @@ def known_arg_names(flow: Flow) -> tuple[set[str], bool]:
     """(names the flow declares or references as `{args.NAME}`, whether it uses the whole `{args}`)."""
     names = set(flow.args or {})
     whole = False
-    for text in _strings(flow.model_dump(by_alias=True, exclude_none=True)):
+    # warnings=False: a phase of an unknown type is built as a bare PhaseBase, which the phase
+    # union serializes field by field after a warning that only pydantic's own words would print
+    # on stderr (`tftui check --arg` of such a file); the strings walked are the same
+    for text in _strings(flow.model_dump(by_alias=True, exclude_none=True, warnings=False)):
         if "args" not in text:
             continue
         names.update(_REF.findall(text))
