@@ -384,7 +384,11 @@ async def test_trace_steps_are_capped_to_the_selected_phase(h):
     assert [line.split()[-1] for line in text.splitlines()[-2:]] == ["fetch", "fetch"]
     text = trace_text.steps_text(trace, selected=None, max_steps=4).plain
     assert f"showing 4 steps of {len(trace.steps)}" in text
+    assert text.count("(all of them: the run's trace.json)") == 1
     assert "showing" not in trace_text.steps_text(trace, selected="fetch").plain
+    # while the run goes there is no trace.json yet (qa18): the note says when it is written
+    live = trace_text.steps_text(trace, selected=None, max_steps=4, running=True).plain
+    assert "(all of them: the run's trace.json, once the run ends)" in live
 
 
 async def test_restart_while_paused_journals_both_runs(h, tmp_path):

@@ -153,8 +153,9 @@ def steps_text(
         shown = (selected_steps or shown)[:max_steps]
         whose = f" of {selected}" if selected_steps else ""
         word = "step" if len(shown) == 1 else "steps"
-        text.append(f"showing {len(shown)} {word}{whose} of {count} (all of them: the run's trace.json)\n",
-                    style="dim")
+        # a live run has no trace.json yet: it is written when the run ends
+        where = "the run's trace.json, once the run ends" if running else "the run's trace.json"
+        text.append(f"showing {len(shown)} {word}{whose} of {count} (all of them: {where})\n", style="dim")
     narrow = width is not None and width < NARROW
     if narrow:
         text.append(f"{'seq':>3}   {'kind':<8} name  attempt tokens  ({NARROW_LEGEND})\n",
