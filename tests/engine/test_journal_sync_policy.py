@@ -346,3 +346,41 @@ async def test_a_large_batch_that_fails_half_way_keeps_its_lines_in_order(tmp_pa
     journal.close()  # room again: everything once, in order, whole
     data = (journal.run_dir / "events.jsonl").read_bytes()
     assert [json.loads(line) for line in data.splitlines()] == [*rows, {"kind": "e", "i": "later"}]
+
+
+class _RecordingStop:
+    """The journal's stop event with its waits recorded; a wait returns at once (not stopped)."""
+
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+        self.stopped = False
+
+    def wait(self, timeout: float) -> bool:
+        self.waits.append(timeout)
+        return self.stopped
+
+    def set(self) -> None:
+        self.stopped = True
+
+
+def test_the_group_commit_timer_waits_at_most_the_window_since_the_last_fsync(tmp_path: Path) -> None:
+    # what a power loss can cost (docs/scheduling.md §4.4) is bounded by this wait, not by a clock
+    journal = Journal.create(tmp_path, flow_name="x")
+    journal._stop = stop = _RecordingStop()  # type: ignore[assignment]
+    journal._last_sync = time.monotonic()  # an fsync just happened: the next may wait the whole window
+    journal.append(_line(1))
+    deadline = time.monotonic() + 30  # a safety net against a hung test, not a timing assertion
+    while journal.syncs == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    journal.close()
+    assert journal.syncs == 1 and stop.waits
+    assert all(0 < wait <= jmod.GROUP_COMMIT_S for wait in stop.waits)
+
+
+def test_the_documented_window_is_the_journals() -> None:
+    import re
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "scheduling.md").read_text(encoding="utf-8")
+    windows = {int(ms) for ms in re.findall(r"at most one fsync every (\d+) ms", docs)}
+    lost = {int(ms) for ms in re.findall(r"the events of the last (\d+) ms", docs)}
+    assert windows == lost == {round(jmod.GROUP_COMMIT_S * 1000)}
