@@ -355,7 +355,7 @@ class ExpandPhase(PhaseBase):
 
 def saved_flow_use(phase: PhaseBase) -> str | None:
     """The saved flow a phase runs (`use`): a `flow` phase's only. An `expand` phase runs its
-    `def` (SPEC §2.3, docs/language.md §2.3: `def` required, `use` not read), so a `use` written
+    `def` (docs/language.md §2.3: `def` required, `use` not read), so a `use` written
     on one is an unmodelled key that `tftui check` reports as ignored, and the engine, the
     sandbox walk and the progress columns ignore it too."""
     return phase.use if isinstance(phase, FlowPhase) else None
