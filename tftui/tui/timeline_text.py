@@ -114,10 +114,14 @@ def calls(timeline: PhaseTimeline, *, diff: bool = False) -> Text:
             "every call is in the run's events.jsonl)\n",
             style="dim",
         )
-    for index, row in enumerate(rows):
-        if index < first_shown:
-            previous[row.node_path] = row  # still the base of the next diff
-            continue
+    if diff:  # the base of a shown attempt's diff may be an attempt not shown: the latest before it
+        wanted = {row.node_path for row in rows[first_shown:]}
+        for row in reversed(rows[:first_shown]):  # from the newest back, until each shown node has one
+            if row.node_path in wanted and row.node_path not in previous:
+                previous[row.node_path] = row
+                if len(previous) == len(wanted):
+                    break
+    for row in rows[first_shown:]:  # the full view reads only the rows it shows: its cost does not grow with the run
         out.append(_attempt_head(row), style="bold")
         prior_row = previous.get(row.node_path)
         if diff and prior_row is not None:
