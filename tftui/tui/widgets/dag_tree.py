@@ -77,6 +77,7 @@ class DagTree(Tree[str]):
     def __init__(self, *, glyphs: present.Glyphs, show_times: bool = True, **kwargs) -> None:
         # set before Tree's constructor: it lays the (empty) tree out, which measures labels
         self._stale_labels: set[int] = set()  # nodes whose label is built when next drawn or read
+        self._unmeasured: set[int] = set()  # labels built when marked (_mark), measured when drawn
         self._wider_at = 0  # a drawn line wider than the virtual width: grow it (see _render_line)
         self._ref_ids: set[int] = set()  # nodes that are `↪ id` references to a phase shown elsewhere
         self._phase_types: dict[str, str] = {}
@@ -119,6 +120,7 @@ class DagTree(Tree[str]):
         self._live_nodes = {}
         self._ref_ids.clear()
         self._stale_labels.clear()
+        self._unmeasured.clear()
         for item in build_tree(flow):
             self._add(self.root, item)
         self._invalidate()  # once: `TreeNode.add` would invalidate the whole tree per node
@@ -215,7 +217,11 @@ class DagTree(Tree[str]):
                 node._label = self.label_for(node.data, ref=self.is_reference(node))
 
     def _mark(self, nodes: Iterable[TreeNode[str]]) -> None:
-        """These nodes' labels are out of date: drop their drawn lines, redraw those on screen."""
+        """These nodes' labels are out of date: drop their drawn lines, redraw those on screen.
+        A line on screen gets its label now, from the state as the caller shows it (the header
+        and the detail are built in the same step): built when drawn, a frame later, it would
+        count the events folded meanwhile and say more than they do. Each marked line on screen
+        is drawn once anyway, so building it now costs no more; the others wait to be drawn."""
         top = self.scroll_offset.y
         bottom = top + self.size.height
         stale = self._stale_labels
@@ -223,6 +229,8 @@ class DagTree(Tree[str]):
             node._updates += 1  # part of the tree's line-cache key
             stale.add(node._id)
             if top <= node._line < bottom:
+                self.fresh_label(node)
+                self._unmeasured.add(node._id)
                 self._refresh_line(node._line)
 
     def _render_line(self, y: int, x1: int, x2: int, base_style: Style) -> Strip:
@@ -230,7 +238,8 @@ class DagTree(Tree[str]):
         if 0 <= y < len(lines):
             tree_line = lines[y]
             node = tree_line.node
-            if node._id in self._stale_labels:
+            if node._id in self._stale_labels or node._id in self._unmeasured:
+                self._unmeasured.discard(node._id)
                 self.fresh_label(node)
                 width = self.get_label_width(node) + tree_line._get_guide_width(self.guide_depth, self.show_root)
                 if width > max(self.virtual_size.width, self._wider_at):
