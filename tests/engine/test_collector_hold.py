@@ -102,3 +102,26 @@ async def test_a_run_holds_full_collections_until_it_ends() -> None:
     assert result.status == "completed"
     assert during and all(t[2] > before[2] for t in during)
     assert gc.get_threshold() == before
+
+
+async def test_a_released_debugger_lets_its_ended_run_go_without_a_collection() -> None:
+    # A run points at its debugger and the debugger keeps the run for re-runs: a cycle, freed
+    # only by a full collection. The debugger's next run releases the last one (tui/runctl.py),
+    # so the ended run's state goes by reference counting, not in the next full walk.
+    import weakref
+
+    from tftui.engine.debugger import Debugger
+
+    flow = Flow.model_validate({"name": "f", "phases": [{"id": "a", "agent": "x", "task": "t"}]})
+    debugger = Debugger()
+    await run_flow(flow, runner=MarkerRunner({}), clock=InstantClock(), debugger=debugger)
+    assert debugger.run is not None and debugger.run.debugger is debugger
+    ended = weakref.ref(debugger.run)
+    gc.disable()
+    try:
+        debugger.release()
+        assert debugger.run is None
+        assert ended() is None
+    finally:
+        gc.enable()
+

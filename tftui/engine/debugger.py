@@ -68,6 +68,15 @@ class Debugger:
         self.running = True
         run.clock.skip_all = self.skip_backoff  # a clock reused from an earlier run forgets its fast-forward
 
+    def release(self) -> None:
+        """Forget the run this debugger kept for re-runs, once a new run has a debugger of its
+        own. The run points at its debugger too: without this the pair, with the run's whole
+        state, is a cycle that only a full collection of the garbage collector frees, and that
+        collection (docs/scheduling.md §8.2) comes at the next run's end, on the screen's thread,
+        walking the ended state (25k objects for a 10,000-item map) as well as the live one."""
+        if not self.running:
+            self.run = None
+
     def detach(self, run: Run) -> None:
         self.running = False
         self.paused = None

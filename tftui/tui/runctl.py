@@ -74,6 +74,8 @@ class RunController:
         runner = self.runner
         if runner is None:
             raise RuntimeError("this session has no agent runner: it cannot run (a replay)")
+        if self.debugger is not None:  # its run goes with it, without a full collection (Debugger.release)
+            self.debugger.release()
         self.debugger = self._new_debugger(step_first=step_first)
         self.loop = asyncio.get_running_loop()
         self.task = asyncio.current_task()
