@@ -338,3 +338,12 @@ def test_the_recorders_metadata_summary_reads_each_shared_dict_once_and_misses_n
     assert cols.metadata_summary() == again.metadata_summary()
     assert [m and m.get("phase") for m in cols.metadata] == [None, None, None, None, "b"]
     assert cols.metadata[2] == {"phaseType": "map", "transient": False, "costUSD": 0.5}
+
+
+def test_one_rule_names_a_trace_s_fixture_for_trace_json_tftui_trace_and_the_trace_tab() -> None:
+    from tftui.trace.record import fixture_name
+
+    assert fixture_name("flows/review.json", "Review flow") == "review"  # the file's stem first
+    assert fixture_name(None, "Review flow") == "Review flow"  # else the flow's name
+    assert fixture_name("", "") == "run"  # else `run`
+    assert fixture_name(None, None) == "run"

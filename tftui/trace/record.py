@@ -549,6 +549,13 @@ def _fixture_name(meta: JSONObject, events: Sequence[ev.Event]) -> str:
             flow_path = flow_path or e.flow_path
             flow_name = flow_name or e.flow_name
             break
-    if isinstance(flow_path, str) and flow_path:
+    return fixture_name(flow_path if isinstance(flow_path, str) else None,
+                        flow_name if isinstance(flow_name, str) else None)
+
+
+def fixture_name(flow_path: str | None, flow_name: str | None) -> str:
+    """A trace's default fixture (the one rule for `trace.json`, `tftui trace` and the Trace tab):
+    the flow file's stem, else the flow name, else `run`."""
+    if flow_path:
         return Path(flow_path).stem
-    return flow_name if isinstance(flow_name, str) and flow_name else "run"
+    return flow_name or "run"

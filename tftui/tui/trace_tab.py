@@ -183,7 +183,9 @@ class TraceTab:
         )
         if built is None or (built.key != key and not fresh_enough):
             self._built_at = now
-            fixture = trace_text.fixture_name(self.flow_path, self.flow_name)
+            from tftui.trace.record import fixture_name  # (loaded after first paint, as above)
+
+            fixture = fixture_name(self.flow_path, self.flow_name)
             trace = (self._live or self._new_live()).columns({}, fixture=fixture)
             built = self._built = _Built(key, trace, trace_text.evaluate(trace, rules), {})
             self._build_s = time.monotonic() - now

@@ -72,11 +72,6 @@ class RulesCache:
         return self._loaded
 
 
-def fixture_name(flow_path: str | None, flow_name: str) -> str:
-    """Like `tftui trace`: the flow file's stem, else the flow name."""
-    return Path(flow_path).stem if flow_path else (flow_name or "run")
-
-
 def evaluate(trace: AgentTrace | TraceColumns, rules: RuleSetLoad | None) -> GateReport | None:
     if rules is None or rules.error:
         return None
