@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.command import CommandPalette
@@ -33,6 +34,7 @@ from tftui.flow.model import Flow
 from tftui.present.live import LiveText
 from tftui.tui import ascii_mode, native_memory
 from tftui.tui.commands import VerbCommands
+from tftui.tui.idle_collect import IdleCollection
 from tftui.tui.keymap import configured_theme, keymap_from_config, read_config, save_theme
 from tftui.tui.main_screen import MainScreen
 from tftui.tui.messages import EngineEvents, EventBatcher
@@ -99,6 +101,7 @@ class TftuiApp(App[int]):
         self.ctl = RunController(runner=runner, clock=clock, args=dict(args or {}), flow_path=flow_path)
         self.ctl.approver = self.ask_approval
         self.batcher = EventBatcher(self._post_events)
+        self.idle_collection = IdleCollection()  # a run's full garbage walk waits for idle input (tui/idle_collect.py)
         self.last_result: RunResult | None = None
         self.runs_root = runs_root  # where runs are journaled (None: not journaled; see journaling.py)
         self.run_dir: Path | None = None  # the current/last run's journal directory
@@ -340,7 +343,13 @@ class TftuiApp(App[int]):
         self.ctl.stop()
         self.exit(0)
 
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.InputEvent):
+            self.idle_collection.input_seen()
+        await super().on_event(event)
+
     async def on_unmount(self) -> None:
+        self.idle_collection.close()
         gc.enable()  # (closed before its first frame: the collector comes back all the same)
         self.ctl.stop()  # a paused or busy run must not keep the process alive
         self.save_theme_choice()  # the theme last chosen with `t`, if it is not written yet

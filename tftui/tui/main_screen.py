@@ -64,6 +64,7 @@ if TYPE_CHECKING:
 FOLD_STEP_S = 0.001
 FOLD_CHUNK = 16  # events folded between two looks at the clock
 SHOW_EVERY_S = 0.1  # while events queue up: what they changed is shown at most this often (~10 repaints/s)
+IDLE_RETRY_S = 0.05  # the idle collection's timer fires this much after it is due (a key may come meanwhile)
 TRIM_AFTER_S = 1.0  # after a run, the allocator's free pages are given back this much later
 LIVE_TICK_S = 0.1  # streamed text is drawn at most this often (~10 repaints/s, however fast it arrives)
 DETAIL_REFRESH_S = 0.2  # while a run goes: the selected phase's detail is redrawn at most this often
@@ -90,6 +91,7 @@ class MainScreen(Screen[None]):
         self._run_end: RunEnded | None = None
         self._restart_pending = False
         self._detail_timer: Timer | None = None
+        self._idle_timer: Timer | None = None  # the idle garbage collection after a run (_collect_when_idle)
         self._detail_shown_at = 0.0
         self._detail_cost = 0.0  # how long the last detail redraw took
         self._trace_timer: Timer | None = None
@@ -411,6 +413,7 @@ class MainScreen(Screen[None]):
     def _finish_run(self, message: RunEnded) -> None:
         session = self.session
         session.ctl.run_ended()
+        session.idle_collection.run_ended()
         self._show_folded()  # what still waited for the detail (_detail_wait is 0 once the run ended)
         if self._restart_pending:
             self._restart_pending = False
@@ -428,6 +431,19 @@ class MainScreen(Screen[None]):
         # once the screen has settled: a trim of a large heap takes a while
         self.set_timer(TRIM_AFTER_S, lambda: self.run_worker(native_memory.trim, thread=True, exit_on_error=False,
                                                              group=BACKGROUND_WORKERS, description="malloc_trim"))
+        if self._idle_timer is None:
+            self._collect_when_idle()
+
+    def _collect_when_idle(self) -> None:
+        """The full garbage walk the run left, once input rests (tui/idle_collect.py); until
+        then, back when it may be due."""
+        self._idle_timer = None
+        idle = self.session.idle_collection
+        if idle.collect_if_idle():
+            return
+        wait = idle.due_in()
+        if wait is not None:
+            self._idle_timer = self.set_timer(wait + IDLE_RETRY_S, self._collect_when_idle)
 
     def on_flow_changed(self, message: FlowChanged) -> None:
         self.reloader.apply(message)
@@ -546,6 +562,7 @@ class MainScreen(Screen[None]):
             self.gate_tools.reset()
             self.dag.refresh_all()
         session.ctl.running = True
+        session.idle_collection.run_starting()
         session.last_result = None
         self.reloader.run_flow_version = session.flow  # what this run executes, whatever is saved meanwhile
         self._run_worker(session.flow, step_first, rerun)
