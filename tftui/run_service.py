@@ -144,7 +144,7 @@ class RunSession:
     replay: list[Any] = field(default_factory=list)  # resume: recorded calls answered from the journal
     answers: CassetteRunner | None = None  # resume: the runner that answered them (see runner_for)
     resume_dir: Path | None = None  # resume: the run directory `reopen` appends to
-    live_trace: LiveTrace | None = None  # a fresh run's trace, fed while it goes (`execute`)
+    live_trace: LiveTrace | None = None  # the run's trace, fed as the journal writes (`start`, `seed`)
 
     @property
     def run_dir(self) -> Path | None:
@@ -195,6 +195,13 @@ def start(
     if journal is not None:
         session.run_id = journal.run_id
         notes.append(Note("journal-opened", path=journal.run_dir, run_id=journal.run_id))
+        # A fresh run's trace is built from its events as the journal writes each one (the one
+        # encoding, redaction included): one pass at the end, no re-reading of events.jsonl.
+        # Made here, before the run, so a front end can show it as it grows (the Trace tab).
+        from tftui.trace.record import LiveTrace
+
+        session.live_trace = LiveTrace()
+        journal.tap = session.live_trace.journaled
     return session
 
 
@@ -371,15 +378,8 @@ async def execute(
             journal.append(event)
         if on_event is not None:
             on_event(event)
-    if journal is not None and session.resume_state is None and not session.prelude:
-        # A fresh run: its trace is built from the events as they come (one pass at the end,
-        # no re-reading of events.jsonl); a seeded one's from its copy on (`seed`). A resumed
-        # journal also holds earlier events, so its trace is read from the file (`close`).
-        from tftui.trace.record import LiveTrace
-
-        # Fed by the journal as it writes each event (the one encoding, redaction included).
-        session.live_trace = LiveTrace()
-        journal.tap = session.live_trace.journaled
+    # A fresh run's trace is fed from `start` on, a seeded one's from its copy on (`seed`). A
+    # resumed journal also holds earlier events, so its trace is read from the file (`close`).
     # Held through closing the journal and writing trace.json too (docs/scheduling.md §8.2).
     with holding_full_collections():
         try:

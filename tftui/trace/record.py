@@ -441,17 +441,24 @@ class LiveTrace:
     cost of a 1,000-item map. The file is the same either way (docs/trace-gates.md §8): a run
     feeds `journaled` from the journal's `tap`, which hands on each event as its line holds
     it (the redacted version when the journal masked a credential), so the trace says what
-    the journal says without a second encoding or a read of the file."""
+    the journal says without a second encoding or a read of the file.
+
+    One trace per run, read from two threads: the engine's feeds it (through the journal's tap)
+    while the debugger's Trace tab takes `columns` on the screen's thread (tui/trace_tab.py), so
+    the tab shows the trace the run will write rather than folding every event a second time.
+    A lock keeps each feed and each build whole."""
 
     def __init__(self, *, fake_clock: bool = False) -> None:
         self._recorder = _Recorder("", fake_clock)
         self._fake_clock = fake_clock
         self._unreadable = False  # a redacted line that does not decode: the file decides (`write`)
+        self._lock = threading.Lock()
         self.events = 0
 
     def feed(self, event: ev.Event) -> None:
-        self._recorder.feed(event)
-        self.events += 1
+        with self._lock:
+            self._recorder.feed(event)
+            self.events += 1
 
     __call__ = feed
 
@@ -464,8 +471,9 @@ class LiveTrace:
             # class with a handler (a copied line is a dict, which no handler is keyed by).
             handler = _ON.get(type(event))
             if handler is not None:
-                handler(self._recorder, event)
-                self.events += 1
+                with self._lock:
+                    handler(self._recorder, event)
+                    self.events += 1
                 return
         source = redacted if redacted is not None else event if isinstance(event, dict) else None
         if source is not None:
@@ -474,24 +482,24 @@ class LiveTrace:
             except (TypeError, ValueError):
                 self._unreadable = True
                 return
-        if not isinstance(event, ev.Event):
-            return
-        self._recorder.feed(event)
-        self.events += 1
+        if isinstance(event, ev.Event):
+            self.feed(event)
 
     def columns(self, meta: JSONObject, *, fixture: str | None = None) -> TraceColumns:
         """The normalized trace so far (callable again as more events come); the fixture is
         `fixture`, else named as `trace_run_dir` names it."""
-        started = self._recorder.started
-        self._recorder.fixture = fixture or _fixture_name(meta, [started] if started is not None else [])
-        return self._recorder.trace()
+        with self._lock:
+            started = self._recorder.started
+            self._recorder.fixture = fixture or _fixture_name(meta, [started] if started is not None else [])
+            return self._recorder.trace()
 
     def timed_columns(self, fixture: str) -> TraceColumns:
         """The trace so far with its wall-clock durations: what `trace_columns_from_events(events,
         fixture, fake_clock=True)` gives, the form a run's metrics are read from
         (`tftui.trace.distribution.timed_columns`), without keeping the events to fold again."""
-        self._recorder.fixture = fixture
-        return self._recorder.trace(fake_clock=True)
+        with self._lock:
+            self._recorder.fixture = fixture
+            return self._recorder.trace(fake_clock=True)
 
     def write(self, run_dir: str | Path, meta: JSONObject) -> tuple[Path | None, list[str]]:
         """Write `<run_dir>/trace.json` (what `trace_run_dir` would write)."""

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # the run service and the engine load after first paint (main
     from tftui.engine.events import Event
     from tftui.engine.run import RunResult
     from tftui.flow.model import Flow
+    from tftui.trace.record import LiveTrace
 
 
 @dataclass
@@ -73,9 +74,12 @@ async def journaled_run(
     rerun: Rerun | None,
     on_open: Callable[[Path], None],
     note: Callable[[str], None],
+    on_trace: Callable[[LiveTrace | None], None] | None = None,
 ) -> RunResult:
     """Prepare the run's session (fresh or seeded), run it under `ctl`, and report the notes.
-    Exceptions propagate after the journal is closed and its trace written."""
+    `on_trace` learns, before the run's first event, the trace the journal builds as it goes
+    (None: the run has none, not journaled). Exceptions propagate after the journal is closed
+    and its trace written."""
     from tftui import run_service
 
     if rerun is None:
@@ -89,6 +93,8 @@ async def journaled_run(
         )
     if session.run_dir is not None:
         on_open(session.run_dir)
+    if on_trace is not None:
+        on_trace(session.live_trace)
     shown = len(session.notes)
     for item in session.notes:
         note(note_text(item))

@@ -600,6 +600,7 @@ class MainScreen(Screen[None]):
                 rerun=rerun,
                 on_open=session.set_run_dir,
                 note=self.note_from_thread,
+                on_trace=self.trace_tab.use_run_trace,
             )
         except asyncio.CancelledError:  # stopped by quit/restart
             self.post_message(RunEnded(None))

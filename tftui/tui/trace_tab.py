@@ -5,12 +5,15 @@ The trace starts at the first `RunStarted` of a fresh run (not `resumed`), so af
 partial re-run (`u`, `r`) the tab shows the whole run like the journal that run writes
 (which starts with the previous run's events; see tftui.run_service).
 
-Cost: events are folded into the trace as they arrive (tftui.trace.record.LiveTrace, the
-recorder `tftui run` writes trace.json with) and not kept (a 10,000-item map's 20,000 events
-held here made every full collection of the garbage collector walk them again); showing the
-tab takes the trace so far from the recorder, which makes again only the steps that changed
-since the last time; that happens only when the tab is shown and the event count changed
-since the last build, and at most every `REFRESH_S` while the run goes.
+Cost: a journaled run's trace is the one its journal builds as it writes each event
+(tftui.trace.record.LiveTrace, what trace.json is written from; `use_run_trace` hands it over
+before the run's first event), so the tab shows what the file will hold, redaction included,
+and folds no event itself. A run without a journal (and a replay) is folded here as its events
+arrive, by the same recorder. Events are not kept (a 10,000-item map's 20,000 events held here
+made every full collection of the garbage collector walk them again); showing the tab takes the
+trace so far from the recorder, which makes again only the steps that changed since the last
+time; that happens only when the tab is shown and the event count changed since the last
+build, and at most every `REFRESH_S` while the run goes.
 
 The recent runs' sparklines read up to 30 journals: the debugger reads them in a worker
 (`background`: `text` asks for them through `on_history_wanted` and shows them once
@@ -60,7 +63,9 @@ class TraceTab:
         self.flow_name = flow_name
         self.runs_root = runs_root  # where this flow's runs are journaled: the sparklines read them
         self.event_count = 0  # events fed since the fresh run began
-        self._live: LiveTrace | None = None  # the trace of those events, folded as they come (_new_live)
+        self._live: LiveTrace | None = None  # the trace of those events (_new_live, or the journal's)
+        self._fed_elsewhere = False  # `_live` is the run's journal's, fed on the engine's thread
+        self._handed: tuple[LiveTrace | None] | None = None  # the next run's trace (`use_run_trace`)
         self._built: _Built | None = None
         self._built_at = 0.0
         self._build_s = 0.0  # how long the last rebuild took (see refresh_interval)
@@ -123,13 +128,29 @@ class TraceTab:
             self.on_history_wanted(key)
         return None
 
+    def use_run_trace(self, live: LiveTrace | None) -> None:
+        """The trace the next run's journal builds (None: that run has none, the tab folds its
+        events itself). Called from the run's thread before the run's first event; the tab
+        takes it with that event (`feed`): every event of the runs before was folded by then,
+        since a run starts only once the last one's events are all shown."""
+        self._handed = (live,)
+
     def feed(self, events: Iterable[ev.Event]) -> None:
+        handed = self._handed
+        if handed is not None:
+            self._handed = None
+            live = handed[0]
+            self._fed_elsewhere = live is not None
+            if live is not None:
+                self._live = live
         for event in events:
             if isinstance(event, ev.RunStarted) and not event.resumed:
                 self.event_count = 0  # a fresh run (a sub-flow's RunStarted arrives wrapped)
-                self._live = None
+                if not self._fed_elsewhere:
+                    self._live = None
             self.event_count += 1
-            (self._live or self._new_live()).feed(event)
+            if not self._fed_elsewhere:
+                (self._live or self._new_live()).feed(event)
 
     def _new_live(self) -> LiveTrace:
         from tftui.trace.record import LiveTrace
@@ -141,6 +162,8 @@ class TraceTab:
         """Start over from these events (time travel back in a replay)."""
         self.event_count = 0
         self._live = None
+        self._fed_elsewhere = False
+        self._handed = None
         self.feed(events)
 
     def refresh_interval(self) -> float:
