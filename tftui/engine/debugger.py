@@ -111,15 +111,12 @@ class Debugger:
             self._checking -= 1
 
     def _quiet(self, run: Run, point: str, phase_id: str | None) -> bool:
-        """True when `_checkpoint` would neither pause nor change anything at this point: the
-        cases where `_why` answers None at once (data breakpoints are evaluated, and remember
-        what they saw, at every point: never quiet while there are any)."""
+        """True when `_checkpoint` would neither pause nor change anything at this point (data
+        breakpoints are evaluated, and remember what they saw, at every point but after-failure:
+        never quiet while there are any)."""
         if run.aborted:
             return True
-        if point == "after-failure":
-            return self._pending != "failure"
-        return not (self._pause_requested or self._pending is not None or self.stepping or self.data_breakpoints
-                    or (point == "before-phase" and phase_id in self.breakpoints))
+        return self._standing(point, phase_id) is None and (point == "after-failure" or not self.data_breakpoints)
 
     async def _checkpoint(self, run: Run, point: str, phase_id: str | None, info: dict[str, Any]) -> None:
         if run.aborted:
@@ -149,22 +146,29 @@ class Debugger:
         self._paused_evt.clear()
         run.emit(ev.Resumed())
 
-    def _why(self, run: Run, point: str, phase_id: str | None, info: dict[str, Any]) -> str | None:
+    def _standing(self, point: str, phase_id: str | None) -> str | None:
+        """Why the debugger stops at this point, but for data breakpoints, without changing
+        anything (`_why` consumes what it answers; `_quiet` only looks)."""
         if point == "after-failure":
-            if self._pending != "failure":
-                return None
-            self._pending = None
-            return "failure"
+            return "failure" if self._pending == "failure" else None
         if self._pause_requested:
-            self._pause_requested = False
             return "pause"
         if self._pending is not None:
-            why, self._pending = self._pending, None
-            return why
+            return self._pending
         if self.stepping:
             return "step"
         if point == "before-phase" and phase_id in self.breakpoints:
             return "breakpoint"
+        return None
+
+    def _why(self, run: Run, point: str, phase_id: str | None, info: dict[str, Any]) -> str | None:
+        why = self._standing(point, phase_id)
+        if why == "pause":
+            self._pause_requested = False  # a pause request is answered once
+        elif why is not None and why == self._pending:
+            self._pending = None  # so is a pending failure or block
+        if why is not None or point == "after-failure":
+            return why
         if self.data_breakpoints and self._data_hit(run, phase_id, info):
             return "data-breakpoint"
         return None
