@@ -72,3 +72,97 @@ async def test_each_row_of_a_long_line_is_the_row_the_whole_text_draws() -> None
                 for number, (row, want) in enumerate(zip(got, expected, strict=True)):
                     assert normal(row) == normal(want), (size, text.plain[:30], number, row.text, want.text)
                 body.scroll_to(y=0, animate=False, immediate=True)
+
+
+def shown(body: TextLines) -> list[list[tuple[str, object]]]:
+    """The panel's rows as the compositor takes them (Textual's kept rows, the dirty ones drawn again)."""
+    return [normal(strip) for strip in body.render_lines(body.size.region)]
+
+
+def drawn_afresh(body: TextLines) -> list[list[tuple[str, object]]]:
+    body._styles_cache.clear()
+    return shown(body)
+
+
+def count_drawn(body: TextLines) -> list[int]:
+    """The rows `body` draws from now on (Textual asks for a row only when it is dirty)."""
+    drawn: list[int] = []
+    draw = body.render_line
+
+    def counted(y: int) -> Strip:
+        drawn.append(y)
+        return draw(y)
+
+    body.render_line = counted  # type: ignore[method-assign]
+    return drawn
+
+
+def lines(count: int, changed: dict[int, str] | None = None) -> Text:
+    rows = [f"line {i}" for i in range(count)]
+    for index, text in (changed or {}).items():
+        rows[index] = text
+    text = Text("\n".join(rows))
+    text.stylize("bold", 0, 6)
+    return text
+
+
+def update_drawn(body: TextLines, drawn: list[int], text: Text) -> tuple[list[int], list[str]]:
+    """Show `text`: the rows drawn again for it, and the panel's rows as plain text, after checking
+    that they are the rows a panel drawn afresh shows."""
+    drawn.clear()
+    body.update(text)
+    rows = shown(body)
+    again = list(drawn)
+    assert rows == drawn_afresh(body)
+    return again, ["".join(piece for piece, _ in row).strip() for row in rows]
+
+
+async def test_an_update_repaints_only_the_rows_that_changed_and_shows_the_new_text() -> None:
+    app = Host()
+    async with app.run_test(size=(40, 10)) as pilot:
+        body = app.query_one(TextLines)
+        body.update(lines(5))
+        await pilot.pause()
+        drawn = count_drawn(body)
+        assert update_drawn(body, drawn, lines(5))[1][:6] == ["line 0", "line 1", "line 2", "line 3", "line 4", ""]
+        # one line changed (a count going up while a run goes): that row alone is drawn again
+        again, rows = update_drawn(body, drawn, lines(5, {2: "line 2 changed"}))
+        assert again == [2]
+        assert rows[2] == "line 2 changed"
+        # lines changed and added: "first", "line 2" again, two new rows
+        assert update_drawn(body, drawn, lines(7, {1: "first"}))[0] == [1, 2, 5, 6]
+        # row 1 changed back; rows 3-6 are blank now
+        assert update_drawn(body, drawn, lines(3))[0] == [1, 3, 4, 5, 6]
+        # the same text: nothing drawn
+        assert update_drawn(body, drawn, lines(3))[0] == []
+        # a line inserted: the rows below it move, so they are drawn again
+        inserted = Text("line 0\nnew\nline 1\nline 2")
+        inserted.stylize("bold", 0, 6)  # as lines() styles its first line
+        assert update_drawn(body, drawn, inserted) == ([1, 2, 3], ["line 0", "new", "line 1", "line 2", *[""] * 6])
+
+
+async def test_a_scrolled_panel_repaints_only_changed_rows_on_screen() -> None:
+    app = Host()
+    async with app.run_test(size=(40, 10)) as pilot:
+        body = app.query_one(TextLines)
+        body.update(lines(40))
+        await pilot.pause()
+        body.scroll_to(y=20, animate=False, immediate=True)
+        await pilot.pause()
+        shown(body)
+        drawn = count_drawn(body)
+        again, rows = update_drawn(body, drawn, lines(40, {3: "above the panel", 22: "on screen"}))
+        assert again == [2]  # row 22, the panel's third
+        assert rows[2] == "on screen"
+
+
+async def test_an_update_that_brings_a_scrollbar_repaints_the_whole_panel() -> None:
+    app = Host()
+    async with app.run_test(size=(40, 10)) as pilot:
+        body = app.query_one(TextLines)
+        body.update(lines(3))
+        await pilot.pause()
+        body.update(lines(30))  # more rows than the panel: a scrollbar narrows every row
+        await pilot.pause()
+        assert body.show_vertical_scrollbar
+        assert shown(body) == drawn_afresh(body)

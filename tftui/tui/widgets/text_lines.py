@@ -58,6 +58,15 @@ def _on_line(strip: Strip, line: int, x: int = 0) -> Strip:
     return Strip(segments, strip.cell_length)
 
 
+def _row_key(lines: list[Content], starts: list[int], total: int, row: int) -> tuple[object, ...] | None:
+    """What row `row` of the text (`lines`, their first rows `starts`, `total` rows) shows; None: blank."""
+    if row >= total or not starts:
+        return None
+    index = bisect_right(starts, row) - 1
+    line = lines[index]
+    return (index, row - starts[index], line.plain, tuple(line.spans))
+
+
 def text_lines(text: Text, console: Console, ansi_theme: TerminalTheme | None) -> list[Content]:
     """`Content.from_rich_text(text).split(allow_blank=True)`: the same lines with the same spans,
     made without a Content of the whole text and converting each distinct style once (a tab's
@@ -107,8 +116,9 @@ class TextLines(ScrollView):
     ALLOW_SELECT = True
 
     # Not Widget's layout reactive: a new height would lay the whole screen out again. The
-    # scrollbars follow here; one that appears or goes asks for the layout it needs.
-    virtual_size: Reactive[Size] = Reactive(Size(0, 0))
+    # scrollbars follow here; one that appears or goes asks for the layout it needs. No repaint
+    # of its own: the count that sets it repaints the rows that changed (`_count_rows`).
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), repaint=False)
 
     def watch_virtual_size(self, size: Size) -> None:
         self._scroll_update(size)
@@ -134,6 +144,10 @@ class TextLines(ScrollView):
         self._wrapped_width = -1
         self._whole: list[Strip] | None = None  # every row, drawn at once (while text is selected)
         self._inner: RichStyle | None = None  # a row's padding style, while `render_lines` draws
+        # what the panel showed before `update` (its lines, their first rows, its rows, the width
+        # they were counted at): the next count repaints only the rows on screen that differ
+        self._shown: tuple[list[Content], list[int], int, int] | None = None
+        self._total_rows = 0
 
     def update(self, text: Text | Content) -> None:
         """Show `text`; nothing is drawn when it is the text already shown."""
@@ -142,6 +156,8 @@ class TextLines(ScrollView):
             if not (isinstance(text, Text) and isinstance(shown, Text)) or text.style == shown.style:
                 return
         self.content = text
+        if self._shown is None:  # (a second update before the count keeps what is on screen)
+            self._shown = (self._lines, self._starts, self._total_rows, self._width)
         if isinstance(text, Content):
             self._whole_content = text
             self._lines = text.split(allow_blank=True)
@@ -206,9 +222,34 @@ class TextLines(ScrollView):
             row += 1 if rows is None else len(rows) + (1 if isinstance(rows, tuple) else 0)
         self._starts = starts
         self._line_wraps = line_wraps
-        self.refresh()  # every row may have moved
+        shown, self._shown = self._shown, None
+        self._total_rows = row
+        if shown is None or shown[3] != width or self.text_selection is not None:
+            self.refresh()  # every row may have moved
+        else:
+            self._refresh_changed_rows(*shown)
         # last: a scrollbar that appears or goes changes the width, and the rows are counted again
         self.virtual_size = Size(self.scrollable_content_region.width, row)
+
+    def _refresh_changed_rows(self, lines: list[Content], starts: list[int], total: int, _width: int) -> None:
+        """Repaint the rows on screen that differ from what `lines` (first rows `starts`, `total`
+        rows, counted at this width) showed there, not the whole panel: a tab updated while a run
+        goes changes a line or two (a count), and a panel drawn again whole cost ~4 ms a frame
+        (Textual keeps each row it drew until it is marked dirty). A row is what it shows: its
+        line's text and styles, which row of the line, and the line's number (a row's selection
+        offsets name it)."""
+        top = self.scroll_offset.y
+        height = self.scrollable_content_region.height
+        dirty: list[tuple[int, int]] = []  # runs of rows on screen: (first, how many)
+        for y in range(height):
+            if _row_key(self._lines, self._starts, self._total_rows, top + y) != _row_key(lines, starts, total, top + y):
+                if dirty and dirty[-1][0] + dirty[-1][1] == y:
+                    dirty[-1] = (dirty[-1][0], dirty[-1][1] + 1)
+                else:
+                    dirty.append((y, 1))
+        if dirty:
+            width = max(self.virtual_size.width, self.size.width)
+            self.refresh(*(Region(0, y, width, count) for y, count in dirty))
 
     def _scrollbar_coming(self, width: int) -> bool:
         """With no scrollbar yet, whether the text has more rows than the panel at `width` (each
@@ -246,6 +287,10 @@ class TextLines(ScrollView):
         if drawn is not None and drawn[0] == drawn_from:
             return drawn[1]
         wrap = self._line_wraps[index] if index < len(self._line_wraps) else None
+        if wrap is None and at:  # a line that fits has one row: the rows below the text are blank
+            # (not drawn from the last line and thrown away: a short text in a tall panel did
+            # that for every blank row, ~0.25 ms each, at every redraw of the panel)
+            return None
         x = 0
         if isinstance(wrap, tuple):  # a long line: this row alone, cut where the whole line is
             if at > len(wrap):
