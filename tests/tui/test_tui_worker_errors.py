@@ -3,6 +3,8 @@ ends the run with a note and a toast and leaves the UI usable; a watcher that di
 
 from __future__ import annotations
 
+import pytest
+
 from tftui.tui.main_screen import RUN_WORKERS
 from tftui.tui.reload import WATCH_WORKERS
 
@@ -36,3 +38,23 @@ async def test_a_dead_watcher_is_reported(h):
         main.run_worker(watcher(), group=WATCH_WORKERS, exit_on_error=False)
         await h.settle(pilot, lambda: any("file watching stopped" in e.text for e in main.event_log.entries))
         assert any("inotify limit reached" in e.text for e in main.event_log.entries)
+
+
+async def test_an_error_folding_events_is_shown_as_a_handler_error_is(h, monkeypatch):
+    """The fold steps run as loop callbacks, not messages: a bug in one still reaches the app,
+    which shows it and exits, instead of vanishing into the loop's log with the UI frozen."""
+    from tftui.engine import events as ev
+    from tftui.tui.messages import EngineEvents
+
+    app = h.make_app(h.FIXTURES / "review.json")
+    with pytest.raises(KeyError, match="folding bug"):
+        async with app.run_test(size=(100, 30)) as pilot:
+            main = app.main
+
+            def broken(events: list[ev.Event]) -> None:
+                raise KeyError("folding bug")
+
+            monkeypatch.setattr(main, "_fold", broken)
+            main.post_message(EngineEvents([ev.RunStarted(flow_name="review", phase_ids=[])]))
+            await pilot.pause(0.2)
+    assert app.return_code == 1
