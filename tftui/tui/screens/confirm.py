@@ -2,7 +2,9 @@
 the run has ended): a stray key must not wipe what is being read (README, "Debugging a flow").
 
 `y` or enter starts the new run; any other key (`n`, esc, the `c`/`s`/`R` that opened the
-question, pressed again) keeps the view: a stray key never confirms it.
+question, pressed again) keeps the view: a stray key never confirms it. The first answer is the
+answer (SingleAnswerModal); keys that still arrive before the question has gone (a burst, typed
+ahead) are dropped.
 """
 
 from __future__ import annotations
@@ -11,15 +13,15 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 
 from tftui.tui.screens.modals import MODAL_CSS
+from tftui.tui.screens.single_answer import SingleAnswerModal
 from tftui.tui.widgets.folded import Folded
 
 HINT = "y / enter: start it · n / esc: keep this view"
 
 
-class ConfirmNewRunScreen(ModalScreen[bool]):
+class ConfirmNewRunScreen(SingleAnswerModal[bool]):
     CSS = MODAL_CSS + """
     ConfirmNewRunScreen { align: center middle; }
     ConfirmNewRunScreen .modal-box { width: 70; max-width: 100%; }
@@ -44,6 +46,9 @@ class ConfirmNewRunScreen(ModalScreen[bool]):
         self.dismiss(yes)
 
     def on_key(self, event: events.Key) -> None:
-        if event.key not in ("y", "enter"):  # any other key keeps the view
+        if self.answered:  # typed ahead of the question's going: for nobody
             event.stop()
-            self.dismiss(False)
+            event.prevent_default()
+        elif event.key not in ("y", "enter"):  # any other key keeps the view
+            event.stop()
+            self.action_answer(False)

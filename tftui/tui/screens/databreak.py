@@ -10,12 +10,12 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from tftui.engine import databreak
 from tftui.lang.condition import syntax_error
 from tftui.tui.screens.modals import MODAL_CSS
+from tftui.tui.screens.single_answer import SingleAnswerModal
 from tftui.tui.widgets.folded import Folded
 from tftui.tui.widgets.ordered_input import OrderedInput
 
@@ -40,7 +40,7 @@ def feedback(expr: str, current: list[str], *, enter: str = "enter adds it") -> 
     return f"✓ syntax OK, names known — {enter}"
 
 
-class DataBreakpointScreen(ModalScreen[str | None]):
+class DataBreakpointScreen(SingleAnswerModal[str | None]):
     CSS = MODAL_CSS + """
     DataBreakpointScreen { align: center middle; }
     DataBreakpointScreen #databreak-feedback { height: auto; padding: 0 1; }

@@ -20,11 +20,11 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, TextArea
 from textual.widgets.text_area import Selection
 
 from tftui.tui.clipboard import copy_text, copyable, raw_selection
+from tftui.tui.screens.single_answer import SingleAnswerModal
 from tftui.tui.widgets.folded import Folded
 from tftui.tui.widgets.ordered_input import OrderedInput
 
@@ -54,7 +54,7 @@ FullTextScreen .modal-hint { color: $text-muted; height: auto; }  /* wraps: a st
 HINT = "/ find · n/N next/prev · g/G start/end · w wrap · y copy · esc/q close"
 
 
-class FullTextScreen(ModalScreen[None]):
+class FullTextScreen(SingleAnswerModal[None]):
     CSS = FULL_TEXT_CSS
     BINDINGS = [
         Binding("escape,q", "close", "Close"),

@@ -21,13 +21,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from tftui.engine.state import RunState
 from tftui.flow.lint import Shape, phase_scope
 from tftui.flow.model import Flow
 from tftui.tui.screens.modals import MODAL_CSS
+from tftui.tui.screens.single_answer import SingleAnswerModal
 from tftui.tui.widgets.folded import Folded
 from tftui.tui.widgets.ordered_input import OrderedInput
 
@@ -43,7 +43,7 @@ class GuardEdit:
     new_text: str | None = None  # the saved file content ("saved")
 
 
-class GuardEditorScreen(ModalScreen[GuardEdit | None]):
+class GuardEditorScreen(SingleAnswerModal[GuardEdit | None]):
     CSS = MODAL_CSS + """
     GuardEditorScreen { align: center middle; }
     GuardEditorScreen .modal-box { max-height: 100%; }

@@ -11,10 +11,11 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.widgets import Button, Input, TextArea
 
 from tftui.tui.actions import VERBS, VERBS_BY_ID, key_for
+from tftui.tui.screens.single_answer import SingleAnswerModal
 from tftui.tui.widgets.folded import Folded
 from tftui.tui.widgets.ordered_input import OrderedInput, OrderedTextArea
 from tftui.verbs import verbs_for
@@ -45,7 +46,7 @@ def fit_to_terminal(screen: Screen[Any]) -> None:
     screen.post_message(events.Resize(size, size))
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(SingleAnswerModal[None]):
     CSS = MODAL_CSS
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
 
@@ -89,7 +90,7 @@ class HelpScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
-class AnswerScreen(ModalScreen[str | None]):
+class AnswerScreen(SingleAnswerModal[str | None]):
     """The human runner's question: shows node path and prompt, takes the answer."""
 
     CSS = MODAL_CSS + """
@@ -139,7 +140,7 @@ def _verb_binding(verb_id: str, action: str) -> Binding:
     return Binding(verb.key, action, verb.label, id=verb.binding_id, priority=verb.priority)
 
 
-class ApprovalScreen(ModalScreen[tuple[str, str | None] | None]):
+class ApprovalScreen(SingleAnswerModal[tuple[str, str | None] | None]):
     """Approve / reject / edit an approval phase. Result: (decision, note).
 
     Edit opens the text the phase passes on (the upstream output, else the note typed so far)
@@ -252,7 +253,7 @@ class ApprovalScreen(ModalScreen[tuple[str, str | None] | None]):
         self.dismiss((decision, text.strip() or None))
 
 
-class LineInputScreen(ModalScreen[str | None]):
+class LineInputScreen(SingleAnswerModal[str | None]):
     """One line of input (log filter, export path, replay seek). Enter submits, esc cancels.
     With `check`, a value it finds a problem with is not submitted: the problem shows under it."""
 

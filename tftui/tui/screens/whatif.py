@@ -22,7 +22,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
 from tftui.engine.whatif import REMOVE, ScoreOverrides, WhatIfResult, apply_score_edit_to_source, what_if_gate
@@ -31,6 +30,7 @@ from tftui.flow.score_shape import COMBINE_MODES
 from tftui.lang.values import js_number_str, js_to_number
 from tftui.present import whatif_text
 from tftui.tui.screens.modals import MODAL_CSS, fit_to_terminal
+from tftui.tui.screens.single_answer import SingleAnswerModal
 from tftui.tui.widgets.folded import Folded
 from tftui.tui.widgets.ordered_input import OrderedInput
 
@@ -156,7 +156,7 @@ def result_text(result: WhatIfResult | None, errors: list[str]) -> Text:
     return out
 
 
-class WhatIfScreen(ModalScreen[None]):
+class WhatIfScreen(SingleAnswerModal[None]):
     CSS = MODAL_CSS + """
     WhatIfScreen { align: center middle; }
     WhatIfScreen #whatif-form { height: auto; max-height: 9; }
