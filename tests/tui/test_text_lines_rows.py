@@ -166,3 +166,19 @@ async def test_an_update_that_brings_a_scrollbar_repaints_the_whole_panel() -> N
         await pilot.pause()
         assert body.show_vertical_scrollbar
         assert shown(body) == drawn_afresh(body)
+
+
+async def test_a_text_that_shrinks_under_the_scroll_position_is_shown_whole() -> None:
+    app = Host()
+    async with app.run_test(size=(40, 10)) as pilot:
+        body = app.query_one(TextLines)
+        body.update(lines(40))
+        await pilot.pause()
+        body.scroll_end(animate=False, immediate=True)
+        await pilot.pause()
+        shown(body)
+        body.update(lines(12, {11: "the last"}))  # the panel was scrolled past the new end
+        await pilot.pause()
+        rows = shown(body)
+        assert rows == drawn_afresh(body)
+        assert "the last" in "".join(piece for piece, _ in rows[-1])
