@@ -106,6 +106,14 @@ def lines(count: int, changed: dict[int, str] | None = None) -> Text:
     return text
 
 
+async def showing(app: Host, pilot, text: Text) -> TextLines:
+    """The app's panel, showing `text` on screen."""
+    body = app.query_one(TextLines)
+    body.update(text)
+    await pilot.pause()
+    return body
+
+
 def update_drawn(body: TextLines, drawn: list[int], text: Text) -> tuple[list[int], list[str]]:
     """Show `text`: the rows drawn again for it, and the panel's rows as plain text, after checking
     that they are the rows a panel drawn afresh shows."""
@@ -120,9 +128,7 @@ def update_drawn(body: TextLines, drawn: list[int], text: Text) -> tuple[list[in
 async def test_an_update_repaints_only_the_rows_that_changed_and_shows_the_new_text() -> None:
     app = Host()
     async with app.run_test(size=(40, 10)) as pilot:
-        body = app.query_one(TextLines)
-        body.update(lines(5))
-        await pilot.pause()
+        body = await showing(app, pilot, lines(5))
         drawn = count_drawn(body)
         assert update_drawn(body, drawn, lines(5))[1][:6] == ["line 0", "line 1", "line 2", "line 3", "line 4", ""]
         # one line changed (a count going up while a run goes): that row alone is drawn again
@@ -144,9 +150,7 @@ async def test_an_update_repaints_only_the_rows_that_changed_and_shows_the_new_t
 async def test_a_scrolled_panel_repaints_only_changed_rows_on_screen() -> None:
     app = Host()
     async with app.run_test(size=(40, 10)) as pilot:
-        body = app.query_one(TextLines)
-        body.update(lines(40))
-        await pilot.pause()
+        body = await showing(app, pilot, lines(40))
         body.scroll_to(y=20, animate=False, immediate=True)
         await pilot.pause()
         shown(body)
@@ -159,9 +163,7 @@ async def test_a_scrolled_panel_repaints_only_changed_rows_on_screen() -> None:
 async def test_an_update_that_brings_a_scrollbar_repaints_the_whole_panel() -> None:
     app = Host()
     async with app.run_test(size=(40, 10)) as pilot:
-        body = app.query_one(TextLines)
-        body.update(lines(3))
-        await pilot.pause()
+        body = await showing(app, pilot, lines(3))
         body.update(lines(30))  # more rows than the panel: a scrollbar narrows every row
         await pilot.pause()
         assert body.show_vertical_scrollbar
@@ -171,9 +173,7 @@ async def test_an_update_that_brings_a_scrollbar_repaints_the_whole_panel() -> N
 async def test_a_text_that_shrinks_under_the_scroll_position_is_shown_whole() -> None:
     app = Host()
     async with app.run_test(size=(40, 10)) as pilot:
-        body = app.query_one(TextLines)
-        body.update(lines(40))
-        await pilot.pause()
+        body = await showing(app, pilot, lines(40))
         body.scroll_end(animate=False, immediate=True)
         await pilot.pause()
         shown(body)

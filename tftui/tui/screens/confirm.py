@@ -3,8 +3,7 @@ the run has ended): a stray key must not wipe what is being read (README, "Debug
 
 `y` or enter starts the new run; any other key (`n`, esc, the `c`/`s`/`R` that opened the
 question, pressed again) keeps the view: a stray key never confirms it. The first answer is the
-answer (SingleAnswerModal); keys that still arrive before the question has gone (a burst, typed
-ahead) are dropped.
+answer (SingleAnswerModal): keys typed ahead of the question's going answer nothing again.
 """
 
 from __future__ import annotations
@@ -46,9 +45,6 @@ class ConfirmNewRunScreen(SingleAnswerModal[bool]):
         self.dismiss(yes)
 
     def on_key(self, event: events.Key) -> None:
-        if self.answered:  # typed ahead of the question's going: for nobody
+        if event.key not in ("y", "enter"):  # any other key keeps the view
             event.stop()
-            event.prevent_default()
-        elif event.key not in ("y", "enter"):  # any other key keeps the view
-            event.stop()
-            self.action_answer(False)
+            self.dismiss(False)

@@ -227,11 +227,11 @@ class TextLines(ScrollView):
         if shown is None or shown[3] != width or self.text_selection is not None:
             self.refresh()  # every row may have moved
         else:
-            self._refresh_changed_rows(*shown)
+            self._refresh_changed_rows(*shown[:3])
         # last: a scrollbar that appears or goes changes the width, and the rows are counted again
         self.virtual_size = Size(self.scrollable_content_region.width, row)
 
-    def _refresh_changed_rows(self, lines: list[Content], starts: list[int], total: int, _width: int) -> None:
+    def _refresh_changed_rows(self, lines: list[Content], starts: list[int], total: int) -> None:
         """Repaint the rows on screen that differ from what `lines` (first rows `starts`, `total`
         rows, counted at this width) showed there, not the whole panel: a tab updated while a run
         goes changes a line or two (a count), and a panel drawn again whole cost ~4 ms a frame
