@@ -2,7 +2,8 @@
 
 Members (all UTF-8 text):
 - `bundle.json`          format marker, version, run id, what the bundle holds
-- `flow.json`            the flow as it was run (the run dir's copy, else the file it names)
+- `flow.json`            the flow as it was run (the run dir's copy, else the file it names), with
+                         the guards edited in the debugger (`e`, `enter`) written in (`edited_guards`)
 - `meta.json`            the run's meta
 - `events.jsonl`         the journal (already redacted by the journal writer)
 - `trace.json`           the normalized trace (the run dir's, else computed from the events)
@@ -55,6 +56,34 @@ def answers_from_events(events: Sequence[Event]) -> dict[str, list[JSONValue]]:
     return replies
 
 
+def edited_guards(events: Sequence[Event]) -> dict[str, str]:
+    """Phase id -> the `when` the run last evaluated for it, for the top-level phases whose last
+    evaluation was a debugger override (the guard editor's `enter`, docs/scheduling.md §2.3): the journal
+    is the record of which guard ran, whatever the flow file says."""
+    from tftui.engine.events import GuardEvaluated
+
+    last: dict[str, GuardEvaluated] = {}
+    for event in events:
+        if isinstance(event, GuardEvaluated) and "/" not in event.phase_id:
+            last[event.phase_id] = event
+    return {pid: e.expr for pid, e in last.items() if e.overridden}
+
+
+def _with_edited_guards(flow_text: str, edited: dict[str, str], warnings: list[str]) -> str:
+    """`flow_text` with each edited guard set (`flow.edit.set_when`, formatting kept; an empty
+    guard removes `when`), so the bundle's flow and answers re-run what was run."""
+    from tftui.flow.edit import set_when
+
+    for pid, expr in edited.items():
+        edit = set_when(flow_text, pid, expr if expr.strip() else None)
+        if edit.text is None:
+            warnings.append(f"the guard of '{pid}' edited in the debugger is not in flow.json: {edit.error}")
+            continue
+        flow_text = edit.text
+        warnings.append(f"flow.json has the guard of '{pid}' as edited in the debugger: {expr or '(none)'}")
+    return flow_text
+
+
 def export_bundle(run_dir: str | os.PathLike[str], out_path: str | os.PathLike[str]) -> tuple[Path, list[str]]:
     """Write the bundle of `run_dir` to `out_path` (atomically); returns (path, warnings)."""
     from tftui.engine.journal import EVENTS_FILE, META_FILE
@@ -74,6 +103,10 @@ def export_bundle(run_dir: str | os.PathLike[str], out_path: str | os.PathLike[s
         warnings.extend(more)
         trace_text = dump_trace(trace) if trace is not None else None
     answers = answers_from_events(recording.events)
+    edited = edited_guards(recording.events)
+    flow_text = recording.flow_text
+    if flow_text is not None and edited:
+        flow_text = _with_edited_guards(flow_text, edited, warnings)
     manifest = {
         "format": BUNDLE_FORMAT,
         "version": BUNDLE_VERSION,
@@ -82,6 +115,7 @@ def export_bundle(run_dir: str | os.PathLike[str], out_path: str | os.PathLike[s
         "created": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
         "events": len(recording.events),
         "answers": sum(len(v) for v in answers.values()),
+        **({"editedGuards": edited} if edited else {}),
     }
     target = Path(out_path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -92,8 +126,8 @@ def export_bundle(run_dir: str | os.PathLike[str], out_path: str | os.PathLike[s
             zf.writestr(name, text.encode("utf-8", "backslashreplace"))
 
         put("bundle.json", json.dumps(manifest, indent=2) + "\n")
-        if recording.flow_text is not None:
-            put("flow.json", recording.flow_text)
+        if flow_text is not None:
+            put("flow.json", flow_text)
         put("meta.json", (source / META_FILE).read_text(encoding="utf-8") if (source / META_FILE).is_file()
             else json.dumps(recording.meta, indent=2) + "\n")
         zf.write(source / EVENTS_FILE, "events.jsonl")

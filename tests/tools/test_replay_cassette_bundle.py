@@ -204,3 +204,44 @@ def test_headless_replay_never_imports_textual(tmp_path, in_repo):
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+async def test_bundle_carries_a_guard_edited_in_the_debugger(tmp_path, tools):
+    """A guard applied with the guard editor (`e`, `enter`) is the guard the run evaluated: the
+    bundle's flow.json has it written in, so its flow and answers re-run what was run."""
+    from tftui.engine.debugger import Debugger
+    from tftui.engine.journal import Journal
+    from tftui.engine.run import run_flow
+
+    text = (tools.SAMPLES / "conditional_review.json").read_text(encoding="utf-8")
+    flow = Flow.model_validate_json(text)
+    edited = "{steps.triage.json.severity} != low"
+    debugger = Debugger()
+    debugger.set_guard("quick-summary", edited)
+    journal = Journal.create(tmp_path / "runs", flow_name=flow.name, flow_text=text)
+    runner = ScriptedRunner.from_file(tools.SAMPLES / "conditional_review.replies.json")
+    try:
+        result = await run_flow(flow, runner=runner, debugger=debugger, journal=journal, keep_events=True)
+    finally:
+        journal.close()
+    assert result.phases["quick-summary"].status == "done"  # the edit made it run (triage says high)
+
+    path, warnings = export_bundle(journal.run_dir, tmp_path / "repro.tftui.zip")
+    assert warnings == [f"flow.json has the guard of 'quick-summary' as edited in the debugger: {edited}"]
+    rec = open_bundle(path)
+    phases = {p["id"]: p for p in json.loads(rec.flow_text)["phases"]}
+    assert phases["quick-summary"]["when"] == edited
+    assert phases["deep-audit"]["when"] == "{steps.triage.json.severity} == high"  # not edited: as in the file
+    assert rec.flow_text.count("\n") == text.count("\n")  # only the guard's text changed
+    assert rec.meta["runId"] == journal.run_dir.name
+    _, rerun, _ = await tools.run_dict(json.loads(rec.flow_text), rec.replies)
+    assert {pid: p.status for pid, p in rerun.phases.items()} == {pid: p.status for pid, p in result.phases.items()}
+
+
+async def test_bundle_of_a_run_without_edited_guards_keeps_the_flow_file(tmp_path, onblock_run_dir):
+    path, _ = export_bundle(onblock_run_dir, tmp_path / "plain.tftui.zip")
+    import zipfile
+
+    with zipfile.ZipFile(path) as zf:
+        manifest = json.loads(zf.read("bundle.json"))
+    assert "editedGuards" not in manifest
