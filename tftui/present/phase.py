@@ -14,6 +14,7 @@ from typing import Any
 from tftui.engine.state import Attempt, PhaseState, RunState, counted_phase_ids, progress  # noqa: F401 (present's n/m)
 from tftui.lang.condition import UNMET
 from tftui.present.gates import block_reason
+from tftui.present.numbers import elapsed_text
 from tftui.present.status import display_status
 
 
@@ -168,6 +169,14 @@ def phase_duration_ms(phase: PhaseState | None, now: float | None, paused_s: flo
             paused = max(0.0, paused_s - phase.paused_base) if phase.ended_at is None else 0.0
             return max(0.0, (end - phase.started_at - paused) * 1000)
     return None
+
+
+def phase_duration_text(phase: PhaseState | None, now: float | None, paused_s: float = 0.0) -> str:
+    """A phase's time as its tree row and Info tab show it: `phase_duration_ms` written as
+    `elapsed_text` writes it (`0ms` under a millisecond, as `tftui run`'s column), '' while it has
+    none (not started, or running in a recorded replay, which has no clock: `now` None)."""
+    ms = phase_duration_ms(phase, now, paused_s)
+    return "" if ms is None else elapsed_text(ms)
 
 
 def run_elapsed_ms(state: RunState, now: float | None) -> float | None:

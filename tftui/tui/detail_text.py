@@ -121,7 +121,7 @@ def overview(
                 out.append(f"  ({counters})")
             out.append("\n")
         if show_times:
-            duration = present.format_duration(present.phase_duration_ms(state, None))
+            duration = present.phase_duration_text(state, None)
             if duration:
                 out.append(f"Duration: {duration}\n")
         u = state.usage or {}

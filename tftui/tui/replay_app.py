@@ -183,10 +183,14 @@ class ReplayApp(TftuiApp):
     VERB_SCREEN = "replay"  # which verbs of tftui.verbs act here (bindings, palette, help)
 
     def __init__(self, replay: Replay, flow: Flow, *, source: str, **kwargs: Any) -> None:
-        kwargs.setdefault("show_times", False)  # durations would mix recorded and wall-clock times
         super().__init__(flow, flow_path=None, runner=None, watch=False, **kwargs)
         self.replay = replay
         self.source = source
+
+    def now(self) -> float | None:
+        # A recording has no clock: its phases show the durations they recorded, and a phase
+        # still running at the replay's position none (a wall-clock time would mix in).
+        return None
 
     def make_main_screen(self) -> ReplayScreen:
         return ReplayScreen(self)

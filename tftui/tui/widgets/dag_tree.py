@@ -289,7 +289,7 @@ class DagTree(Tree[str]):
             text.append(f" {counters}", style=colour)
         if self.show_times:
             now = self.now()
-            duration = present.format_duration(present.phase_duration_ms(phase, now, present.paused_s_at(self.state, now)))
+            duration = present.phase_duration_text(phase, now, present.paused_s_at(self.state, now))
             if duration:
                 text.append(f" {duration}", style="dim")
         usage = present.usage_text(phase.usage if phase else None)
