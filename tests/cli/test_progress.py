@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
+import re
 
 from tftui import present
 from tftui.commands.progress import Progress
@@ -132,7 +134,7 @@ def test_summary_and_exit_codes() -> None:
     feed(progress)
     finish(progress)
     line = summary_line(progress.state, status="blocked", run_dir=None, duration_ms=61000)
-    assert line == "blocked · 1 done, 1 blocked, 0 failed, 1 skipped · 2 attempts · 14 tok · cost unknown · 1m01s"  # issue 15 item 16: no prices, not $0.00
+    assert line == "blocked · 1 done, 1 blocked, 0 failed, 1 skipped · 2 calls · 14 tok · cost unknown · 1m01s"  # issue 15 item 16: no prices, not $0.00
     assert [exit_code_for(s) for s in ("completed", "failed", "blocked", "paused")] == [0, 1, 1, 130]
 
 
@@ -141,7 +143,28 @@ def test_onblock_rerun_is_marked() -> None:
     progress = Progress(stream=stream, phase_types={"impl": "agent"})
     progress.on_event(ev.PhaseStarted(phase_id="impl", depth=1, round=1))
     progress.on_event(ev.PhaseFinished(phase_id="impl", status="done", output="v2"))
-    assert stream.getvalue().rstrip().endswith("(re-run for onBlock round 1)")
+    assert stream.getvalue().rstrip().endswith("(re-run for onBlock round 1; tokens: all its rounds)")
+
+
+def test_onblock_rerun_row_says_its_tokens_are_the_phases_so_far(tmp_path, monkeypatch) -> None:
+    """onblock_rework: implement's first row has its first round's tokens, its re-run row the
+    phase's tokens so far (what the tree row shows); the rows are not to be added up, and the
+    summary counts each call once."""
+    from pathlib import Path
+
+    from tftui.cli import main
+
+    samples = Path(__file__).resolve().parents[2] / "sample_flows"
+    monkeypatch.chdir(tmp_path)
+    err = io.StringIO()  # the rows are progress: stderr (stdout has the final output)
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        code = main(["run", str(samples / "onblock_rework.json"), "--replies", str(samples / "onblock_rework.replies.json"),
+                     "--no-journal", "--no-wait"])
+    assert code == 0
+    rows = [line for line in err.getvalue().splitlines() if " implement " in line]
+    assert len(rows) == 2 and rows[1].endswith("(re-run for onBlock round 1; tokens: all its rounds)"), rows
+    first, again = (int(re.search(r"(\d+) tok", row).group(1)) for row in rows)
+    assert again > first
 
 
 def test_status_line_counts_a_running_maps_items() -> None:

@@ -99,7 +99,7 @@ def _copy(run_dir: Path, root: Path) -> Path:
 
 def _summary_count(stderr: str) -> int:
     last = stderr.strip().splitlines()[-1]
-    found = re.search(r" (\d+) attempts? ", last)
+    found = re.search(r" (\d+) calls? ", last)
     assert found, last
     return int(found.group(1))
 

@@ -146,7 +146,7 @@ def test_samples_run_without_flags(tftui, runs_dir: Path) -> None:
     # a UTF-8 stream: Unicode glyphs (the summary's `·` below says the same)
     assert "✓ review-each" in done.stderr
     last = done.stderr.strip().splitlines()[-1]
-    assert last.startswith("completed · 3 done, 0 failed, 0 skipped · 5 attempts")
+    assert last.startswith("completed · 3 done, 0 failed, 0 skipped · 5 calls")
     (run_dir,) = runs_dir.iterdir()  # TFTUI_RUNS_DIR, shown relative to the working directory
     assert last.endswith(f" · run runs/{run_dir.name}"), last
 

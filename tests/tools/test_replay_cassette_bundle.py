@@ -164,7 +164,7 @@ def test_replay_command(tmp_path, in_repo, capsys):
     # the debugger's event log wording (one describer), the status glyphs of the one table
     assert "fetch: returned in" in lines[3] and "with error: 429 Too Many Requests" in lines[3]
     assert lines[-1].endswith(f"run_finished       {present.glyph('completed')} run finished: completed"
-                              "  | run completed · done 2 · 4 attempts · 187 tok")
+                              "  | run completed · done 2 · 4 calls · 187 tok")
     bundle = tmp_path / "out.tftui.zip"
     assert main(["replay", str(run_dir), "--export", str(bundle)]) == 0
     assert capsys.readouterr().out.strip() == str(bundle)

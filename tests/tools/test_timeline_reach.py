@@ -156,7 +156,7 @@ async def test_calls_tab_of_a_big_map_shows_the_latest_attempts_and_says_so(tool
     ]
 
     text = calls(fed).plain
-    assert f"Attempts: {len(items)}" in text
+    assert f"Calls: {len(items)} " in text
     assert f"25 earlier attempts not shown (the latest {MAX_ATTEMPTS_SHOWN} are" in text
     assert "review of m24\n" not in text and f"review of m{len(items) - 1}" in text  # the latest, not the first
     assert text.count("attempt 1") == MAX_ATTEMPTS_SHOWN

@@ -58,7 +58,7 @@ async def test_header_after_a_rerun_says_it_counts_earlier_runs(h, tmp_path, asc
         totals = run_report.totals(app.state)
         assert totals["tokens"] == 500 and totals["earlierRuns"] == {"tokens": 200, "costUSD": 0.002}
         # the calls are counted as the spend is: the five the run made (a, g, p, then g and p again)
-        assert totals["attempts"] == 5 and "5 attempts" in summary, (totals, summary)
+        assert totals["attempts"] == 5 and "5 calls" in summary, (totals, summary)
 
 
 @pytest.mark.parametrize(("size", "ascii"), [((80, 24), False), ((120, 40), True)])

@@ -92,7 +92,7 @@ async def test_a_reworked_phase_counts_every_call_in_info_as_in_calls(h, size, a
         await pilot.press("c")
         await h.run_to_end(pilot, app)
         await _show(pilot, app, "implement", "attempts")
-        listed = re.search(r"Attempts: (\d+)", _detail_shown(h, app))
+        listed = re.search(r"Calls: (\d+) D: diff", _detail_shown(h, app))
         assert listed is not None and listed.group(1) == "2"
         await _show(pilot, app, "implement", "overview")
         info = _detail_shown(h, app)

@@ -155,7 +155,9 @@ class Progress:
                 f"{present.spend_tokens_text(phase.usage):>10}")
         notes = []
         if phase.depth > 0:  # an upstream phase re-executed by a gate's onBlock round
-            notes.append(f"(re-run for onBlock round {phase.round})")
+            # its usage is the phase's, every round so far (as its tree row has it): rows of one
+            # phase are not to be added up, the run's total counts each call once
+            notes.append(f"(re-run for onBlock round {phase.round}; tokens: all its rounds)")
         if status == "failed":
             notes.append(_one_line(phase.error))
         elif status == "blocked" and phase.gate:

@@ -100,9 +100,11 @@ def untracked_calls(usage: Mapping[str, object] | None) -> int:
 
 
 def calls_text(count: int) -> str:
-    """A run's call count (`present.run_calls`) as every front end words it: `5 attempts`,
-    `1 attempt` (`tftui run`'s summary, `tftui runs`, `tftui replay --print`)."""
-    return f"{count} attempt{'s' if count != 1 else ''}"
+    """A run's call count (`present.run_calls`) as every front end words it: `5 calls`, `1 call`
+    (`tftui run`'s summary, `tftui runs`, `tftui replay --print`; the debugger's Info says
+    `Calls: 5`). Calls, not attempts: a phase's attempts are its own count (a loop's 3
+    iterations are 3 calls in 1 attempt, docs/language.md §2.2)."""
+    return f"{count} call{'s' if count != 1 else ''}"
 
 
 def cost_known(usage: Mapping[str, object] | None) -> bool:

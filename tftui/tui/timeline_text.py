@@ -97,7 +97,7 @@ def calls(timeline: PhaseTimeline, *, diff: bool = False) -> Text:
         out.append("(no calls yet)\n", style="italic")
         return out
     mode = "diff vs the previous attempt (D: full view)" if diff else "D: diff vs the previous attempt"
-    out.append(f"Attempts: {len(timeline.attempts)}   ", style="bold")
+    out.append(f"Calls: {len(timeline.attempts)}   ", style="bold")  # the count Info gives (`Calls: N`): one row a call
     out.append(mode + "\n", style="dim")
     if timeline.rounds:
         out.append(f"Evaluations: {evaluation_strip(timeline)}\n", style="bold")  # r1 in the tree = 1 rework round between 2 evaluations
