@@ -152,7 +152,7 @@ async def test_diagnostics_panel_after_an_invalid_edit_is_ascii(h, workdir, monk
         await h.settle(pilot, lambda: panel.has_class("-visible")
                        and any("unknown phase 'nope'" in line for line in h.screen_lines(app)), limit=3000)
         lines = assert_ascii(app, "diagnostics")
-        assert any("1 error(s) - showing the last good" in line for line in lines)  # was an em dash
+        assert any("1 error(s), all in the log -" in line for line in lines)  # was an em dash
         assert any("unknown phase 'nope'" in line for line in lines)
 
 

@@ -127,3 +127,21 @@ async def test_u_with_a_broken_file_says_so(h, workdir):
         await pilot.press("u")
         await pilot.pause()
         assert any("The saved flow has 1 error(s)" in n.message for n in app._notifications)
+
+
+async def test_every_error_of_a_broken_save_can_be_read_at_80x24(h, workdir):
+    """The panel has at most 8 rows; a save with two errors, each a long message, showed the first
+    and cut the second at 80x24 (found in QA): each error also goes to the log, whole."""
+    flow_path = workdir / "review.json"
+    good = flow_path.read_text()
+    app = h.make_app(flow_path, watch=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        panel = app.query_one("#diagnostics")
+        broken = good.replace('"type": "gate"', '"type": "gaet"').replace(
+            '"dependsOn": ["fetch"], "task": "Write notes', '"dependsOn": ["drafts"], "task": "Write notes')
+        flow_path.write_text(broken)
+        await h.settle(pilot, lambda: panel.has_class("-visible"))
+        await pilot.pause()
+        assert "all in the log" in str(panel.render())
+        shown = " ".join(" ".join(h.screen_text(app).split()).split("│"))
+        assert "unknown phase 'drafts'" in shown, h.screen_text(app)

@@ -91,17 +91,21 @@ class Reloader:
         self.screen.show_selected()
 
     # -- applying a change --------------------------------------------------------------
-    def show_diagnostics(self, diagnostics: list[Diagnostic]) -> None:
+    def show_diagnostics(self, diagnostics: list[Diagnostic]) -> list[str]:
+        """Show the errors of a saved version in the panel (none: hide it); returns them as
+        written (`file:line:col: ...`, in file order, at most 20)."""
         panel = self.screen.diagnostics_panel
         errors = sorted((d for d in diagnostics if d.is_error), key=lambda d: (d.line or 0, d.col or 0))  # file order
         if not errors:
             panel.remove_class("-visible")
-            return
+            return []
         name = self.screen.session.flow_path or "<flow>"
-        lines = [f"{len(errors)} error(s) — showing the last good flow until the file is fixed:"]
-        lines += [d.format(name) for d in errors[:20]]
-        panel.update("\n".join(lines))
+        written = [d.format(name) for d in errors[:20]]
+        # The panel is at most 8 rows (80x24 leaves no more): the log below holds every error too.
+        panel.update("\n".join([f"{len(errors)} error(s), all in the log — the last good flow stays until fixed:",
+                                *written]))
         panel.add_class("-visible")
+        return written
 
     def note_arg_warnings(self, warnings: list[str]) -> None:
         """The `--arg` name warnings of a saved version the log does not show yet (a save removed
@@ -119,8 +123,10 @@ class Reloader:
         self.note_arg_warnings(message.arg_warnings)
         if result.flow is None:
             self.reload_errors = len(result.errors)
-            self.show_diagnostics(result.diagnostics)
+            written = self.show_diagnostics(result.diagnostics)
             screen.note(f"reload: {len(result.errors)} error(s); keeping the last good flow")
+            for line in written:
+                screen.note(f"reload: {line}")
             return
         self.reload_errors = 0
         self.show_diagnostics([])
