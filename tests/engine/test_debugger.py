@@ -327,3 +327,70 @@ async def test_time_spent_paused_is_not_the_phases_duration():
     assert result.status == "completed"
     assert result.phases["p"].duration_ms == 2000.0  # the backoff; the 600 s of pauses are left out
     assert result.state.ended_at - result.state.started_at >= 600  # the run's wall time still has them
+
+
+async def test_a_pause_while_paused_does_not_queue_a_second_pause():
+    # QA (tmux): `p` pressed while the run was already paused stopped it again at the next point
+    f = flow({"id": "p", "task": "p"}, {"id": "q", "task": "q", "dependsOn": ["p"]})
+    dbg = Debugger(start_paused=True)
+    task, _ = start(f, {"p": "P", "q": "Q"}, dbg)
+    paused = await dbg.wait_paused(TIMEOUT)
+    assert (paused.point, paused.phase_id) == ("before-phase", "p")
+    dbg.pause()  # already paused: there is nothing more to ask for
+    dbg.continue_()
+    again = await dbg.wait_paused(TIMEOUT)
+    assert again is None, again  # the run ends without another stop
+    result = await asyncio.wait_for(task, TIMEOUT)
+    assert result.status == "completed"
+    assert sum(isinstance(e, ev.Paused) for e in result.events) == 1
+
+
+async def test_a_pause_answers_a_pending_failure_too():
+    """QA (sample_flows/transient_retry.json, tmux): with break-on-failure on, a `p` during the
+    backoff after a failed attempt paused before the next attempt as "pause" and left the failure
+    pending; `c` from there stopped before the next phase as "(failure)" though nothing failed
+    after. One pause answers every request waiting for one."""
+    f = flow({"id": "fetch", "task": "f", "retry": {"max": 2, "backoffMs": 0}},
+             {"id": "summarize", "task": "s", "dependsOn": ["fetch"]})
+    replies = {"fetch": [{"error": "boom", "exitCode": 1}, {"error": "boom again", "exitCode": 1}, "F"],
+               "summarize": "S"}
+    dbg = Debugger()
+    dbg.break_on_failure = True
+    task, _ = start(f, replies, dbg)
+    paused = await dbg.wait_paused(TIMEOUT)
+    assert (paused.point, paused.attempt, paused.why) == ("before-attempt", 1, "failure")
+    dbg.step()
+    dbg.pause()  # asked while attempt 2 runs (and fails)
+    paused = await dbg.wait_paused(TIMEOUT)
+    assert (paused.point, paused.attempt, paused.why) == ("before-attempt", 2, "pause")
+    dbg.continue_()
+    again = await dbg.wait_paused(TIMEOUT)
+    assert again is None, again  # the run ends without another stop
+    result = await asyncio.wait_for(task, TIMEOUT)
+    assert result.status == "completed"
+    assert [(e.point, e.phase_id, e.why) for e in result.events if isinstance(e, ev.Paused)] == [
+        ("before-attempt", "fetch", "failure"), ("before-attempt", "fetch", "pause")]
+
+
+async def test_a_pause_after_a_failure_answers_a_pause_request():
+    # the stop at after-failure is the one a `p` asked for during the call: `c` from there runs on
+    f = flow({"id": "p", "task": "p", "retry": {"max": 0}}, {"id": "q", "task": "q"}, concurrency=1)
+    dbg = Debugger()
+    dbg.break_on_failure = True
+
+    class Runner(ScriptedRunner):
+        async def run(self, request):
+            if request.phase_id == "p":
+                dbg.pause()  # asked while p's call is in flight
+            return await super().run(request)
+
+    runner = Runner({"p": {"error": "bad request", "exitCode": 1}, "q": "Q"})
+    task = asyncio.ensure_future(run_flow(f, runner=runner, debugger=dbg, clock=InstantClock(), keep_events=True))
+    paused = await dbg.wait_paused(TIMEOUT)
+    assert (paused.point, paused.phase_id, paused.why) == ("after-failure", "p", "failure")
+    dbg.continue_()
+    again = await dbg.wait_paused(TIMEOUT)
+    assert again is None, again  # the run ends without another stop
+    result = await asyncio.wait_for(task, TIMEOUT)
+    assert result.phases["q"].output == "Q"
+    assert [(e.point, e.phase_id) for e in result.events if isinstance(e, ev.Paused)] == [("after-failure", "p")]

@@ -163,15 +163,16 @@ class Debugger:
 
     def _why(self, run: Run, point: str, phase_id: str | None, info: dict[str, Any]) -> str | None:
         why = self._standing(point, phase_id)
-        if why == "pause":
-            self._pause_requested = False  # a pause request is answered once
-        elif why is not None and why == self._pending:
-            self._pending = None  # so is a pending failure or block
-        if why is not None or point == "after-failure":
-            return why
-        if self.data_breakpoints and self._data_hit(run, phase_id, info):
-            return "data-breakpoint"
-        return None
+        if why is None and point != "after-failure" and self.data_breakpoints and self._data_hit(run, phase_id, info):
+            why = "data-breakpoint"
+        if why is not None:
+            # The pause taken here answers every request waiting for one: a `pause()` and a
+            # pending failure or block both asked to stop at the next point, and this is it. Kept,
+            # the one not named would stop the run again later under its stale reason (QA:
+            # "paused before-phase summarize (failure)" after `c`, nothing having failed since).
+            self._pause_requested = False
+            self._pending = None
+        return why
 
     def _data_hit(self, run: Run, phase_id: str | None, info: dict[str, Any]) -> bool:
         from tftui.lang.condition import evaluate
@@ -209,8 +210,10 @@ class Debugger:
         self._release.set()
 
     def pause(self) -> None:
-        """Stop at the next pause point."""
-        self._pause_requested = True
+        """Stop at the next pause point (nothing while paused: the run is already stopped, and
+        a request kept would stop it again at the point after the one released)."""
+        if self.paused is None:
+            self._pause_requested = True
 
     def abort(self) -> None:
         """Cancel the run (it ends `paused`); releases a pause in progress."""
