@@ -58,6 +58,10 @@ def test_transient_retry(tftui) -> None:
     fetch = out["phases"]["fetch"]
     assert fetch["status"] == "done" and fetch["attempts"] == 3
     assert fetch["usage"]["input"] == 80  # usage of the failed 429 attempt is counted too
+    # ... and its tokens came without a cost: fetch's and the run's cost are lower bounds
+    assert fetch["usage"]["costUSD"] is None
+    assert out["totals"]["costUSD"] is None and out["totals"]["costUSDAtLeast"] == 0.0009
+    assert out["totals"]["unpricedCalls"] == 1
     assert out["phases"]["summarize"]["status"] == "done"
     assert out["totals"]["attempts"] == 4
     assert backoffs(out, "fetch") == [2000, 4000]  # transient defaults (skipped by --no-wait)

@@ -37,7 +37,7 @@ class PhaseStatus(StrEnum):
 STATUS: dict[str, PhaseStatus] = {status.value: status for status in PhaseStatus}
 
 
-# `unpriced` / `untracked`: answered calls with no cost / no usage at all (unknown is not 0)
+# `unpriced` / `untracked`: calls of unknown cost / answered calls with no usage at all (unknown is not 0; add_usage)
 _EMPTY_USAGE: dict[str, Any] = {"input": 0, "output": 0, "cost": 0.0, "cacheRead": 0, "cacheWrite": 0,
                                 "turns": 0, "unpriced": 0, "untracked": 0}
 # A fresh zero tally on each call (a C-level copy: every phase state and phase run makes one or two).
@@ -63,16 +63,19 @@ def add_usage(
     Unknown is never a silent 0 (README "Cost and usage"): an answered call (no error, not
     replayed) counts as `untracked` when it reported no usage and its runner reports none
     (a CLI agent), and as `unpriced` when its cost is unknown: no cost with tokens, or no
-    usage from a runner that reports no cost (a provider without prices). A failed call
-    without usage adds nothing (no answer: nothing known to be spent)."""
+    usage from a runner that reports no cost (a provider without prices). A failed call that
+    reported tokens without a cost is `unpriced` too: every attempt's usage counts
+    (docs/retry.md §3), and those tokens were spent at a cost not known, so the phase's and
+    the run's cost is a lower bound. A failed call without usage, or without tokens, adds nothing unknown (no
+    answer: nothing known to be spent)."""
     if not usage:  # (checked first: an instant or CLI runner reports none, on every call)
         if answered and not (metering.usage and metering.cost):
             if not metering.usage:
                 total["untracked"] = total.get("untracked", 0) + 1
             total["unpriced"] = total.get("unpriced", 0) + 1
         return
-    if answered and not isinstance(usage.get("costUSD", usage.get("cost")), (int, float)) and (
-        not metering.cost or _num(usage.get("input")) or _num(usage.get("output"))
+    if not isinstance(usage.get("costUSD", usage.get("cost")), (int, float)) and (
+        _num(usage.get("input")) or _num(usage.get("output")) or (answered and not metering.cost)
     ):
         total["unpriced"] = total.get("unpriced", 0) + 1
     total["input"] += _num(usage.get("input"))

@@ -3,10 +3,10 @@
 `1.5s`, `12.3k tok`, `$0.0018`: the debugger's tree and header, `tftui run`'s lines and
 summary, `tftui runs` and `tftui replay --print` all format through these functions.
 
-Unknown is never zero (README "Cost and usage"): a usage record counts the answered calls
-that reported no cost (`unpriced`) and no usage at all (`untracked`). A cost with unpriced
-calls reads `cost unknown`, or `≥ $X (some calls unpriced)` when some calls were priced;
-tokens of untracked calls read `? tok` (or `≥ N tok`); JSON gives null (`cost_json`).
+Unknown is never zero (README "Cost and usage"): a usage record counts the calls of unknown
+cost (`unpriced`: answered without a cost, or failed with tokens but no cost) and the answered
+calls with no usage at all (`untracked`). A cost with unpriced calls reads `cost unknown`, or
+`≥ $X (some calls unpriced)` when some calls were priced; tokens of untracked calls read `? tok` (or `≥ N tok`); JSON gives null (`cost_json`).
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def usage_cost(usage: Mapping[str, object] | None) -> float:
 
 
 def unpriced_calls(usage: Mapping[str, object] | None) -> int:
-    """Answered calls whose cost is not known (no prices, or no usage reported at all)."""
+    """Calls whose cost is not known (no prices, no usage reported at all, a failed call's tokens without a cost)."""
     return _int(usage.get("unpriced")) if usage else 0
 
 
