@@ -140,8 +140,9 @@ async def test_every_error_of_a_broken_save_can_be_read_at_80x24(h, workdir):
         broken = good.replace('"type": "gate"', '"type": "gaet"').replace(
             '"dependsOn": ["fetch"], "task": "Write notes', '"dependsOn": ["drafts"], "task": "Write notes')
         flow_path.write_text(broken)
-        await h.settle(pilot, lambda: panel.has_class("-visible"))
-        await pilot.pause()
+        def shown() -> str:
+            return " ".join(" ".join(h.screen_text(app).split()).split("│"))
+
+        await h.settle(pilot, lambda: panel.has_class("-visible") and "unknown phase 'drafts'" in shown(), limit=3000)
         assert "all in the log" in str(panel.render())
-        shown = " ".join(" ".join(h.screen_text(app).split()).split("│"))
-        assert "unknown phase 'drafts'" in shown, h.screen_text(app)
+        assert "unknown phase 'drafts'" in shown(), h.screen_text(app)
