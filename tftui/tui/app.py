@@ -35,6 +35,7 @@ from tftui.present.live import LiveText
 from tftui.tui import ascii_mode, native_memory
 from tftui.tui.commands import VerbCommands
 from tftui.tui.idle_collect import IdleCollection
+from tftui.tui.key_order import KeyOrder
 from tftui.tui.keymap import configured_theme, keymap_from_config, read_config, save_theme
 from tftui.tui.main_screen import MainScreen
 from tftui.tui.messages import EngineEvents, EventBatcher
@@ -97,6 +98,7 @@ class TftuiApp(App[int]):
         self.settings = settings  # merged settings from tftui.config; None: read config_path (tests)
         self.state = RunState(flow_name=flow.name)
         self.modals = ModalBridge(self)
+        self.key_order = KeyOrder(self, super().on_event)  # see on_event
         # A replay has no runner: its run controls are off (see replay_app).
         self.ctl = RunController(runner=runner, clock=clock, args=dict(args or {}), flow_path=flow_path)
         self.ctl.approver = self.ask_approval
@@ -346,6 +348,12 @@ class TftuiApp(App[int]):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.InputEvent):
             self.idle_collection.input_seen()
+        if isinstance(event, events.Key):  # keys typed ahead go where the keys before them led (tui/key_order.py)
+            if not event.is_forwarded:  # from the terminal
+                await self.key_order.take(event)
+                return
+            if await self.key_order.arrived(event):  # bubbled up from a screen no longer on top
+                return
         await super().on_event(event)
 
     async def on_unmount(self) -> None:
