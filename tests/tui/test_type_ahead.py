@@ -1,4 +1,4 @@
-"""Keys typed in one burst are handled one after the other (tui/key_order.py): a key typed right
+"""Keys typed in one burst go where the keys before them led (tui/key_order.py): a key typed right
 after one that opens a dialog goes to that dialog, and a dialog's own key (ctrl+s) acts on what
 was typed before it. Found in tmux (`tmux send-keys` delivers a burst): `c y` after a run left
 the "start a new run?" question open with the `y` lost, and `["a","b","c"]` then ctrl+s in the
@@ -33,6 +33,16 @@ async def test_y_typed_with_the_key_that_asks_starts_the_new_run(h):
         burst(app, ("c", "c"), ("y", "y"))
         await h.settle(pilot, lambda: app.state.run_id != run_id and not app.ctl.running)
         assert isinstance(app.screen, MainScreen)  # the question took the y, and went
+
+
+async def test_a_key_typed_after_the_answer_goes_to_the_screen_below(h):
+    app = h.make_app(h.FIXTURES / "review.json")
+    async with app.run_test(size=(80, 24)) as pilot:
+        run_id = await ended_run(h, pilot, app)
+        tab = app.screen.detail.active
+        burst(app, ("c", "c"), ("n", "n"), ("right_square_bracket", "]"))
+        await h.settle(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.detail.active != tab)
+        assert app.state.run_id == run_id  # n kept the view; the question answered once
 
 
 async def test_y_typed_with_restart_restarts(h):
