@@ -40,6 +40,87 @@ def _next_word(text: str, offset: int) -> str:
     return match.group() if match else text[offset : offset + 1]
 
 
+# A string or one bracket, for walking the part of the text the decoder accepted (comments are
+# already blanks there, and every string in it is closed).
+_STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+_CLOSER = {"{": "}", "[": "]"}
+# The decoder's complaints that, at the end of the file, mean the file stops inside a container.
+_AT_END_POSSIBLE = frozenset(
+    {"Expecting value", "Expecting ',' delimiter", "Expecting ':' delimiter", "Expecting property name enclosed in double quotes"}
+)
+
+
+def _open_brackets(text: str, offset: int) -> list[int]:
+    """The offsets of the '{' and '[' still open at `offset`, outermost first."""
+    stack: list[int] = []
+    for match in _STRING_OR_BRACKET.finditer(text, 0, offset):
+        token = match.group()
+        if token in "{[":
+            stack.append(match.start())
+        elif token in "}]" and stack:
+            stack.pop()
+    return stack
+
+
+def _not_closed(text: str, opened: list[int]) -> str:
+    """'[' opened at 1:22 is not closed (add ']') — naming the innermost, and what else ends the file."""
+    if not opened:
+        return "is the end of the flow missing?"
+    inner = text[opened[-1]]
+    line, col = _where(text, opened[-1])
+    said = f"'{inner}' opened at {line}:{col} is not closed (add '{_CLOSER[inner]}')"
+    if len(opened) > 1:
+        closers = "".join(_CLOSER[text[i]] for i in reversed(opened))
+        said += f"; {len(opened) - 1} more around it: the file should end with '{closers}'"
+    return said
+
+
+def _at_end(text: str, pos: int, msg: str) -> Diagnostic:
+    """The decoder met the end of the file inside an object or array: the file is cut short, or
+    its closing brackets are missing. The fix goes after the last thing the file holds."""
+    end = _previous_token_end(text, pos)
+    opened = _open_brackets(text, end)
+    if msg == "Expecting value" and text[end - 1 : end] not in "[{":  # after '[' it is only unclosed
+        what = f"a value is missing after '{text[end - 1 : end]}', and "
+    elif msg == "Expecting ':' delimiter":
+        what = "the last key has no ':' and value, and "
+    else:
+        what = ""
+    return Diagnostic("error", f"Invalid JSON: unexpected end of file: {what}{_not_closed(text, opened)}", *_where(text, end))
+
+
+def _backslash_at(text: str, pos: int) -> int:
+    """The backslash of the escape the decoder complains of (it points at it or at the 'u' after it)."""
+    return pos if text[pos : pos + 1] == "\\" else max(0, text.rfind("\\", 0, pos))
+
+
+def _escape_fix(text: str, pos: int) -> str:
+    """What the bad backslash escape at `pos` should have been."""
+    written = re.compile(r"\\(?:u[^\s\"]{0,4}|.)?", re.DOTALL).match(text, pos)
+    seen = written.group() if written else "\\"
+    if seen.startswith("\\u"):
+        return (
+            f"invalid escape '{seen}' in a string: \\u takes four hex digits (\\u00e9); "
+            "write a literal backslash as \\\\"
+        )
+    return (
+        f"invalid escape '{seen}' in a string: a backslash starts \\n, \\t, \\\", \\\\, \\/, \\b, \\f, \\r "
+        "or \\uXXXX; write a literal backslash as \\\\ (a Windows path as C:/dir or C:\\\\dir)"
+    )
+
+
+def _control_fix(char: str) -> str:
+    """What a raw control character inside a string should be written as."""
+    if char in "\r\n":
+        return (
+            "a line break inside a string: close the string with '\"' before the end of the line, "
+            "or write the break as \\n"
+        )
+    if char == "\t":
+        return "a raw tab inside a string: write it as \\t"
+    return f"a raw control character (U+{ord(char):04X}) inside a string: write it as \\u{ord(char):04x}"
+
+
 def json_error(text: str, exc: json.JSONDecodeError) -> Diagnostic:
     """The diagnostic for a decode error of `text` (the JSONC-stripped text the decoder read)."""
     pos = exc.pos
@@ -61,6 +142,20 @@ def json_error(text: str, exc: json.JSONDecodeError) -> Diagnostic:
             'becomes `{"id": "a"}` inside `[…]`',
             *_where(text, pos),
         )
+    if msg in _AT_END_POSSIBLE and not text[pos:].strip(_WS):
+        return _at_end(text, pos, msg)
+    if msg == "Expecting ',' delimiter" and text[pos : pos + 1] in ("}", "]"):
+        # A closer that is not the open bracket's: '}' where the ']' of an array is missing.
+        opened = _open_brackets(text, pos)
+        if opened:
+            line, col = _where(text, opened[-1])
+            inner = text[opened[-1]]
+            return Diagnostic(
+                "error",
+                f"Invalid JSON: '{text[pos]}' here does not close '{inner}' opened at {line}:{col} "
+                f"(add '{_CLOSER[inner]}' before it)",
+                *_where(text, pos),
+            )
     if msg == "Expecting ',' delimiter":
         end = _previous_token_end(text, pos)
         line, col = _where(text, end)
@@ -69,14 +164,14 @@ def json_error(text: str, exc: json.JSONDecodeError) -> Diagnostic:
         return Diagnostic("error", f"Invalid JSON: missing comma after line {line}? (expected ','{after})", line, col)
     if msg == "Expecting property name enclosed in double quotes":
         found = text[pos : pos + 1]
-        if not text[pos:].strip():
-            fix = "the file ends here: is the end of the flow missing?"
-        elif found == "'":
+        if found == "'":
             fix = "JSON strings use double quotes: write \"key\", not 'key'"
         elif found and found in "}]":
             fix = "a trailing comma before it? remove the comma"
         else:
-            fix = f"found {_next_word(text, pos)}; keys are strings in double quotes"
+            word = _next_word(text, pos)
+            fix = f'found {word}; keys are strings in double quotes: write "{word}"'
+
         return Diagnostic("error", f"Invalid JSON: expecting a key in double quotes — {fix}", *_where(text, pos))
     if msg == "Expecting ':' delimiter":
         return Diagnostic(
@@ -96,4 +191,26 @@ def json_error(text: str, exc: json.JSONDecodeError) -> Diagnostic:
         return Diagnostic(
             "error", "Invalid JSON: expecting a value — JSON strings use double quotes, not '…'", *_where(text, pos)
         )
+    if msg.startswith("Unterminated string"):
+        # The decoder stops a string at a raw line break (below), so this one runs to the end of
+        # the file; the position is its opening quote.
+        return Diagnostic(
+            "error",
+            "Invalid JSON: unterminated string: the file ends inside the string that starts here "
+            "(add the closing quote)",
+            *_where(text, pos),
+        )
+    if msg.startswith("Invalid control character"):  # the C decoder's words; the Python one adds the character
+        return Diagnostic("error", f"Invalid JSON: {_control_fix(text[pos : pos + 1])}", *_where(text, pos))
+    if msg.startswith(("Invalid \\escape", "Invalid \\uXXXX escape")):
+        at = _backslash_at(text, pos)
+        return Diagnostic("error", f"Invalid JSON: {_escape_fix(text, at)}", *_where(text, at))
+    if msg == "Expecting value":
+        return Diagnostic(
+            "error",
+            f"Invalid JSON: expecting a value, found {_next_word(text, pos)} — write a string in double quotes, "
+            "a number, true, false, null, an object {…} or an array […]",
+            *_where(text, pos),
+        )
+    # Every message the decoder has is worded above; one a later Python adds reads as it says.
     return Diagnostic("error", f"Invalid JSON: {msg[:1].lower() + msg[1:]}", exc.lineno, exc.colno)
