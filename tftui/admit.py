@@ -33,7 +33,7 @@ from pathlib import Path
 from tftui.agents.definitions import known_agent_names
 from tftui.config import Config, apply_limits, cwd_bridge_allowed
 from tftui.flow.diagnostics import Diagnostic, Severity
-from tftui.flow.load import LoadResult, lint_loaded, load_flow, load_flow_text
+from tftui.flow.load import FLOW_NOT_FOUND, LoadResult, lint_loaded, load_flow, load_flow_text
 from tftui.flow.model import Flow
 from tftui.lang.values import JSONValue
 
@@ -45,6 +45,7 @@ __all__ = [
     "admit",
     "admit_text",
     "arg_name_check",
+    "flow_not_found",
     "known_arg_names",
     "with_arg_names",
 ]
@@ -118,11 +119,19 @@ class Admission:
 
     @property
     def refusal(self) -> str | None:
-        """`PATH is not a valid flow (N errors)`, or None when the flow was admitted."""
+        """`PATH is not a valid flow (N errors)`, `flow file not found: PATH`, or None when the flow
+        was admitted."""
         if self.loaded.flow is not None:
             return None
+        if self.loaded.missing:
+            return flow_not_found(self.path)
         count = len(self.loaded.errors) or 1
         return f"{self.path} is not a valid flow ({count} error{'' if count == 1 else 's'})"
+
+
+def flow_not_found(path: str | Path) -> str:
+    """The one wording for a flow path with no file: `tftui run` says it before admitting."""
+    return f"{FLOW_NOT_FOUND}: {path}"
 
 
 def admission_rules(

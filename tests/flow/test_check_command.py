@@ -61,7 +61,9 @@ def test_unknown_field_is_an_error_with_the_fix(tmp_path, capsys):
 
 def test_unreadable_file_exits_2(files, tmp_path, capsys):
     assert main(["check", files["good"], str(tmp_path / "nope.json")]) == 2
-    assert "nope.json: error: cannot read file" in capsys.readouterr().out
+    assert f"{tmp_path / 'nope.json'}: error: flow file not found" in capsys.readouterr().out
+    assert main(["check", str(tmp_path)]) == 2  # there, but not a file
+    assert f"{tmp_path}: error: cannot read file: Is a directory" in capsys.readouterr().out
 
 
 def test_bad_arg_usage_exits_2(files, capsys):

@@ -253,8 +253,11 @@ def test_full_flow_is_not_shorthand_even_with_task_key():
 
 def test_load_flow_unreadable(tmp_path):
     result = load_flow(tmp_path / "missing.json")
-    assert result.unreadable and not result.ok
-    assert result.diagnostics[0].message.startswith("cannot read file")
+    assert result.unreadable and result.missing and not result.ok
+    assert result.diagnostics[0].message == "flow file not found"
+    result = load_flow(tmp_path)
+    assert result.unreadable and not result.missing
+    assert result.diagnostics[0].message == "cannot read file: Is a directory"
 
 
 def test_invalid_file_keeps_model_for_display():

@@ -141,6 +141,9 @@ def _open(args: argparse.Namespace) -> int:
     # The linter only warns: the debugger opens without waiting for it and lints after its first
     # frame (tui/app.py); a refused file is linted here, so its warnings explain the errors.
     result = admit(flow_path, rules, lint=False, remember=not args.no_watch)  # a save reuses its unchanged phases
+    if result.loaded.missing:  # nothing to fix in a file that is not there: say so, once
+        print(f"tftui: {result.refusal}", file=sys.stderr)
+        return 2
     if result.flow is None:
         result = result.linted()
         # Warnings too: a typo'd key ("taks") is a warning whose "did you mean" explains the error.

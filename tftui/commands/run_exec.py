@@ -138,7 +138,9 @@ def _plan_fresh(args: argparse.Namespace, given: ParsedArgs) -> Plan | int:
         raise UsageProblem("missing FLOW (the flow file to run), or --resume RUN_ID")
     flow_path = Path(args.flow)
     if not flow_path.exists():
-        raise UsageProblem(f"flow file not found: {flow_path}")
+        from tftui.admit import flow_not_found
+
+        raise UsageProblem(flow_not_found(flow_path))
     admitted = _load_checked(flow_path, given.values, given, args)
     if admitted is None:
         return EXIT_USAGE
@@ -176,7 +178,9 @@ def _plan_resume(args: argparse.Namespace, given: ParsedArgs) -> Plan | int:
         _err(f"warning: {warning}")
     flow_path = Path(args.flow) if args.flow else recorded.flow_path
     if not flow_path.exists():
-        raise UsageProblem(f"flow file not found: {flow_path} (pass FLOW explicitly)")
+        from tftui.admit import flow_not_found
+
+        raise UsageProblem(f"{flow_not_found(flow_path)} (pass FLOW explicitly)")
     if recorded.flow_changed(flow_path):
         raise UsageProblem(
             f"{flow_path} changed since run {run_dir.name} started (its copy is {run_dir / jr.FLOW_FILE}); "

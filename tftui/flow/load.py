@@ -55,6 +55,7 @@ class LoadResult:
     model: Flow | None = None  # built even when checks found errors (None if it could not be built)
     shorthand: Kind | None = None
     unreadable: bool = False  # the file could not be read at all (missing, a directory, no permission)
+    missing: bool = False  # unreadable because there is no such file: every front end says "not found"
     data: JSONValue = field(default=None, repr=False)  # the parsed JSON (after desugaring)
     # for the linter's later pass (`lint_loaded`): the text positions are read from, each
     # phase's index in the file; `linted`: its findings are among the diagnostics (or it had none to run)
@@ -114,6 +115,9 @@ def _js_int(text: str) -> int | float:
     value = int(text)
     return value if -(2**53) <= value <= 2**53 else float(text)
 
+
+# What `tftui check`, `tftui run` and `tftui FLOW` say of a flow path with no file (admit.py).
+FLOW_NOT_FOUND = "flow file not found"
 
 _CONSTANT = re.compile(r"-?\b(?:NaN|Infinity)\b")
 
@@ -500,6 +504,8 @@ def load_flow(
     name = str(path)
     raw, reason = read_regular_file(path, MAX_FLOW_BYTES)
     if raw is None:
+        if not Path(path).exists():  # (a dangling symlink too) the file is not there, not a bad one
+            return LoadResult(None, [Diagnostic("error", FLOW_NOT_FOUND)], "", name, unreadable=True, missing=True)
         return LoadResult(None, [Diagnostic("error", f"cannot read file: {reason}")], "", name, unreadable=True)
     return load_flow_text(raw, name, args=args, lint=lint, agents=agents, cwd_bridge_off=cwd_bridge_off,
                           remember=remember)
