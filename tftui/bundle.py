@@ -86,13 +86,13 @@ def _with_edited_guards(flow_text: str, edited: dict[str, str], warnings: list[s
 
 def export_bundle(run_dir: str | os.PathLike[str], out_path: str | os.PathLike[str]) -> tuple[Path, list[str]]:
     """Write the bundle of `run_dir` to `out_path` (atomically); returns (path, warnings)."""
-    from tftui.engine.journal import EVENTS_FILE, META_FILE
+    from tftui.engine.journal import EVENTS_FILE, META_FILE, no_journal
     from tftui.trace.model import dump_trace
     from tftui.trace.record import trace_of_run_dir
 
     source = Path(run_dir)
     if not (source / EVENTS_FILE).is_file():
-        raise BundleError(f"{source}: not a run directory (no {EVENTS_FILE})")
+        raise BundleError(no_journal(source))
     recording = load_run_dir(source)
     warnings = list(recording.warnings)
     if recording.flow_text is None:

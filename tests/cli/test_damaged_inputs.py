@@ -105,6 +105,19 @@ def test_a_missing_events_file_is_an_error_not_a_rerun(tftui, recorded: Path) ->
     assert not (recorded / "events.jsonl").exists()  # nothing was re-run into a fresh journal
 
 
+# QA: `tftui trace` of a directory without events.jsonl said "damaged journal: …: cannot read
+# (No such file or directory)"; a missing journal is no journal, and what a run directory holds.
+def test_a_directory_without_a_journal_is_not_called_damaged(tftui, recorded: Path) -> None:
+    (recorded / "events.jsonl").unlink()
+    said = (f"{recorded}: not a run directory (no events.jsonl: there is no journal here) — a run directory "
+            "(.tftui/runs/<run-id>/) holds the events.jsonl and meta.json that `tftui run` writes")
+    for argv in (("trace", str(recorded)), ("replay", str(recorded), "--print"),
+                 ("run", "--resume", recorded.name, "--runs-dir", str(recorded.parent))):
+        done = tftui(*argv)
+        assert done.code == 2, (argv, done.stderr)
+        assert said in done.stderr and "damaged" not in done.stderr, (argv, done.stderr)
+
+
 def test_a_second_resume_is_refused_naming_the_holder(tftui, recorded: Path) -> None:
     from tftui.engine.journal import Journal
 

@@ -55,7 +55,7 @@ from tftui.lang.values import JSONObject
 from tftui.redaction import might_contain_secret, redact
 
 __all__ = [
-    "Journal", "JournalBusy", "JournalDamaged", "encode_line", "read_journal", "load_events", "decode_events",
+    "Journal", "JournalBusy", "JournalDamaged", "JournalMissing", "no_journal", "encode_line", "read_journal", "load_events", "decode_events",
     "list_runs", "find_run",
 ]
 
@@ -281,7 +281,7 @@ class Journal:
         path = Path(run_dir)
         events_path = path / EVENTS_FILE
         if not events_path.is_file():  # appending would start an empty journal: a silent re-run
-            raise JournalDamaged(f"damaged journal: {events_path} is missing")
+            raise JournalMissing(no_journal(path))
         fh = open(events_path, "ab", buffering=0)  # noqa: SIM115 - handed to the Journal below
         _lock(fh, events_path)  # refuse before touching a journal someone is writing
         try:
@@ -602,6 +602,19 @@ class JournalDamaged(ValueError):
     """A journal that cannot be read as the run it records (docs/inputs.md §3)."""
 
 
+class JournalMissing(JournalDamaged):
+    """No journal at all: the directory is not a run directory, which is not a damaged one (a
+    JournalDamaged still, so every reader refuses it the same way)."""
+
+
+def no_journal(run_dir: str | os.PathLike[str]) -> str:
+    """What a reader says of a directory with no events.jsonl."""
+    return (
+        f"{run_dir}: not a run directory (no {EVENTS_FILE}: there is no journal here) — a run directory "
+        f"(.tftui/runs/<run-id>/) holds the {EVENTS_FILE} and {META_FILE} that `tftui run` writes"
+    )
+
+
 def load_events(run_dir: str | os.PathLike[str]) -> tuple[list[Any], dict[str, Any], list[str]]:
     """The decoded events, meta and warnings of a run directory, for a reader that must trust
     them (replay, trace, resume, the listing). Raises JournalDamaged naming the first problem
@@ -609,6 +622,8 @@ def load_events(run_dir: str | os.PathLike[str]) -> tuple[list[Any], dict[str, A
     or an event cannot be decoded (a field of the wrong type, an unknown status). A torn last
     line (a kill mid-write) is only a warning: the journal is repaired on resume."""
     path = Path(run_dir)
+    if not (path / EVENTS_FILE).exists():
+        raise JournalMissing(no_journal(path))
     rows, lines, meta, warnings, damage = _read_numbered_rows(path)
     events, undecodable = _decode_rows(rows)
     damage += [f"{path / EVENTS_FILE}:{lines[index]}: {problem}" for index, problem in undecodable]
