@@ -152,6 +152,43 @@ def test_tftui_config_command_masks_secrets(layout, monkeypatch, capsys):
     assert doc["agents"]["reviewer"]["source"] == "builtin"
 
 
+# QA: `providers.openai.api_key_env = "…_KEY"`: a setting holding a variable's or a header's NAME
+# was masked because its name has "key" in it, while the "api key for" line names it in clear.
+def test_tftui_config_shows_names_in_clear_and_secrets_masked(layout, monkeypatch, capsys):
+    key = "sk-live-abcdefghijklmnopqrstuvwx9876"
+    layout["user"].write_text(
+        '[providers.local]\nbase_url = "http://127.0.0.1:1/v1"\napi_key_env = "LOCAL_KEY"\n'
+        'api_key_header = "X-Api-Key"\napi_key = "sk-literal-abcdefghijklmnop4321"\n'
+        'headers = { "Authorization" = "Bearer abcdefghijklmnopqrst7777", "api-key" = "short" }\n'
+        '[commands.gh]\nargv = ["gh"]\nenv = { GH_TOKEN = "ghp_abcdefghijklmnopqr3333", REGION = "eu-west" }\n'
+    )
+    (layout["cwd"] / "tftui.toml").write_text('[providers.proj]\nbase_url = "http://127.0.0.1:2/v1"\n'
+                                              'api_key_env = "PROJ_API_KEY"\n')
+    for name, value in layout["env"].items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("LOCAL_KEY", key)
+    monkeypatch.chdir(layout["cwd"])
+    assert cli_main(["config"]) == 0
+    text = capsys.readouterr().out
+    setting = {line.split(" = ")[0].strip(): line.split(" = ", 1)[1].split("    #")[0] for line in text.splitlines()
+               if " = " in line and not line.startswith("api key for")}
+    assert setting["providers.openai.api_key_env"] == '"OPENAI_API_KEY"'
+    assert setting["providers.local.api_key_env"] == '"LOCAL_KEY"'
+    assert setting["providers.proj.api_key_env"] == '"PROJ_API_KEY"'  # a project provider's too
+    assert setting["providers.local.api_key_header"] == '"X-Api-Key"'
+    # the secrets stay masked: a key's value, header values, a command's token
+    assert setting["providers.local.api_key"] == '"…4321"'
+    assert setting["providers.local.headers.Authorization"] == '"Bearer …7777"'
+    assert setting["providers.local.headers.api-key"] == '"…"'
+    assert setting["commands.gh.env.GH_TOKEN"] == '"…3333"'
+    assert setting["commands.gh.env.REGION"] == '"eu-west"'
+    assert key not in text and "abcdefghijklmnop" not in text
+    assert cli_main(["config", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["settings"]["providers.openai.api_key_env"]["value"] == "OPENAI_API_KEY"
+    assert doc["settings"]["providers.local.api_key"]["value"] == "…4321"
+
+
 def test_tftui_config_exits_2_on_bad_file(layout, monkeypatch, capsys):
     for name, value in layout["env"].items():
         monkeypatch.setenv(name, value)

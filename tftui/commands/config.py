@@ -96,7 +96,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from tftui.config import ConfigError, flag_problems, load_config
-    from tftui.redaction import is_secret_header, mask, mask_header_value, redact, register_secret
+    from tftui.redaction import (
+        is_secret_env_name,
+        is_secret_header,
+        is_secret_key,
+        mask,
+        mask_header_value,
+        redact,
+        register_secret,
+    )
 
     flags: dict[str, Any] = {}
     for item in args.overrides:
@@ -148,7 +156,18 @@ def run(args: argparse.Namespace) -> int:
             register_secret(value)
     rows = []
     for key, value, src in cfg.flat():
-        if is_secret_header(key.rsplit(".", 1)[-1]) and isinstance(value, str):
+        # By the setting's name, as each kind of name reads: a header's value (`headers.api-key`),
+        # a command's variable (`env.GH_TOKEN`), a key itself (`api_key`). Not every name holding
+        # "key": `api_key_env` and `api_key_header` hold the NAME of a variable or a header, which
+        # the "api key for" line below shows in clear anyway.
+        parent, _, name = key.rpartition(".")
+        if parent.endswith(".headers"):
+            secret_name = is_secret_header(name)
+        elif parent.endswith(".env"):
+            secret_name = is_secret_env_name(name)
+        else:
+            secret_name = is_secret_key(name)
+        if secret_name and isinstance(value, str):
             value = mask_header_value(value)
         rows.append((key, redact(value, secrets), src))
     for info in keys.values():
