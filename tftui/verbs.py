@@ -183,3 +183,17 @@ def key_for(verb: Verb, keymap: dict[str, str] | None = None) -> str:
     if keymap and verb.binding_id in keymap:
         return key_display(keymap[verb.binding_id])
     return key_display(verb.key)
+
+
+def key_said(verb_id: str, keymap: dict[str, str] | None = None) -> str:
+    """The key a message tells you to press for a verb: its first key in effect (a remap in
+    config.toml `[keys]` included), as the footer shows it. Every message that names a verb's
+    key gets it here, so a remapped key is never named by its default."""
+    verb = VERBS_BY_ID[verb_id]
+    key = keymap.get(verb.binding_id, verb.key) if keymap else verb.key
+    return key_display(key.split(",")[0])
+
+
+def run_keys(keymap: dict[str, str] | None = None) -> str:
+    """`c runs, n steps`: how to start a run, where there is none to show."""
+    return f"{key_said('run', keymap)} runs, {key_said('step', keymap)} steps"

@@ -90,3 +90,30 @@ async def test_palette_shows_the_key_in_effect(h, tmp_path):
         await pilot.pause()
         titles = [title for title, *_ in VerbCommands(app.screen)._entries()]
         assert "Step  \\[f10]" in titles and "Run / cont  \\[c]" in titles
+
+
+def test_messages_name_the_default_keys_without_a_remap():
+    from tftui.verbs import key_said, run_keys
+
+    assert run_keys() == "c runs, n steps"  # the first of n,s: a message names one key
+    assert key_said("rerun_stale") == "u" and key_said("gate_prev") == ","
+
+
+# QA: with keys.step = "f10", `p` with no run said "No run in progress (c runs, n steps)."
+REMAPPED = '[keys]\nstep = "f10"\nrun = "f9"\nrerun_gate = "f7"\nwhat_if = "f6"\ngate_prev = "f4"\n'
+
+
+async def test_messages_name_the_keys_as_bound(h, tmp_path):
+    app = app_with(h, tmp_path, REMAPPED)
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("p")  # no run in progress
+        await pilot.pause()
+        toasts = [n.message for n in app._notifications]
+        assert "No run in progress (f9 runs, f10 steps)." in toasts
+        trace = app.screen.trace_tab_text(None, 80).plain
+        assert trace == "No run yet: the trace appears here as the run goes (f9 runs, f10 steps)."
+        left, _ = app.screen.gate_tab_panes("review", 80)
+        assert "review: not evaluated yet — f9 runs the flow, f7 re-runs this gate." in left.plain
+        assert "f4 . history · f7 re-run · f6 what-if" in left.plain
+        assert " c runs" not in left.plain + trace and "n steps" not in trace

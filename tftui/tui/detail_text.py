@@ -18,6 +18,7 @@ from tftui.engine.state import PhaseState
 from tftui.flow.model import PhaseBase
 from tftui.lang.values import MISSING
 from tftui.present.terminal import term_line
+from tftui.verbs import key_said
 
 LIVE_PANEL_CHARS = 2000  # of an answer streaming in, the panel shows the newest this many characters
 
@@ -66,6 +67,7 @@ def overview(
     guard_override: str | None,
     show_times: bool,
     file_warnings: list[str] | None = None,
+    keymap: dict[str, str] | None = None,
 ) -> Text:
     out = Text()
     status = present.display_status(state, stale=stale)
@@ -80,7 +82,8 @@ def overview(
     if reason:
         out.append(reason + "\n", style="bold")
     if stale:
-        out.append("Changed on disk (or downstream of a change): press u to re-run stale phases.\n")
+        out.append(f"Changed on disk (or downstream of a change): press {key_said('rerun_stale', keymap)} "
+                   "to re-run stale phases.\n")
     if spec is not None:
         edges = spec.edges
         out.append(f"Depends on: {', '.join(edges) if edges else '(none)'}")

@@ -15,8 +15,15 @@ from tftui.lang.values import js_number_str
 from tftui.present.gates import arithmetic_line, evaluation_label, round_cause, verdict_line
 from tftui.present.status import mark
 from tftui.present.terminal import term_line
+from tftui.verbs import key_said
 
-KEYS_HINT = ", . history · r re-run · w what-if"
+
+def keys_hint(keymap: dict[str, str] | None = None) -> str:
+    """`, . history · r re-run · w what-if`, with the keys as bound."""
+    return (f"{key_said('gate_prev', keymap)} {key_said('gate_next', keymap)} history · "
+            f"{key_said('rerun_gate', keymap)} re-run · {key_said('what_if', keymap)} what-if")
+
+
 VERDICT_TYPES = ("gate", "approval")  # the phase types whose evaluations emit a gate verdict
 NAME_WIDTH = 22
 TYPE_WIDTH = 12
@@ -120,7 +127,8 @@ def model_call(rec: GateRecord) -> Text:
 
 
 def panes(
-    pid: str, records: list[GateRecord], index: int | None, width: int = 80, phase_type: str | None = None
+    pid: str, records: list[GateRecord], index: int | None, width: int = 80, phase_type: str | None = None,
+    keymap: dict[str, str] | None = None,
 ) -> tuple[Text, Text]:
     """(left, right) for the gate tab; `index` None shows the latest evaluation."""
     if not records and phase_type is not None and phase_type not in VERDICT_TYPES:
@@ -128,8 +136,9 @@ def panes(
         return Text(f"{pid} is a phase of type {phase_type}: it has no gate verdict. Select a gate "
                     "(or approval) phase to see its scorers, judge and evaluation history.\n", style="italic"), Text("")
     if not records:
-        left = Text(f"{pid}: not evaluated yet — c runs the flow, r re-runs this gate.\n", style="italic")
-        left.append(KEYS_HINT, style="dim")
+        left = Text(f"{pid}: not evaluated yet — {key_said('run', keymap)} runs the flow, "
+                    f"{key_said('rerun_gate', keymap)} re-runs this gate.\n", style="italic")
+        left.append(keys_hint(keymap), style="dim")
         return left, Text("")
     at = len(records) - 1 if index is None else max(0, min(index, len(records) - 1))
     rec = records[at]
@@ -137,5 +146,5 @@ def panes(
     left.append("\n")
     left.append("Scorers\n", style="bold")
     left.append_text(scorer_table(rec, width))
-    left.append("\n" + KEYS_HINT, style="dim")
+    left.append("\n" + keys_hint(keymap), style="dim")
     return left, model_call(rec)

@@ -68,12 +68,12 @@ class GateTools:
         return True
 
     # -- what the detail tabs show --------------------------------------------------------
-    def gate_panes(self, pid: str, width: int = 80) -> tuple[Text, Text]:
+    def gate_panes(self, pid: str, width: int = 80, keymap: dict[str, str] | None = None) -> tuple[Text, Text]:
         spec = self.flow.phase(pid)
         kind = spec.type if spec is not None else None
         from tftui.tui import gate_text
 
-        return gate_text.panes(pid, self.records(pid), self._index.get(pid), width, kind)
+        return gate_text.panes(pid, self.records(pid), self._index.get(pid), width, kind, keymap)
 
     def calls_text(self, pid: str) -> Text:
         from tftui.tui import timeline_text

@@ -52,6 +52,7 @@ from tftui.tui.widgets.folded import Folded
 from tftui.tui.widgets.phase_detail import PhaseDetail
 from tftui.tui.widgets.quiet_footer import QuietFooter
 from tftui.tui.widgets.run_header import RunHeader, header_parts
+from tftui.verbs import run_keys
 
 if TYPE_CHECKING:
     from tftui.admit import Admission
@@ -157,7 +158,7 @@ class MainScreen(Screen[None]):
     def start(self) -> None:
         """Set the widgets up for the session (the app calls it once its settings are read)."""
         session = self.session
-        self.detail.open_key = actions.key_for(actions.VERBS_BY_ID["full_text"], session.keymap)
+        self.detail.keymap = session.keymap
         self.detail.sources = self
         tree = self.dag
         tree.state = session.state
@@ -484,7 +485,7 @@ class MainScreen(Screen[None]):
 
     # what the detail tabs show (PhaseDetail.sources)
     def gate_tab_panes(self, pid: str, width: int) -> tuple[Text, Text]:
-        return self.gate_tools.gate_panes(pid, width)
+        return self.gate_tools.gate_panes(pid, width, self.session.keymap)
 
     def calls_tab_text(self, pid: str) -> Text:
         return self.gate_tools.calls_text(pid)
@@ -496,6 +497,7 @@ class MainScreen(Screen[None]):
             running=self.session.ctl.running,
             paused=self.session.state.paused is not None,
             rules_path=self.session.rules_path,
+            keymap=self.session.keymap,
         )
 
     @on(Tree.NodeHighlighted)
@@ -672,7 +674,7 @@ class MainScreen(Screen[None]):
 
     def action_pause(self) -> None:
         if not self.session.ctl.running:
-            self.app.notify("No run in progress (c runs, n steps).")
+            self.app.notify(f"No run in progress ({run_keys(self.session.keymap)}).")
         else:
             self.session.ctl.pause()
 

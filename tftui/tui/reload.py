@@ -20,6 +20,7 @@ from tftui.flow.model import Flow
 from tftui.present.events import id_list
 from tftui.tui.messages import FlowChanged, FlowLinted
 from tftui.tui.watch import FlowWatcher, Reload, linted, load_saved
+from tftui.verbs import key_said
 
 if TYPE_CHECKING:
     from tftui.tui.main_screen import MainScreen
@@ -162,10 +163,11 @@ class Reloader:
             parts.append("removed " + id_list(diff.removed))
         summary = "; ".join(parts)
         stale = session.state.stale
-        stale_text = f" — stale: {id_list(sorted(stale))} (u re-runs them)" if stale else ""
+        update = key_said("rerun_stale", session.keymap)
+        stale_text = f" — stale: {id_list(sorted(stale))} ({update} re-runs them)" if stale else ""
         if session.ctl.running:
             # The engine runs the flow object it started with; switching mid-run would mix versions.
-            stale_text += " — this run keeps the version it started with (stale marks and u after it)"
+            stale_text += f" — this run keeps the version it started with (stale marks and {update} after it)"
         note.update(f"Reloaded: {summary}{stale_text}")
         note.add_class("-visible")
         screen.note(f"reload: {summary}{stale_text}")
@@ -201,7 +203,8 @@ class Reloader:
         screen.dag.refresh_phases(marked.phase_ids)
         note = screen.reload_note
         text = (f"The run used the version of the flow it started with; stale now: "
-                f"{id_list(sorted(session.state.stale))} (u re-runs them with the saved file)")
+                f"{id_list(sorted(session.state.stale))} ({key_said('rerun_stale', session.keymap)} re-runs them "
+                "with the saved file)")
         note.update(text)
         note.add_class("-visible")
         screen.note(f"reload: {text}")

@@ -184,7 +184,8 @@ class TraceTab:
         return self._rules
 
     def text(
-        self, selected: str | None, width: int | None, *, running: bool, paused: bool, rules_path: str | None
+        self, selected: str | None, width: int | None, *, running: bool, paused: bool, rules_path: str | None,
+        keymap: dict[str, str] | None = None,
     ) -> Text:
         """Rule results, then the trace's steps. The trace and the rule results are rebuilt only
         when events arrived (or the run ended, or the rule file changed); moving the cursor
@@ -192,7 +193,7 @@ class TraceTab:
         from tftui.tui import trace_text
 
         if not self.event_count:
-            return trace_text.trace_tab(None, None, None, None)
+            return trace_text.trace_tab(None, None, None, None, keymap=keymap)
         rules_cache = self.rules(rules_path)
         rules = rules_cache.get()
         key: _Key = (self.event_count, running, rules_cache.path, rules_cache.stamp)

@@ -22,6 +22,7 @@ from tftui.present.status import glyph
 from tftui.trace.columns import TraceColumns
 from tftui.trace.report import GateReport, evaluate_trace, evidence_text
 from tftui.trace.ruleset import RuleSetLoad, load_ruleset
+from tftui.verbs import run_keys
 
 if TYPE_CHECKING:  # the validation models: the tab itself reads the trace's columns
     from tftui.trace.model import AgentTrace
@@ -258,9 +259,10 @@ def trace_tab(
     running: bool = False,
     width: int | None = None,
     history: Text | None = None,
+    keymap: dict[str, str] | None = None,
 ) -> Text:
     if trace is None:
-        return Text("No run yet: the trace appears here as the run goes (c runs, n steps).")
+        return Text(f"No run yet: the trace appears here as the run goes ({run_keys(keymap)}).")
     body = rules_text(report, rules, rules_path)
     body.append("\n")
     if history is not None and history.plain:

@@ -20,6 +20,7 @@ from tftui.engine.resume import RerunReason, guard_rerun
 from tftui.engine.state import RunState, copy_state
 from tftui.present import events as present_events
 from tftui.tui.journaling import Rerun
+from tftui.verbs import key_said
 
 if TYPE_CHECKING:
     from tftui.engine.phases.approval import Decision
@@ -50,8 +51,10 @@ def confirm_new_run(screen: MainScreen, verb: str, start: Callable[[], None]) ->
     word = present.look(str(state.status)).headline
     how = {"step": "step through a new run", "restart": "restart from scratch"}.get(verb, "start a new run")
     question = f"The run has ended ({word}, {done}/{total}). {how[0].upper()}{how[1:]}?"
+    keymap = screen.session.keymap
     detail = ("The new run replaces this view: every phase's output, the Calls and Gate history "
-              "and the event log. (u re-runs only stale phases; r re-runs the selected gate.)")
+              f"and the event log. ({key_said('rerun_stale', keymap)} re-runs only stale phases; "
+              f"{key_said('rerun_gate', keymap)} re-runs the selected gate.)")
 
     def answered(yes: bool | None) -> None:
         if yes:

@@ -33,6 +33,7 @@ from tftui.tui.screens.modals import MODAL_CSS, fit_to_terminal
 from tftui.tui.screens.single_answer import SingleAnswerModal
 from tftui.tui.widgets.folded import Folded
 from tftui.tui.widgets.ordered_input import OrderedInput
+from tftui.verbs import key_said
 
 INLINE_WAIT_S = 0.01  # how long the form waits for an answer before it says "checking…" (as REGEX_INLINE_S)
 CHECKING = "checking… (a regex scorer is still matching, within its budget)"
@@ -304,9 +305,13 @@ class WhatIfScreen(SingleAnswerModal[None]):
         saved = save_edit(self.flow_path, self.flow_text, edit.text, edit.error)
         if saved.ok:
             self.flow_text = edit.text
-            status.update(f"Written to {self.flow_path} — the reload marks {self.phase.id} stale (r re-runs it).")
+            status.update(f"Written to {self.flow_path} — the reload marks {self.phase.id} stale "
+                          f"({self._key('rerun_gate')} re-runs it).")
         else:
             status.update(f"Not written: {saved.error}")
+
+    def _key(self, verb_id: str) -> str:
+        return key_said(verb_id, getattr(self.app, "keymap", None))
 
     def action_close(self) -> None:
         self.dismiss(None)

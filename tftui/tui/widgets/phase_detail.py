@@ -26,6 +26,7 @@ from tftui.tui import detail_text
 from tftui.tui.widgets import live_panel
 from tftui.tui.widgets.tab_strip import TabStrip
 from tftui.tui.widgets.text_lines import TextLines
+from tftui.verbs import key_said
 
 TABS = ("overview", "prompt", "output", "gate", "attempts", "raw", "trace")
 # Short labels so all six tabs fit at 80 columns.
@@ -123,7 +124,12 @@ class PhaseDetail(Vertical):
     """
 
     sources: DetailSources | None = None  # what the history tabs show (the main screen sets it)
-    open_key = "o"  # the key of the full_text verb, named in the note under a cut tab (the app sets it)
+    keymap: dict[str, str] | None = None  # the remapped keys, for the keys the texts name (the app sets it)
+
+    @property
+    def open_key(self) -> str:
+        """The key of the full_text verb, named in the note under a cut tab."""
+        return key_said("full_text", self.keymap)
 
     def __init__(self, *, glyphs: present.Glyphs = present.UNICODE, show_times: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -213,6 +219,7 @@ class PhaseDetail(Vertical):
                 guard_override=s.guard_override,
                 show_times=self.show_times,
                 file_warnings=s.file_warnings,
+                keymap=self.keymap,
             )
         if tab == "prompt":
             return detail_text.prompt(s.spec, s.state, max_calls=None if full else PANEL_MAX_CALLS)
