@@ -99,14 +99,13 @@ def test_save_refuses_when_the_file_changed_on_disk(tmp_path):
     someone_else = SOURCE.replace("first", "edited elsewhere")
     path.write_text(someone_else, encoding="utf-8")
     result = save_flow_text(path, "{}", loaded_print)
-    assert not result.ok
-    assert result.error == (
-        f"{path} changed on disk since it was loaded; not saved — reload the file and apply the edit again"
-    )
+    assert not result.ok and result.changed
+    assert result.error == f"{path} changed on disk since it was loaded"  # the caller says what to do
     assert path.read_text(encoding="utf-8") == someone_else
     path.unlink()
     gone = save_flow_text(path, "{}", loaded_print)
-    assert not gone.ok and "deleted or moved" in gone.error and not path.exists()
+    assert not gone.ok and gone.changed and gone.error == f"{path} was deleted or moved since it was loaded"
+    assert not path.exists()
 
 
 def test_save_through_a_symlink_replaces_the_target(tmp_path):

@@ -114,9 +114,11 @@ async def test_guard_save_changes_only_the_guard(h, workdir: Path):
     assert app.flow_text == expected
 
 
+# QA: the refusal said "Not saved: … changed on disk since it was loaded; not saved — reload the
+# file and apply the edit again": "not saved" twice, and no key reloads (the app already did).
 async def test_guard_save_refused_after_a_change_on_disk(h, workdir: Path):
     path = workdir / "guarded.json"
-    app = h.make_app(path)
+    app = h.make_app(path, watch=True)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await _open_editor(h, pilot, app, "deep-audit")
         changed = path.read_text(encoding="utf-8").replace("the expensive branch", "edited elsewhere")
@@ -125,8 +127,21 @@ async def test_guard_save_refused_after_a_change_on_disk(h, workdir: Path):
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert isinstance(app.screen, GuardEditorScreen)  # still open, showing why
-        assert "changed on disk since it was loaded; not saved" in screen.feedback_text()
-    assert path.read_text(encoding="utf-8") == changed
+        said = screen.feedback_text()
+        assert (f"Not saved: {path} changed on disk since it was loaded. Close the editor with Esc and press e "
+                "again: it opens on the reloaded file.") in said
+        assert said.lower().count("not saved") == 1 and "reload the file" not in said
+        assert path.read_text(encoding="utf-8") == changed
+        # the advice works: the app has reloaded the file, and the editor opens on it
+        await h.settle(pilot, lambda: app.flow_text == changed)
+        await pilot.press("escape")
+        await h.settle(pilot, lambda: not isinstance(app.screen, GuardEditorScreen))
+        screen = await _open_editor(h, pilot, app, "deep-audit")
+        await _type(h, pilot, screen, "{steps.triage.json.severity} == critical")
+        await pilot.press("ctrl+s")
+        await h.settle(pilot, lambda: not isinstance(app.screen, GuardEditorScreen))
+    saved = path.read_text(encoding="utf-8")
+    assert "edited elsewhere" in saved and '"{steps.triage.json.severity} == critical"' in saved
 
 
 def _editor_open(h, app):

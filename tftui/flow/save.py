@@ -40,6 +40,7 @@ class SaveResult:
     ok: bool
     error: str | None = None
     fingerprint: str | None = None  # of the new content, to compare against on the next save
+    changed: bool = False  # refused because the file changed (or went) since it was loaded
 
 
 def _unchanged(current: bytes, expected: str) -> bool:
@@ -69,9 +70,9 @@ def save_flow_text(path: str | os.PathLike[str], new_text: str, expected: str | 
         return SaveResult(False, f"cannot read {path}: {exc.strerror or exc}")
     if expected is not None:
         if current is None:
-            return SaveResult(False, f"{path} was deleted or moved since it was loaded; not saved")
+            return SaveResult(False, f"{path} was deleted or moved since it was loaded", changed=True)
         if _changed(current, info, expected):
-            return SaveResult(False, _CHANGED.format(path=path))
+            return SaveResult(False, _CHANGED.format(path=path), changed=True)
     data = new_text.encode("utf-8", "surrogatepass")
     if current is not None and current.startswith(_BOM) and not data.startswith(_BOM):
         data = _BOM + data  # keep the author's byte-order mark
@@ -84,11 +85,13 @@ def save_flow_text(path: str | os.PathLike[str], new_text: str, expected: str | 
     except OSError as exc:
         return SaveResult(False, f"cannot write {path}: {exc.strerror or exc}")
     if problem is not None:
-        return SaveResult(False, problem)
+        return SaveResult(False, problem, changed=True)  # the writers' only problem: a change meanwhile
     return SaveResult(True, None, text_fingerprint(data))
 
 
-_CHANGED = "{path} changed on disk since it was loaded; not saved — reload the file and apply the edit again"
+# The fact only: each caller says it did not save and what to do, which depends on where it is
+# (the debugger reloads a changed file itself; the guard editor is reopened on it).
+_CHANGED = "{path} changed on disk since it was loaded"
 _TMP_MARK = ".tftui-save-"
 
 

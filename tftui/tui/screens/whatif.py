@@ -307,8 +307,11 @@ class WhatIfScreen(SingleAnswerModal[None]):
             self.flow_text = edit.text
             status.update(f"Written to {self.flow_path} — the reload marks {self.phase.id} stale "
                           f"({self._key('rerun_gate')} re-runs it).")
+        elif saved.changed:  # the debugger has reloaded the file: the what-if opens on it again
+            status.update(f"Not written: {saved.error}. Close this with Esc and press {self._key('what_if')} "
+                          "again: it opens on the reloaded file.")
         else:
-            status.update(f"Not written: {saved.error}")
+            status.update(f"Not written: {saved.error}.")
 
     def _key(self, verb_id: str) -> str:
         return key_said(verb_id, getattr(self.app, "keymap", None))
