@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from tftui.present.numbers import format_tokens
 from tftui.present.status import glyph
 from tftui.trace.columns import TraceColumns
 from tftui.trace.report import GateReport, evaluate_trace, evidence_text
@@ -79,15 +80,18 @@ def evaluate(trace: AgentTrace | TraceColumns, rules: RuleSetLoad | None) -> Gat
     return evaluate_trace(trace, rules.rules)
 
 
-def _tokens(input_tokens: float | None, output_tokens: float | None) -> str:
+def _tokens(input_tokens: float | None, output_tokens: float | None, short: bool = False) -> str:
     if input_tokens is None and output_tokens is None:
         return ""
-    return f"{_num(input_tokens)}+{_num(output_tokens)}"
+    return f"{_num(input_tokens, short)}+{_num(output_tokens, short)}"
 
 
-def _num(value: float | None) -> str:
+def _num(value: float | None, short: bool = False) -> str:
+    """A token count; `short` (the narrow table, where every column counts): `123.5k`."""
     if value is None:
         return "?"
+    if short and float(value).is_integer():
+        return format_tokens(value)
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
@@ -121,7 +125,8 @@ def steps_text(
 ) -> Text:
     """One line per step: sequence, kind, status, attempt, tokens (in+out), name (indented by depth).
     Narrower than NARROW columns (the detail panel at 80x24): `seq ✓ kind name  a1 30+20`,
-    so a row stays on one line.
+    so a row stays on one line (the status legend on a line of its own). Each column is as wide
+    as its widest cell shown, so the header stands over its values.
 
     Read from the trace's columns (the Trace tab has them as the run goes: no model object per
     step), and only the steps shown are formatted, so a 10,000-step trace costs what 200 do but
@@ -153,29 +158,49 @@ def steps_text(
         where = "the run's trace.json, once the run ends" if running else "the run's trace.json"
         text.append(f"showing {len(shown)} {word}{whose} of {count} (all of them: {where})\n", style="dim")
     narrow = width is not None and width < NARROW
+    parents = dict(zip(cols.ids, cols.parent_ids, strict=True)) if shown else {}
+    rows = []
+    for index in shown:
+        step_attempt = cols.attempts[index]
+        attempt = "" if step_attempt is None else (f"a{step_attempt}" if narrow else str(step_attempt))
+        name = "  " * _depth(cols, parents, index) + cols.names[index]
+        tokens = _tokens(cols.input_tokens[index], cols.output_tokens[index], short=narrow)
+        rows.append((index, cols.kinds[index], cols.statuses[index], attempt, tokens, name))
+    # Every column as wide as its widest cell among the rows shown (and its header), so the header
+    # stands over its values whatever the kinds, attempts and token counts are.
+    kind_w = max([4, *(len(kind) for _, kind, *_ in rows)])
+    att_w = max([3, *(len(attempt) for *_, attempt, _, _ in rows)])
+    tok_w = max([6, *(len(tokens) for *_, tokens, _ in rows)])
     if narrow:
-        text.append(f"{'seq':>3}   {'kind':<8} name  attempt tokens  ({NARROW_LEGEND})\n",
+        # `seq ✓ kind name att tokens`: the name before the numbers, padded to one width so the
+        # numbers line up; a name too long for the panel is cut (the tree has it whole), so no
+        # row wraps.
+        fixed = 3 + 3 + kind_w + 1 + 2 + att_w + 1 + tok_w
+        # at least 8: a panel too narrow for that gets rows a little wider than it, not "..." names
+        name_w = min(max([4, *(len(row[-1]) for row in rows)]), max(8, (width or 0) - fixed))
+        text.append(f"({NARROW_LEGEND})\n", style="dim")  # its own line: with the header it wraps at 80x24
+        text.append(f"{'seq':>3}   {'kind':<{kind_w}} {'name':<{name_w}}  {'att':>{att_w}} {'tokens':>{tok_w}}\n",
                     style="dim")
     else:
-        text.append(f"{'seq':>4} {'kind':<8} {'status':<9} {'att':>3} {'tokens':>9}  name\n", style="dim")
-    parents = dict(zip(cols.ids, cols.parent_ids, strict=True)) if shown else {}
-    for index in shown:
+        text.append(f"{'seq':>4} {'kind':<{kind_w}} {'status':<9} {'att':>{att_w}} {'tokens':>{tok_w}}  name\n",
+                    style="dim")
+    for index, kind, status, attempt, tokens, name in rows:
         mine = _mine(cols, index, selected)
-        step_attempt, status, kind = cols.attempts[index], cols.statuses[index], cols.kinds[index]
-        attempt = "" if step_attempt is None else str(step_attempt)
-        name = "  " * _depth(cols, parents, index) + cols.names[index]
-        tokens = _tokens(cols.input_tokens[index], cols.output_tokens[index])
         if narrow:
+            # "..." rather than "…": --ascii folds "…" to three characters, which would push
+            # this row's numbers out of their columns
+            numbers = f"  {attempt:>{att_w}} {tokens:>{tok_w}}" if attempt or tokens else ""
+            room = name_w if numbers else max(name_w, (width or 0) - (3 + 3 + kind_w + 1))  # no numbers: the row's end
+            shown_name = name if len(name) <= room else name[: room - 3] + "..."
             text.append(f"{cols.sequences[index]:>3} ")
             text.append(NARROW_STATUS.get(status, "?"), style=STATUS_STYLE.get(status, ""))
-            text.append(f" {kind:<8} ")
-            text.append(name, style="bold" if mine else "")
-            extra = " ".join(x for x in (f"a{attempt}" if attempt else "", tokens) if x)
-            text.append(f"  {extra}\n" if extra else "\n", style="dim")
+            text.append(f" {kind:<{kind_w}} ")
+            text.append(f"{shown_name:<{name_w}}" if numbers else shown_name, style="bold" if mine else "")
+            text.append(numbers + "\n", style="dim")
             continue
-        text.append(f"{cols.sequences[index]:>4} {kind:<8} ")
+        text.append(f"{cols.sequences[index]:>4} {kind:<{kind_w}} ")
         text.append(f"{status:<9}", style=STATUS_STYLE.get(status, ""))
-        text.append(f" {attempt:>3} {tokens:>9}  ")
+        text.append(f" {attempt:>{att_w}} {tokens:>{tok_w}}  ")
         text.append(name + "\n", style="bold" if mine else "")
     return text
 
