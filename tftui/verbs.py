@@ -178,22 +178,30 @@ def key_display(key: str) -> str:
     return "/".join(KEY_DISPLAY_NAMES.get(k.strip(), k.strip()) for k in key.split(","))
 
 
+def _bound(verb: Verb, keymap: dict[str, str] | None) -> str:
+    """The verb's keys in effect (`n,s`); `keymap` maps binding ids to keys (config.toml `[keys]`)."""
+    return keymap[verb.binding_id] if keymap and verb.binding_id in keymap else verb.key
+
+
 def key_for(verb: Verb, keymap: dict[str, str] | None = None) -> str:
     """The key(s) in effect for a verb, for display; `keymap` maps binding ids to keys."""
-    if keymap and verb.binding_id in keymap:
-        return key_display(keymap[verb.binding_id])
-    return key_display(verb.key)
+    return key_display(_bound(verb, keymap))
 
 
 def key_said(verb_id: str, keymap: dict[str, str] | None = None) -> str:
     """The key a message tells you to press for a verb: its first key in effect (a remap in
     config.toml `[keys]` included), as the footer shows it. Every message that names a verb's
     key gets it here, so a remapped key is never named by its default."""
-    verb = VERBS_BY_ID[verb_id]
-    key = keymap.get(verb.binding_id, verb.key) if keymap else verb.key
-    return key_display(key.split(",")[0])
+    return key_display(_bound(VERBS_BY_ID[verb_id], keymap).split(",")[0])
 
 
 def run_keys(keymap: dict[str, str] | None = None) -> str:
     """`c runs, n steps`: how to start a run, where there is none to show."""
     return f"{key_said('run', keymap)} runs, {key_said('step', keymap)} steps"
+
+
+def reopen_hint(verb_id: str, keymap: dict[str, str] | None, what: str) -> str:
+    """What to do when a dialog's save was refused because the file changed on disk: the
+    debugger has reloaded it itself (there is no reload key), and `what` opens on the version
+    it has, so closing and reopening it is the fix."""
+    return f"Close {what} with Esc and press {key_said(verb_id, keymap)} again: it opens on the reloaded file."

@@ -127,6 +127,16 @@ def test_save_creates_the_directory(tmp_path):
     assert tomllib.loads(user_config_path(env).read_text()) == {"keys": {"step": "n"}}
 
 
+def _config_output(layout, monkeypatch, capsys, key: str) -> str:
+    """`tftui config`'s output in the layout's project, with its environment and LOCAL_KEY=`key`."""
+    for name, value in layout["env"].items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("LOCAL_KEY", key)
+    monkeypatch.chdir(layout["cwd"])
+    assert cli_main(["config"]) == 0
+    return capsys.readouterr().out
+
+
 def test_tftui_config_command_masks_secrets(layout, monkeypatch, capsys):
     key = "sk-live-abcdefghijklmnopqrstuvwx9876"
     header_key = "hk-abcdefghijklmnopqrstu5555"
@@ -134,12 +144,7 @@ def test_tftui_config_command_masks_secrets(layout, monkeypatch, capsys):
         '[providers.local]\nbase_url = "http://127.0.0.1:1/v1"\napi_key_env = "LOCAL_KEY"\n'
         f'headers = {{ "api-key" = "{header_key}", "X-Trace" = "visible" }}\n'
     )
-    for name, value in layout["env"].items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setenv("LOCAL_KEY", key)
-    monkeypatch.chdir(layout["cwd"])
-    assert cli_main(["config"]) == 0
-    text = capsys.readouterr().out
+    text = _config_output(layout, monkeypatch, capsys, key)
     assert key not in text and header_key not in text
     assert "api key for local: $LOCAL_KEY = …9876" in text
     assert '"visible"' in text and "# user (" in text
@@ -164,12 +169,7 @@ def test_tftui_config_shows_names_in_clear_and_secrets_masked(layout, monkeypatc
     )
     (layout["cwd"] / "tftui.toml").write_text('[providers.proj]\nbase_url = "http://127.0.0.1:2/v1"\n'
                                               'api_key_env = "PROJ_API_KEY"\n')
-    for name, value in layout["env"].items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setenv("LOCAL_KEY", key)
-    monkeypatch.chdir(layout["cwd"])
-    assert cli_main(["config"]) == 0
-    text = capsys.readouterr().out
+    text = _config_output(layout, monkeypatch, capsys, key)
     setting = {line.split(" = ")[0].strip(): line.split(" = ", 1)[1].split("    #")[0] for line in text.splitlines()
                if " = " in line and not line.startswith("api key for")}
     assert setting["providers.openai.api_key_env"] == '"OPENAI_API_KEY"'

@@ -7,6 +7,7 @@ hides this: the bursts here are queued at once (as the conftest's type_fast)."""
 
 from __future__ import annotations
 
+import pytest
 from textual import events
 
 from tftui.tui.main_screen import MainScreen
@@ -26,11 +27,12 @@ async def ended_run(h, pilot, app) -> int:
     return app.state.run_id
 
 
-async def test_y_typed_with_the_key_that_asks_starts_the_new_run(h):
+@pytest.mark.parametrize("asks", ["c", "R"], ids=["new-run", "restart"])
+async def test_y_typed_with_the_key_that_asks_starts_the_new_run(h, asks):
     app = h.make_app(h.FIXTURES / "review.json")
     async with app.run_test(size=(80, 24)) as pilot:
         run_id = await ended_run(h, pilot, app)
-        burst(app, ("c", "c"), ("y", "y"))
+        burst(app, (asks, asks), ("y", "y"))
         await h.settle(pilot, lambda: app.state.run_id != run_id and not app.ctl.running)
         assert isinstance(app.screen, MainScreen)  # the question took the y, and went
 
@@ -43,15 +45,6 @@ async def test_a_key_typed_after_the_answer_goes_to_the_screen_below(h):
         burst(app, ("c", "c"), ("n", "n"), ("right_square_bracket", "]"))
         await h.settle(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.detail.active != tab)
         assert app.state.run_id == run_id  # n kept the view; the question answered once
-
-
-async def test_y_typed_with_restart_restarts(h):
-    app = h.make_app(h.FIXTURES / "review.json")
-    async with app.run_test(size=(80, 24)) as pilot:
-        run_id = await ended_run(h, pilot, app)
-        burst(app, ("R", "R"), ("y", "y"))
-        await h.settle(pilot, lambda: app.state.run_id != run_id and not app.ctl.running)
-        assert isinstance(app.screen, MainScreen)
 
 
 async def test_text_typed_with_the_key_that_opens_an_input_dialog_goes_into_it(h):

@@ -30,6 +30,7 @@ from tftui.tui.screens.modals import MODAL_CSS
 from tftui.tui.screens.single_answer import SingleAnswerModal
 from tftui.tui.widgets.folded import Folded
 from tftui.tui.widgets.ordered_input import OrderedInput
+from tftui.verbs import reopen_hint
 
 RUN_MARK = {"run": "✓ run ", "skip": "✗ skip", "wait": "… wait"}
 RUN_MARK_ASCII = {"run": "+ run ", "skip": "- skip", "wait": "? wait"}
@@ -188,17 +189,10 @@ class GuardEditorScreen(SingleAnswerModal[GuardEdit | None]):
         edit = set_when(self.loaded_text, self.phase_id, expr if expr.strip() else None)
         result = save_edit(self.flow_path, self.loaded_text, edit.text, edit.error)
         if not result.ok:
-            self._status(f"Not saved: {result.error}" + (self._reopen_hint() if result.changed else "."))
+            hint = f" {reopen_hint('edit_guard', getattr(self.app, 'keymap', None), 'the editor')}" if result.changed else ""
+            self._status(f"Not saved: {result.error}.{hint}")
             return
         self.dismiss(GuardEdit("saved", expr, edit.text))
-
-    def _reopen_hint(self) -> str:
-        """What to do after a change on disk: the debugger has reloaded the file itself (there is
-        no reload key), and the editor opens on the version it has, so reopening is the fix."""
-        from tftui.verbs import key_said
-
-        edit_key = key_said("edit_guard", getattr(self.app, "keymap", None))
-        return f". Close the editor with Esc and press {edit_key} again: it opens on the reloaded file."
 
     def _status(self, message: str) -> None:
         status = self.query_one("#guard-status", Static)

@@ -33,7 +33,7 @@ from tftui.tui.screens.modals import MODAL_CSS, fit_to_terminal
 from tftui.tui.screens.single_answer import SingleAnswerModal
 from tftui.tui.widgets.folded import Folded
 from tftui.tui.widgets.ordered_input import OrderedInput
-from tftui.verbs import key_said
+from tftui.verbs import key_said, reopen_hint
 
 INLINE_WAIT_S = 0.01  # how long the form waits for an answer before it says "checking…" (as REGEX_INLINE_S)
 CHECKING = "checking… (a regex scorer is still matching, within its budget)"
@@ -308,8 +308,7 @@ class WhatIfScreen(SingleAnswerModal[None]):
             status.update(f"Written to {self.flow_path} — the reload marks {self.phase.id} stale "
                           f"({self._key('rerun_gate')} re-runs it).")
         elif saved.changed:  # the debugger has reloaded the file: the what-if opens on it again
-            status.update(f"Not written: {saved.error}. Close this with Esc and press {self._key('what_if')} "
-                          "again: it opens on the reloaded file.")
+            status.update(f"Not written: {saved.error}. {reopen_hint('what_if', getattr(self.app, 'keymap', None), 'this')}")
         else:
             status.update(f"Not written: {saved.error}.")
 
