@@ -59,3 +59,17 @@ def test_the_header_stands_over_its_values(width: int, glyphs: present.Glyphs):
         assert row[name_at:].startswith(step["name"][:3]), (header, row)  # (a long one is cut with "...")
         if width >= NARROW:
             assert row[header.index("status"):].startswith(step["status"])
+
+
+@pytest.mark.parametrize("width", [38, 100])
+def test_a_long_run_s_sequences_stand_under_seq(width: int):
+    """A long run's last steps have four- and five-digit sequences: the seq column widens with them."""
+    steps = [STEPS[0], *({**step, "id": f"s{99995 + i}", "sequence": 99995 + i} for i, step in enumerate(STEPS[1:]))]
+    trace = AgentTrace.model_validate({"schemaVersion": 1, "fixture": "long", "status": "blocked", "steps": steps})
+    lines = steps_text(trace, width=width).plain.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.lstrip().startswith("seq"))
+    header, rows = lines[at], lines[at + 1:]
+    assert len(rows) == len(steps)
+    for step, row in zip(sorted(steps, key=lambda s: s["sequence"]), rows, strict=True):
+        assert row[: _end(header, "seq")].strip() == str(step["sequence"]), (header, row)
+        assert row[header.index("kind"):].startswith(step["kind"]), (header, row)

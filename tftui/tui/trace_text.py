@@ -171,18 +171,19 @@ def steps_text(
     kind_w = max([4, *(len(kind) for _, kind, *_ in rows)])
     att_w = max([3, *(len(attempt) for *_, attempt, _, _ in rows)])
     tok_w = max([6, *(len(tokens) for *_, tokens, _ in rows)])
+    seq_w = max([3 if narrow else 4, *(len(str(cols.sequences[row[0]])) for row in rows)])  # a long run: 4-6 digits
     if narrow:
         # `seq ✓ kind name att tokens`: the name before the numbers, padded to one width so the
         # numbers line up; a name too long for the panel is cut (the tree has it whole), so no
         # row wraps.
-        fixed = 3 + 3 + kind_w + 1 + 2 + att_w + 1 + tok_w
+        fixed = seq_w + 3 + kind_w + 1 + 2 + att_w + 1 + tok_w
         # at least 8: a panel too narrow for that gets rows a little wider than it, not "..." names
         name_w = min(max([4, *(len(row[-1]) for row in rows)]), max(8, (width or 0) - fixed))
         text.append(f"({NARROW_LEGEND})\n", style="dim")  # its own line: with the header it wraps at 80x24
-        text.append(f"{'seq':>3}   {'kind':<{kind_w}} {'name':<{name_w}}  {'att':>{att_w}} {'tokens':>{tok_w}}\n",
+        text.append(f"{'seq':>{seq_w}}   {'kind':<{kind_w}} {'name':<{name_w}}  {'att':>{att_w}} {'tokens':>{tok_w}}\n",
                     style="dim")
     else:
-        text.append(f"{'seq':>4} {'kind':<{kind_w}} {'status':<9} {'att':>{att_w}} {'tokens':>{tok_w}}  name\n",
+        text.append(f"{'seq':>{seq_w}} {'kind':<{kind_w}} {'status':<9} {'att':>{att_w}} {'tokens':>{tok_w}}  name\n",
                     style="dim")
     for index, kind, status, attempt, tokens, name in rows:
         mine = _mine(cols, index, selected)
@@ -190,15 +191,15 @@ def steps_text(
             # "..." rather than "…": --ascii folds "…" to three characters, which would push
             # this row's numbers out of their columns
             numbers = f"  {attempt:>{att_w}} {tokens:>{tok_w}}" if attempt or tokens else ""
-            room = name_w if numbers else max(name_w, (width or 0) - (3 + 3 + kind_w + 1))  # no numbers: the row's end
+            room = name_w if numbers else max(name_w, (width or 0) - (seq_w + 3 + kind_w + 1))  # no numbers: the row's end
             shown_name = name if len(name) <= room else name[: room - 3] + "..."
-            text.append(f"{cols.sequences[index]:>3} ")
+            text.append(f"{cols.sequences[index]:>{seq_w}} ")
             text.append(NARROW_STATUS.get(status, "?"), style=STATUS_STYLE.get(status, ""))
             text.append(f" {kind:<{kind_w}} ")
             text.append(f"{shown_name:<{name_w}}" if numbers else shown_name, style="bold" if mine else "")
             text.append(numbers + "\n", style="dim")
             continue
-        text.append(f"{cols.sequences[index]:>4} {kind:<{kind_w}} ")
+        text.append(f"{cols.sequences[index]:>{seq_w}} {kind:<{kind_w}} ")
         text.append(f"{status:<9}", style=STATUS_STYLE.get(status, ""))
         text.append(f" {attempt:>{att_w}} {tokens:>{tok_w}}  ")
         text.append(name + "\n", style="bold" if mine else "")
